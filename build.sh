@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# The one entry point for people: set-up, tests, demo, benchmarks, packaging for spark-submit.
+set -euo pipefail
+cd "$(dirname "$0")"
+ROOT=$(pwd)
+VENV="$ROOT/.venv"
+PY="$VENV/bin/python"
+export PYSPARK_PYTHON="$PY" PYSPARK_DRIVER_PYTHON="$PY"
+
+die() { echo "build.sh: error: $*" >&2; exit 1; }
+
+check_python() {
+  command -v python3 >/dev/null || die "python3 not found; install Python 3.11"
+  python3 -c 'import sys; sys.exit(0 if sys.version_info[:2] >= (3, 11) else 1)' ||
+    die "Python >= 3.11 is required (found $(python3 --version 2>&1))"
+}
+
+check_java() {
+  command -v java >/dev/null || die "java not found: Spark 4 needs Java 17 (e.g. apt-get install openjdk-17-jre-headless)"
+  local v
+  v=$(java -version 2>&1 | awk -F'"' '/version/ {print $2; exit}')
+  case "$v" in
+    17*|21*) ;;
+    *) die "Java 17 or 21 is required by Spark 4 (found '${v:-unknown}')" ;;
+  esac
+}
+
+setup() {
+  check_python
+  local stamp="$VENV/.deid-setup"
+  if [ -x "$PY" ] && [ -f "$stamp" ] && [ "$stamp" -nt pyproject.toml ]; then
+    return 0
+  fi
+  echo "==> creating $VENV and installing the project with its test tools"
+  [ -x "$PY" ] || python3 -m venv "$VENV"
+  "$PY" -m pip install -q --upgrade pip
+  "$PY" -m pip install -q -e ".[test,package]"
+  touch "$stamp"
+}
+
+cmd_setup() { setup; echo "set up: $VENV"; }
+
+cmd_test() {
+  setup
+  check_java
+  "$VENV/bin/ruff" check .
+  "$PY" -m pytest "$@"
+}
+
+cmd_demo() {
+  setup
+  check_java
+  local out="$ROOT/out/demo"
+  rm -rf "$out"
+  echo "==> de-identifying the built-in sample notes (samples/notes.parquet) in Spark local mode"
+  "$PY" jobs/deidentify.py --input samples/notes.parquet --output "$out" \
+    --name-columns patient_first_name,patient_last_name,attending_name:DOCTOR --demo-key
+  "$PY" -m deid_core.commands.summary "$out"
+}
+
+cmd_package() {
+  setup
+  "$PY" scripts/package.py "$@"
+}
+
+cmd_bench() {
+  setup
+  local what="${1:-all}"; shift || true
+  "$PY" -m benchmarks "$what" "$@"
+}
+
+cmd_help() {
+  cat <<'HELP'
+usage: ./build.sh COMMAND [ARGS]
+
+  setup      create .venv and install the project with its test and packaging tools
+  test       set up if needed, lint with ruff, run the whole pytest suite (extra args go to pytest)
+  demo       set up if needed, run the Spark job in local mode on the built-in sample notes,
+             print where the output is and a short summary
+  package    build dist/: the project wheel, the default bundle and a packed environment
+             (venv-pack) for spark-submit --archives
+  bench      run a benchmark: tokenize | rules | job | tagger | all (see benchmarks/)
+  help       this text
+HELP
+}
+
+case "${1:-help}" in
+  setup) shift; cmd_setup "$@" ;;
+  test) shift; cmd_test "$@" ;;
+  demo) shift; cmd_demo "$@" ;;
+  package) shift; cmd_package "$@" ;;
+  bench) shift; cmd_bench "$@" ;;
+  help|-h|--help) cmd_help ;;
+  *) cmd_help >&2; die "unknown command '$1'" ;;
+esac

@@ -1,0 +1,93 @@
+"""Reader and writer for the PhysioNet deid format: id.text records + id-phi.phrase gold lines."""
+
+from __future__ import annotations
+
+import csv
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+
+import regex
+
+from deid_core.config import conf_file
+from deid_core.notes import Note
+from deid_core.spans import Span, sort_spans
+
+_RECORD_RE = regex.compile(r"START_OF_RECORD=([^|]+)\|\|\|\|([^|]+)\|\|\|\|\n(.*?)\|\|\|\|END_OF_RECORD", regex.S)
+
+
+@dataclass(frozen=True)
+class Corpus:
+    """Notes and gold spans (by note_id) of an annotated corpus."""
+
+    notes: list[Note]
+    gold: dict[str, list[Span]]
+
+
+def note_id(patient: str, note: str) -> str:
+    """The project's note_id for a PhysioNet (patient, note) pair."""
+    return f"{patient}-{note}"
+
+
+def category_map() -> dict[str, str]:
+    """PhysioNet category -> taxonomy label (conf/physionet_labels.toml)."""
+    return dict(conf_file("physionet_labels.toml"))
+
+
+def read_patients(path: Path) -> dict[str, tuple[tuple[str, str], ...]]:
+    """patients.tsv -> patient_id -> known PHI pairs ((first, PATIENT), (last, PATIENT))."""
+    out: dict[str, tuple[tuple[str, str], ...]] = {}
+    if not path.is_file():
+        return out
+    with open(path, newline="", encoding="utf-8") as fh:
+        for row in csv.DictReader(fh, delimiter="\t"):
+            names = [row.get("first_name") or "", row.get("last_name") or ""]
+            out[row["patient_id"]] = tuple((n, "PATIENT") for n in names if n.strip())
+    return out
+
+
+def read_physionet(folder: str | Path, *, with_metadata: bool = True) -> Corpus:
+    """Read id.text, id-phi.phrase and (optionally) patients.tsv from `folder`."""
+    folder = Path(folder)
+    text_path = folder / "id.text"
+    if not text_path.is_file():
+        raise FileNotFoundError(f"{folder}: no id.text (expected the PhysioNet deid format)")
+    raw = text_path.read_text(encoding="utf-8")
+    meta = read_patients(folder / "patients.tsv") if with_metadata else {}
+    notes = [
+        Note(note_id(p, n), text, patient_id=p, known_phi=meta.get(p, ()))
+        for p, n, text in _RECORD_RE.findall(raw)
+    ]
+    gold: dict[str, list[Span]] = defaultdict(list)
+    cmap = category_map()
+    phrase = folder / "id-phi.phrase"
+    if phrase.is_file():
+        for line_no, line in enumerate(phrase.read_text(encoding="utf-8").splitlines(), 1):
+            if not line.strip():
+                continue
+            parts = line.split(" ", 5)
+            if len(parts) < 5 or parts[4] not in cmap:
+                raise ValueError(f"{phrase}:{line_no}: expected '<patient> <note> <start> <end> <Category> <text>'")
+            gold[note_id(parts[0], parts[1])].append(Span(int(parts[2]), int(parts[3]), cmap[parts[4]], "gold"))
+    return Corpus(notes, {k: sort_spans(v) for k, v in gold.items()})
+
+
+def write_physionet(corpus: Corpus, folder: str | Path, category_of_label: dict[str, str] | None = None) -> None:
+    """Write notes and gold spans in the PhysioNet format (labels mapped back to its categories)."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    back = category_of_label or {}
+    default_back = {"DOCTOR": "HCPName", "PATIENT": "PTName", "DATE": "Date", "PHONE": "Phone",
+                    "AGE": "Age", "IDNUM": "Other"}
+    with open(folder / "id.text", "w", encoding="utf-8") as fh:
+        for n in corpus.notes:
+            p, _, k = n.note_id.partition("-")
+            fh.write(f"START_OF_RECORD={p}||||{k}||||\n{n.text}||||END_OF_RECORD\n")
+    with open(folder / "id-phi.phrase", "w", encoding="utf-8") as fh:
+        by_id = {n.note_id: n for n in corpus.notes}
+        for nid, spans in corpus.gold.items():
+            p, _, k = nid.partition("-")
+            text = by_id[nid].text
+            for s in spans:
+                cat = back.get(s.label) or default_back.get(s.label, "Location")
+                fh.write(f"{p} {k} {s.start} {s.end} {cat} {text[s.start:s.end]}\n")

@@ -1,0 +1,50 @@
+"""Secret key handling and keyed digests (HMAC-SHA256); the key is never logged or written."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import os
+from pathlib import Path
+
+KEY_ENV_VAR = "DEID_KEY"
+# Public, clearly labelled key for the demo and tests only: never use it on real data.
+DEMO_KEY = b"DEMO-KEY-NOT-SECRET-do-not-use-on-real-data"
+
+
+class KeyError_(ValueError):
+    """No usable secret key was given (the message says how to give one)."""
+
+
+def load_key(key_file: str | None = None, *, env_var: str = KEY_ENV_VAR, allow_demo: bool = False) -> bytes:
+    """The secret key from `key_file`, else the environment variable, else the demo key if allowed."""
+    if key_file:
+        p = Path(key_file)
+        if not p.is_file():
+            raise KeyError_(f"--key-file {key_file}: no such file")
+        key = p.read_bytes().strip()
+        if len(key) < 16:
+            raise KeyError_(f"--key-file {key_file}: the key must be at least 16 bytes")
+        return key
+    value = os.environ.get(env_var)
+    if value:
+        if len(value) < 16:
+            raise KeyError_(f"${env_var}: the key must be at least 16 characters")
+        return value.encode("utf-8")
+    if allow_demo:
+        return DEMO_KEY
+    raise KeyError_(
+        f"no secret key: pass --key-file FILE or set ${env_var} (at least 16 bytes); "
+        "only the demo may run with the public demo key"
+    )
+
+
+def keyed_digest(key: bytes, *parts: str) -> str:
+    """Hex HMAC-SHA256 of the parts (joined unambiguously) under `key`."""
+    msg = "\x1f".join(parts).encode("utf-8", "surrogatepass")
+    return hmac.new(key, msg, hashlib.sha256).hexdigest()
+
+
+def key_id(key: bytes) -> str:
+    """A short public fingerprint of the key (for the manifest), not the key."""
+    return hmac.new(key, b"deid-key-id", hashlib.sha256).hexdigest()[:12]

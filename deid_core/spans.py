@@ -1,0 +1,72 @@
+"""The one Span type used everywhere, with helpers to sort, validate and resolve overlaps."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, replace
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """A PHI mention: [start, end) Python str offsets into the original text."""
+
+    start: int
+    end: int
+    label: str
+    source: str = ""
+    confidence: float = 1.0
+
+    def __len__(self) -> int:
+        return self.end - self.start
+
+    def overlaps(self, other: Span) -> bool:
+        """True when the two spans share at least one character."""
+        return self.start < other.end and other.start < self.end
+
+    def with_label(self, label: str) -> Span:
+        """A copy with another label."""
+        return replace(self, label=label)
+
+
+def sort_spans(spans: Iterable[Span]) -> list[Span]:
+    """Spans in text order: by start, then longer first, then label."""
+    return sorted(spans, key=lambda s: (s.start, -s.end, s.label, s.source))
+
+
+def validate_spans(spans: Iterable[Span], text_length: int, *, allow_overlap: bool = False) -> None:
+    """Raise ValueError (no text in the message) if a span is empty, out of bounds or overlapping."""
+    prev: Span | None = None
+    for s in sort_spans(spans):
+        if not (0 <= s.start < s.end <= text_length):
+            raise ValueError(f"span [{s.start}, {s.end}) {s.label} outside text of length {text_length}")
+        if not allow_overlap and prev is not None and s.start < prev.end:
+            raise ValueError(f"spans [{prev.start}, {prev.end}) and [{s.start}, {s.end}) overlap")
+        prev = s
+
+
+def default_rank(s: Span) -> tuple:
+    """Overlap priority: longer wins, then higher confidence, then earlier start."""
+    return (s.end - s.start, s.confidence, -s.start)
+
+
+def resolve_overlaps(spans: Iterable[Span], rank: Callable[[Span], tuple] = default_rank) -> list[Span]:
+    """A non-overlapping subset in text order: greedily keep the highest-ranked, drop what overlaps it."""
+    kept: list[Span] = []
+    for s in sorted(spans, key=rank, reverse=True):
+        if s.start >= s.end:
+            continue
+        if not any(s.overlaps(k) for k in kept):
+            kept.append(s)
+    return sort_spans(kept)
+
+
+def trim_span(s: Span, text: str) -> Span | None:
+    """The span without leading/trailing whitespace and edge punctuation; None if nothing is left."""
+    start, end = s.start, s.end
+    while start < end and (text[start].isspace() or text[start] in ",;:()[]{}\"'"):
+        start += 1
+    while end > start and (text[end - 1].isspace() or text[end - 1] in ",;:()[]{}\"'."):
+        end -= 1
+    if start >= end:
+        return None
+    return s if (start, end) == (s.start, s.end) else replace(s, start=start, end=end)

@@ -1,0 +1,52 @@
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from deid_core.text.tokenize import sentence_bounds, token_offsets, tokenize
+
+
+def words(text):
+    return [t.text for t in tokenize(text)]
+
+
+def test_aggressive_splits_letter_digit_and_case_boundaries():
+    assert words("winterHx stantonPsychiatric 22at #8et") == [
+        "winter", "Hx", "stanton", "Psychiatric", "22", "at", "#", "8", "et"]
+
+
+def test_all_caps_and_punctuation():
+    assert words("BP 120/80, HR 80's.") == ["BP", "120", "/", "80", ",", "HR", "80", "'", "s", "."]
+
+
+def test_unicode_letters_stay_whole():
+    assert words("naïve Zoë ÉCOLE") == ["naïve", "Zoë", "ÉCOLE"]
+
+
+def test_empty_and_whitespace():
+    assert token_offsets("") == ([], [], [])
+    assert tokenize(" \n\t ") == []
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text())
+def test_offsets_index_the_original_text(text):
+    prev_end = 0
+    for tok in tokenize(text):
+        assert text[tok.start:tok.end] == tok.text
+        assert tok.start >= prev_end and tok.end > tok.start
+        assert text[prev_end:tok.start].strip() == ""
+        prev_end = tok.end
+    assert text[prev_end:].strip() == ""
+
+
+def test_colon_newline_ends_sentence():
+    text = "Allergies:\nNKDA. Pt stable\n\nPlan: d/c"
+    assert [text[a:b] for a, b in sentence_bounds(text)] == ["Allergies:", "NKDA.", "Pt stable", "Plan: d/c"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text())
+def test_sentences_are_ordered_and_inside_text(text):
+    prev = 0
+    for a, b in sentence_bounds(text):
+        assert prev <= a < b <= len(text)
+        prev = b
