@@ -107,3 +107,48 @@ class Deidentifier:
     def process_batch(self, notes: Iterable[Note]) -> list[NoteResult]:
         """process() over many notes."""
         return [self.process(n) for n in notes]
+
+
+def _resolve(ref: str):
+    """Import 'package.module:attribute'."""
+    import importlib
+
+    module_name, _, attr = ref.partition(":")
+    return getattr(importlib.import_module(module_name), attr)
+
+
+def build_deidentifier(config: dict, bundle, key: bytes) -> Deidentifier:
+    """The Deidentifier a configuration asks for: [pipeline] stages, merge policy, mode.
+
+    Stages and replacers are named in conf/deidentify.toml ([registry.stages],
+    [registry.modes], [registry.merge]) as 'module:factory'. A stage factory takes
+    (config, bundle) and returns a Tagger; a mode factory takes (config, key) and returns a
+    Replacer; a merge factory takes (config) and returns a Merger.
+    """
+    pipe = config.get("pipeline", {})
+    registry = config.get("registry", {})
+    stages = pipe.get("stages", [])
+    unknown = [s for s in stages if s not in registry.get("stages", {})]
+    if unknown:
+        raise ValueError(f"unknown pipeline stage(s) {unknown}; accepted: {sorted(registry.get('stages', {}))}")
+    taggers = [_resolve(registry["stages"][s])(config, bundle) for s in stages]
+    mode = pipe.get("mode", "mask")
+    if mode not in registry.get("modes", {}):
+        raise ValueError(f"unknown mode {mode!r}; accepted: {sorted(registry.get('modes', {}))}")
+    replacer = _resolve(registry["modes"][mode])(config, key)
+    merge_name = pipe.get("merge", "longest")
+    if merge_name not in registry.get("merge", {}):
+        raise ValueError(f"unknown merge policy {merge_name!r}; accepted: {sorted(registry.get('merge', {}))}")
+    merge = _resolve(registry["merge"][merge_name])(config)
+    return Deidentifier(taggers, key=key, merge=merge, replacer=replacer,
+                        bundle_id=getattr(bundle, "id", ""))
+
+
+def mask_mode(config: dict, key: bytes) -> Replacer:
+    """Factory for the `mask` mode."""
+    return mask_replacer
+
+
+def longest_merge(config: dict) -> Merger:
+    """Factory for the default merge: overlapping spans resolved longest-first."""
+    return resolve_overlaps

@@ -1,0 +1,1 @@
+"""Benchmarks (not tests): each module here has main(argv) and prints what it measured, on what input."""
