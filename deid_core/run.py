@@ -30,7 +30,7 @@ from deid_core.batch import dedup_sort_keys as _dedup_keys
 from deid_core.bundle import Bundle, load_bundle
 from deid_core.config import ConfigError
 from deid_core.io.tables import AUDIT_SCHEMA, QUARANTINE_SCHEMA, read_table
-from deid_core.keys import load_key
+from deid_core.keys import DEMO_KEY, load_key
 from deid_core.manifest import MANIFEST_NAME, build_manifest, manifest_json, status_counts
 from deid_core.options import RunOptions
 
@@ -47,8 +47,10 @@ class NullNoteIdError(ConfigError):
 
 
 def load_key_and_bundle(options: RunOptions) -> tuple[bytes, Bundle]:
-    """The secret key (refuses to start without one) and the model bundle."""
-    key = load_key(options.key_file, allow_demo=options.demo_key)
+    """The secret key (refuses to start without one; --demo-key means the demo key) and the bundle."""
+    if options.demo_key and options.key_file:
+        raise ConfigError("--demo-key and --key-file exclude each other: give one")
+    key = DEMO_KEY if options.demo_key else load_key(options.key_file)
     return key, load_bundle(options.bundle)
 
 
@@ -82,13 +84,16 @@ def mark_duplicates(table: pa.Table, spec: BatchSpec, policy: str) -> tuple[pa.T
     if extra:
         if policy == "fail":
             raise duplicate_error(extra, len(repeated))
-        keys = [("note_id", "ascending")] + [(k, "ascending") for k in _dedup_keys(spec, table.schema)]
-        order = pc.sort_indices(table, sort_keys=keys, null_placement="at_start").to_pylist()
+        repeated_ids = set(repeated.field("values").to_pylist())
         ids = table["note_id"].to_pylist()
+        rows = [i for i, v in enumerate(ids) if v in repeated_ids]
+        cols = [table[k].take(rows).to_pylist() for k in _dedup_keys(spec, table.schema)]
+        # nulls first, then ascending: the order Spark's asc_nulls_first uses on the same keys
+        order = sorted(range(len(rows)), key=lambda j: (ids[rows[j]], *((c[j] is not None, c[j]) for c in cols)))
         prev = None
-        for i in order:
-            flags[i] = ids[i] == prev
-            prev = ids[i]
+        for j in order:
+            flags[rows[j]] = ids[rows[j]] == prev
+            prev = ids[rows[j]]
     return table.append_column(DUP_COLUMN, pa.array(flags, pa.bool_())), extra
 
 

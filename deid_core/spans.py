@@ -49,14 +49,29 @@ def default_rank(s: Span) -> tuple:
     return (s.end - s.start, s.confidence, -s.start)
 
 
-def resolve_overlaps(spans: Iterable[Span], rank: Callable[[Span], tuple] = default_rank) -> list[Span]:
-    """A non-overlapping subset in text order: greedily keep the highest-ranked, drop what overlaps it."""
+def _greedy(spans: list[Span], rank: Callable[[Span], tuple]) -> list[Span]:
+    """Keep the highest-ranked span, drop what overlaps it, repeat (small inputs)."""
     kept: list[Span] = []
     for s in sorted(spans, key=rank, reverse=True):
-        if s.start >= s.end:
-            continue
         if not any(s.overlaps(k) for k in kept):
             kept.append(s)
+    return kept
+
+
+def resolve_overlaps(spans: Iterable[Span], rank: Callable[[Span], tuple] = default_rank) -> list[Span]:
+    """A non-overlapping subset in text order: greedily keep the highest-ranked, drop what overlaps it."""
+    # Spans only compete within a cluster of transitively overlapping spans: run the greedy
+    # per cluster (same result as globally, without the quadratic cost on long notes).
+    kept: list[Span] = []
+    cluster: list[Span] = []
+    cluster_end = -1
+    for s in sorted((s for s in spans if s.start < s.end), key=lambda s: (s.start, s.end)):
+        if cluster and s.start >= cluster_end:
+            kept.extend(_greedy(cluster, rank))
+            cluster = []
+        cluster.append(s)
+        cluster_end = max(cluster_end, s.end) if len(cluster) > 1 else s.end
+    kept.extend(_greedy(cluster, rank))
     return sort_spans(kept)
 
 
