@@ -107,8 +107,12 @@ def _metadata(p: Patient) -> tuple[str | None, str | None, str | None]:
     return (None if b < 8 else first), (None if 8 <= b < 14 else last), att
 
 
-def patient_notes(seed: int, index: int, n_notes: int) -> Iterator[SynthNote]:
-    """The notes of patient `index`, generated from (seed, index) alone."""
+def patient_notes(seed: int, index: int, n_notes: int,
+                  surfaces: list[list[str]] | None = None) -> Iterator[SynthNote]:
+    """The notes of patient `index`, generated from (seed, index) alone.
+
+    With a `surfaces` list, each note's recorded span surfaces are appended to it (for tests).
+    """
     if n_notes <= 0:
         return
     rng = patient_rng(seed, index)
@@ -122,17 +126,22 @@ def patient_notes(seed: int, index: int, n_notes: int) -> Iterator[SynthNote]:
         ntype = pick_type(rng)
         pieces = ntype.compose(rng)
         values = NoteValues(rng, patient, day, k)
-        text, spans = render(pieces, values, rng, case=ntype.case(rng), glue_p=ntype.glue, sep=ntype.sep)
+        rec: list[str] | None = [] if surfaces is not None else None
+        text, spans = render(pieces, values, rng, case=ntype.case(rng), glue_p=ntype.glue,
+                             sep=ntype.sep, surfaces=rec)
+        if surfaces is not None:
+            surfaces.append(rec)
         yield SynthNote(f"{pid}-{k:03d}", pid, day, ntype.name, text, tuple(spans), first, last, att)
 
 
-def block_notes(plan: Plan, b: int) -> Iterator[SynthNote]:
+def block_notes(plan: Plan, b: int, surfaces: list[list[str]] | None = None) -> Iterator[SynthNote]:
     """All notes of block b, patients in index order."""
     for i, n in zip(plan.block_patients(b), note_counts(plan, b), strict=True):
-        yield from patient_notes(plan.seed, i, n)
+        yield from patient_notes(plan.seed, i, n, surfaces)
 
 
-def generate(n_notes: int, seed: int = 0, n_patients: int = 0) -> list[SynthNote]:
+def generate(n_notes: int, seed: int = 0, n_patients: int = 0,
+             surfaces: list[list[str]] | None = None) -> list[SynthNote]:
     """A whole corpus in memory (local use; Spark jobs call block_notes per block)."""
     plan = Plan(n_notes, seed, n_patients)
-    return [n for b in range(plan.n_blocks) for n in block_notes(plan, b)]
+    return [n for b in range(plan.n_blocks) for n in block_notes(plan, b, surfaces)]

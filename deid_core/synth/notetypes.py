@@ -1,7 +1,7 @@
 """Note types (conf/synth/templates/*.toml): layouts of parts, each part a list of alternative templates.
 
 A layout is a list of part names; "name?" is optional (p = 0.5), "name*" repeats 1-3 times and
-"name+" repeats 1-2 times, or 40-120 times in a rare very long note.
+"name+" repeats 1-2 times, or 40-120 times in a very long note (probability `long` of the type).
 """
 
 from __future__ import annotations
@@ -12,8 +12,6 @@ from functools import lru_cache
 
 from deid_core.config import conf_dir, load_toml
 from deid_core.synth.template import Part, TemplateError, parse
-
-P_LONG_NOTE = 0.002
 
 
 @dataclass(frozen=True)
@@ -27,11 +25,12 @@ class NoteType:
     sep: str
     layouts: tuple[tuple[str, ...], ...]
     parts: dict[str, tuple[tuple[Part, ...], ...]]
+    long_p: float = 0.0
 
     def compose(self, rng: random.Random) -> list[tuple[Part, ...]]:
         """The parsed templates of one note, chosen from a random layout."""
         layout = rng.choice(self.layouts)
-        long_note = rng.random() < P_LONG_NOTE
+        long_note = rng.random() < self.long_p
         out: list[tuple[Part, ...]] = []
         for item in layout:
             name, mod = (item[:-1], item[-1]) if item[-1] in "?*+" else (item, "")
@@ -69,7 +68,8 @@ def _load(path) -> NoteType:
         total += float(data["case"][n]) if "case" in data else 1.0
         cum.append(total)
     return NoteType(data.get("name", path.stem), float(data.get("weight", 1.0)), (names, tuple(cum)),
-                    float(data.get("glue", 0.01)), data.get("sep", "\n\n"), layouts, parts)
+                    float(data.get("glue", 0.01)), data.get("sep", "\n\n"), layouts, parts,
+                    float(data.get("long", 0.0)))
 
 
 @lru_cache(maxsize=1)

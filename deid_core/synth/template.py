@@ -84,8 +84,13 @@ CASES: dict[str, Callable[[str], str]] = {"as_is": lambda s: s, "upper": str.upp
 
 
 def render(pieces: Sequence[Sequence[Part]], value: Callable[[Slot], str], rng: random.Random,
-           *, case: str = "as_is", glue_p: float = 0.0, sep: str = "\n\n") -> tuple[str, list[Span]]:
-    """The text of parsed templates joined by `sep`, and one exact Span per non-empty PHI slot."""
+           *, case: str = "as_is", glue_p: float = 0.0, sep: str = "\n\n",
+           surfaces: list[str] | None = None) -> tuple[str, list[Span]]:
+    """The text of parsed templates joined by `sep`, and one exact Span per non-empty PHI slot.
+
+    When `surfaces` is a list, each span's surface string (cut from the slot value, not from the
+    text) is appended to it, so callers can check text[start:end] independently.
+    """
     casefn = CASES[case]
     out: list[str] = []
     spans: list[Span] = []
@@ -114,6 +119,8 @@ def render(pieces: Sequence[Sequence[Part]], value: Callable[[Slot], str], rng: 
                     a, b = trimmed_bounds(s)
                     if a < b:
                         spans.append(Span(pos + a, pos + b, part.name, SOURCE))
+                        if surfaces is not None:
+                            surfaces.append(s[a:b])
                         glue = glue_p > 0.0 and rand() < glue_p
             out.append(s)
             pos += len(s)
