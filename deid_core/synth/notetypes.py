@@ -2,6 +2,8 @@
 
 A layout is a list of part names; "name?" is optional (p = 0.5), "name*" repeats 1-3 times and
 "name+" repeats 1-2 times, or 40-120 times in a very long note (probability `long` of the type).
+A template whose first line is "@w 0.2" is drawn with that weight among its part's templates
+(default 1), which keeps rare identifiers rare.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ class NoteType:
     layouts: tuple[tuple[str, ...], ...]
     parts: dict[str, tuple[tuple[Part, ...], ...]]
     long_p: float = 0.0
+    part_weights: dict[str, tuple[float, ...]] | None = None
 
     def compose(self, rng: random.Random) -> list[tuple[Part, ...]]:
         """The parsed templates of one note, chosen from a random layout."""
@@ -42,7 +45,11 @@ class NoteType:
             elif mod == "+":
                 n = rng.randint(40, 120) if long_note else rng.randint(1, 2)
             alts = self.parts[name]
-            out.extend(rng.choice(alts) for _ in range(n))
+            cum = self.part_weights[name] if self.part_weights else None
+            if cum is None:
+                out.extend(rng.choice(alts) for _ in range(n))
+            else:
+                out.extend(rng.choices(alts, cum_weights=cum, k=n))
         return out
 
     def case(self, rng: random.Random) -> str:
@@ -50,11 +57,33 @@ class NoteType:
         return rng.choices(self.cases[0], cum_weights=self.cases[1])[0]
 
 
+def _weighted(template: str) -> tuple[float, str]:
+    """(weight, template text) from an optional first line "@w <weight>"."""
+    t = template.strip("\n")
+    if t.startswith("@w "):
+        head, _, rest = t.partition("\n")
+        return float(head[3:]), rest
+    return 1.0, t
+
+
+def _cumulative(weights: list[float]) -> tuple[float, ...] | None:
+    """Cumulative weights, or None when all are equal (uniform choice is faster)."""
+    if len(set(weights)) <= 1:
+        return None
+    out, total = [], 0.0
+    for w in weights:
+        total += w
+        out.append(total)
+    return tuple(out)
+
+
 def _load(path) -> NoteType:
     """Parse one note-type file; errors name the file."""
     data = load_toml(path)
     try:
-        parts = {k: tuple(parse(t.strip("\n")) for t in v) for k, v in data["parts"].items()}
+        weighted = {k: [_weighted(t) for t in v] for k, v in data["parts"].items()}
+        parts = {k: tuple(parse(t) for _, t in v) for k, v in weighted.items()}
+        part_weights = {k: _cumulative([w for w, _ in v]) for k, v in weighted.items()}
         layouts = tuple(tuple(x) for x in data["layouts"])
     except (KeyError, TemplateError) as exc:
         raise TemplateError(f"{path}: {exc}") from None
@@ -69,7 +98,7 @@ def _load(path) -> NoteType:
         cum.append(total)
     return NoteType(data.get("name", path.stem), float(data.get("weight", 1.0)), (names, tuple(cum)),
                     float(data.get("glue", 0.01)), data.get("sep", "\n\n"), layouts, parts,
-                    float(data.get("long", 0.0)))
+                    float(data.get("long", 0.0)), part_weights)
 
 
 @lru_cache(maxsize=1)
