@@ -112,22 +112,32 @@ def binary_strict(gold: list[Span], pred: list[Span]) -> dict[str, Counts]:
 
 
 def relaxed(gold: list[Span], pred: list[Span]) -> dict[str, Counts]:
-    """Entity relaxed: label and start equal, ends within 2 characters (greedy one-to-one, closest end)."""
+    """Entity relaxed: label and start equal, ends within 2 characters (maximum one-to-one matching)."""
     t = _Tally()
-    free = _group(pred, lambda s: (s.start, s.label))
-    for gs in sort_spans(gold):
-        cands = free.get((gs.start, gs.label), [])
-        best = min((c for c in cands if abs(c.end - gs.end) <= RELAXED_END_SLACK),
-                   key=lambda c: (abs(c.end - gs.end), c.end), default=None)
-        if best is None:
-            t.add(gs.label, fn=1)
-        else:
-            cands.remove(best)
-            t.add(gs.label, tp=1, ptp=1)
-    for rest in free.values():
-        for ps in rest:
-            t.add(ps.label, fp=1)
+    g = _group(gold, lambda s: (s.start, s.label))
+    p = _group(pred, lambda s: (s.start, s.label))
+    for key in g.keys() | p.keys():
+        gs, ps = g.get(key, []), p.get(key, [])
+        m = _max_matching([[j for j, q in enumerate(ps) if abs(q.end - x.end) <= RELAXED_END_SLACK] for x in gs],
+                          len(ps))
+        t.add(key[1], tp=m, ptp=m, fn=len(gs) - m, fp=len(ps) - m)
     return t.freeze()
+
+
+def _max_matching(adj: list[list[int]], n_right: int) -> int:
+    """Size of a maximum bipartite matching (augmenting paths; groups here are tiny)."""
+    owner = [-1] * n_right
+
+    def augment(u: int, seen: list[bool]) -> bool:
+        for v in adj[u]:
+            if not seen[v]:
+                seen[v] = True
+                if owner[v] < 0 or augment(owner[v], seen):
+                    owner[v] = u
+                    return True
+        return False
+
+    return sum(augment(u, [False] * n_right) for u in range(len(adj)))
 
 
 def token_labels(starts: list[int], ends: list[int], spans: list[Span]) -> dict[int, str]:
