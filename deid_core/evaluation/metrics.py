@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left, bisect_right
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass
 
 from deid_core.spans import Span, sort_spans
@@ -193,7 +193,7 @@ def overlap(gold: list[Span], pred: list[Span]) -> dict[str, Counts]:
     return t.freeze()
 
 
-def _group(spans: Iterable[Span], key) -> dict:
+def _group(spans: Iterable[Span], key: Callable[[Span], Hashable]) -> dict:
     """Spans grouped by key, each group in text order."""
     out: dict = defaultdict(list)
     for s in sort_spans(spans):
