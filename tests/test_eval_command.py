@@ -122,3 +122,25 @@ def test_physionet_corrupted_copy_exact_numbers(physionet):
     # in test_evaluation_metrics.py
     assert got["token"] == (990, 125, 283)
     assert got["binary_token"] == (1115, 0, 158)
+
+
+def test_corpus_gold_supplies_the_notes_and_job_output_as_pred(tmp_path, capsys):
+    from deid_core.io.corpus import Corpus
+    from deid_core.io.i2b2 import write_i2b2
+    from deid_core.io.tables import AUDIT_SCHEMA
+
+    write_i2b2(Corpus(NOTES, GOLD), tmp_path / "gold")
+    rows = [{"note_id": "b", "patient_id": None, "start": 5, "end": 13, "label": "PHONE", "category": "CONTACT",
+             "source": "rules", "confidence": 1.0, "out_start": 5, "out_end": 12, "replacement": "[PHONE]",
+             "original_digest": "x"}]
+    write_table(pa.Table.from_pylist(rows, schema=AUDIT_SCHEMA), tmp_path / "out" / "spans" / "part-0.parquet")
+    assert run("--gold", tmp_path / "gold", "--pred", tmp_path / "out", "--json", tmp_path / "r.json") == 0
+    r = json.loads((tmp_path / "r.json").read_text())
+    assert (r["strict"]["tp"], r["strict"]["fp"], r["strict"]["fn"]) == (1, 0, 3)
+    assert r["per_label"]["strict"]["PHONE"]["f1"] == 1.0
+
+
+def test_notes_default_to_gold_and_say_so(files, capsys):
+    assert run("--gold", files / "gold.parquet", "--pred", files / "pred.parquet") == 2
+    err = capsys.readouterr().err
+    assert "text" in err and "no --notes given" in err
