@@ -70,3 +70,19 @@ def test_job_output_independent_of_partitions(spark, tmp_path):
     # the Spark output equals the local generator's, so workers imported this tree
     local = generate(400, seed=21, n_patients=200)
     assert n1.column("text").to_pylist() == [n.text for n in sorted(local, key=lambda n: n.note_id)]
+
+
+@pytest.mark.parametrize("fmt", ["i2b2", "brat"])
+def test_cli_writes_i2b2_and_brat_that_read_back_exactly(tmp_path, fmt):
+    from deid_core.io.brat import read_brat
+    from deid_core.io.i2b2 import read_i2b2
+
+    out = tmp_path / fmt
+    assert main(["synth", "--notes", "60", "--seed", "8", "--out", str(out), "--format", fmt]) == 0
+    back = (read_i2b2 if fmt == "i2b2" else read_brat)(out)
+    want = {n.note_id: n for n in generate(60, seed=8)}
+    assert {n.note_id for n in back.notes} == set(want)
+    for note in back.notes:
+        assert note.text == want[note.note_id].text
+        got = [(s.start, s.end, s.label) for s in back.gold.get(note.note_id, [])]
+        assert got == [(s.start, s.end, s.label) for s in want[note.note_id].spans]

@@ -8,7 +8,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from deid_core.io.physionet import Corpus
+from deid_core.io.corpus import Corpus
 from deid_core.io.tables import SPAN_SCHEMA
 from deid_core.notes import Note
 from deid_core.synth.generate import Plan, SynthNote, block_notes
