@@ -68,6 +68,7 @@ def test_hard_cases_present(corpus):
     assert max(len(t) for t in texts) > 8000
     # conjoined tokens: a span glued to the following word
     assert any(s.end < len(n.text) and n.text[s.end].isalpha() for n in notes for s in n.spans)
+    assert any(s.start > 0 and n.text[s.start - 1].isalpha() for n in notes for s in n.spans)
     # many date formats
     dates = spans_text["DATE"]
     for pattern in (r"^\d{1,2}/\d{1,2}/\d{4}$", r"^\d{2}-\d{2}-\d{2}$", r"^[A-Z][a-z]+ \d{1,2}, \d{4}$",
@@ -134,6 +135,16 @@ def test_plan_counts_sum_and_patients_are_independent_of_size():
     big = [n for n in generate(400, seed=2, n_patients=5) if n.patient_id == "P0000003"]
     assert small and big and small[0].patient_last_name == big[0].patient_last_name
     assert small[0].text == big[0].text
+
+
+@settings(max_examples=60, deadline=None)
+@given(n=st.integers(0, 3000), patients=st.integers(0, 400), seed=st.integers(0, 5))
+def test_plan_assigns_every_note_exactly_once(n, patients, seed):
+    plan = Plan(n, seed, patients)
+    per_block = [note_counts(plan, b) for b in range(plan.n_blocks)]
+    assert sum(map(sum, per_block)) == n
+    assert all(c >= 0 for counts in per_block for c in counts)
+    assert sum(len(c) for c in per_block) == plan.n_patients
 
 
 def test_parse_rejects_unknown_labels():

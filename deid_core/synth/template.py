@@ -102,12 +102,16 @@ def render(pieces: Sequence[Sequence[Part]], value: Callable[[Slot], str], rng: 
             out.append(sep)
             pos += len(sep)
             glue = False
-        for part in parts:
+        last = len(parts) - 1
+        for j, part in enumerate(parts):
             if part.__class__ is str:
                 s = part
                 if glue and len(s) > 1 and s[0] == " " and s[1].isalpha():
                     s = s[1:]
                 glue = False
+                if (glue_p > 0.0 and j < last and len(s) > 1 and s[-1] == " " and (s[-2].isalpha() or s[-2] == ".")
+                        and parts[j + 1].phi and rand() < glue_p / 2):
+                    s = s[:-1]
                 if case != "as_is":
                     s = casefn(s)
             else:

@@ -105,6 +105,8 @@ def name_form(p: Person, style: str, rng: random.Random) -> str:
             return f"{p.first} {p.last[0]}"
         case "initials":
             return initials(p) if rng.random() < 0.5 else p.first[0] + p.last[0]
+        case "i":
+            return p.last[0]
     raise ValueError(f"unknown name style {style!r}")
 
 
