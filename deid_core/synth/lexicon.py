@@ -42,7 +42,7 @@ def _draw(fn, n: int) -> tuple[str, ...]:
 
 def _clean_job(job: str) -> str | None:
     """A Faker job title usable in running text (no commas or parentheses), lower case."""
-    if any(c in job for c in ",()/"):
+    if len(job) < 5 or any(c in job for c in ",()/"):
         return None
     return job.lower()
 
