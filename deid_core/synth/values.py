@@ -207,17 +207,20 @@ def _split(form: str, default_role: str) -> tuple[str, str]:
 
 
 def _patient(v: NoteValues, form: str, ref: str) -> str:
+    """The patient's or the note's relative's name (form [pt_|rel_]style)."""
     role, style = _split(form, "pt")
     person = v.relative.person if role == "rel" else v.p.person
     return name_form(person, style, v.rng)
 
 
 def _doctor(v: NoteValues, form: str, ref: str) -> str:
+    """A care-team member's name (form [att|pcp|cons|cons2|res|rn|rn2_]style)."""
     role, style = _split(form, "att")
     return name_form(v.clinician(role).person, style, v.rng)
 
 
 def _username(v: NoteValues, form: str, ref: str) -> str:
+    """A clinician's login (form role) or the patient's portal login (form pt)."""
     if form == "pt":
         p = v.p.person
         return "".join(c for c in (p.first[0] + p.last).lower() if c.isascii() and c.isalnum()) + str(v.p.dob.year % 100)
@@ -226,6 +229,7 @@ def _username(v: NoteValues, form: str, ref: str) -> str:
 
 
 def _age(v: NoteValues, form: str, ref: str) -> str:
+    """The patient's age on the note date, a relative's age (rel) or any age (any)."""
     if form == "rel":
         return str(v.relative.age)
     if form == "any":
@@ -234,10 +238,12 @@ def _age(v: NoteValues, form: str, ref: str) -> str:
 
 
 def _date(v: NoteValues, form: str, ref: str) -> str:
+    """The date named by ref, in format form."""
     return fmt_date(v.date(ref or "past"), form, v.rng)
 
 
 def _phone(v: NoteValues, form: str, ref: str) -> str:
+    """A phone number (home, cell, rel, hosp, other) or a clinician's pager (pager@role)."""
     p = v.p
     if form == "pager":
         return v.clinician(ref or "att").pager
@@ -247,24 +253,29 @@ def _phone(v: NoteValues, form: str, ref: str) -> str:
 
 
 def _hospital(v: NoteValues, form: str, ref: str) -> str:
+    """The main or other hospital, by name or abbreviation."""
     h = v.p.other_hospital if form.startswith("other") else v.p.hospital
     return h.abbr if form.endswith("abbr") else h.name
 
 
 def _org(v: NoteValues, form: str, ref: str) -> str:
+    """The employer, insurer or the patient's community organization."""
     p = v.p
     return {"employer": p.employer, "insurer": p.insurer}.get(form, p.organization)
 
 
 def _city(v: NoteValues, form: str, ref: str) -> str:
+    """The patient's city, or a hospital's (hosp, other)."""
     return {"hosp": v.p.hospital.city, "other": v.p.other_hospital.city}.get(form, v.p.city)
 
 
 def _license(v: NoteValues, form: str, ref: str) -> str:
+    """The patient's driver's license or a clinician's license number."""
     return v.p.drivers_license if form in ("", "dl") else v.clinician(form).license
 
 
 def _idnum(v: NoteValues, form: str, ref: str) -> str:
+    """An accession, order, job or case number (one per form within a note)."""
     r = v.rng
     y = v.note_date.year % 100
     return r.choice((f"{y:02d}-{digits(r, 6)}", f"{r.choice('ABCDEFGHKLMS')}{y:02d}-{digits(r, 5)}",
@@ -272,6 +283,7 @@ def _idnum(v: NoteValues, form: str, ref: str) -> str:
 
 
 def _mrn(v: NoteValues, form: str, ref: str) -> str:
+    """The medical record number, plain or dashed."""
     m = v.p.mrn
     if form == "dashed" and m.isdigit() and len(m) >= 7:
         return f"{m[:3]}-{m[3:5]}-{m[5:]}"
@@ -279,6 +291,7 @@ def _mrn(v: NoteValues, form: str, ref: str) -> str:
 
 
 def _email(v: NoteValues, form: str, ref: str) -> str:
+    """The patient's e-mail, or the attending's hospital e-mail (doc)."""
     if form == "doc":
         c = v.p.attending
         return f"{c.username}@{v.p.hospital.url.split('//')[-1].split('/')[0].removeprefix('www.')}"
@@ -320,24 +333,29 @@ PHI: dict[str, Callable[[NoteValues, str, str], str]] = {
 
 
 def _lst(name: str) -> tuple[str, ...]:
+    """A word list of the lexicon."""
     return tuple(lexicon()["lists"][name])
 
 
 def _dose(v: NoteValues) -> str:
+    """A non-PHI medication dose ("metoprolol 25 mg po")."""
     r = v.rng
     return f"{r.choice(_lst('meds'))} {r.choice((5, 10, 12.5, 20, 25, 40, 50, 81, 100, 250, 500, 1000))} {r.choice(_lst('units_dose'))} {r.choice(_lst('routes'))}"
 
 
 def _lab(v: NoteValues) -> str:
+    """A non-PHI lab value ("K 4.1")."""
     r = v.rng
     return f"{r.choice(_lst('labs'))} {r.choice((r.randint(1, 140), round(r.uniform(0.5, 45), 1)))}"
 
 
 def _relation(v: NoteValues) -> str:
+    """The relation word of the note's relative."""
     return v.relative.relation
 
 
 def _pron(male: str, female: str) -> Callable[[NoteValues], str]:
+    """A filler giving the word for the patient's sex."""
     return lambda v: male if v.p.person.sex == "M" else female
 
 
