@@ -70,7 +70,7 @@ def test_tag_is_non_overlapping_and_sources_are_rule_ids(tagger):
     spans = tagger.tag(Doc(Note("t", text)))
     ids = {r.id for r in tagger.rules} | {g.id for g in tagger.gazetteer_rules}
     assert all(s.source in ids for s in spans)
-    assert all(a.end <= b.start for a, b in zip(spans, spans[1:]))
+    assert all(a.end <= b.start for a, b in zip(spans, spans[1:], strict=False))
     assert {"DOCTOR", "DATE", "PHONE", "PATIENT", "AGE"} <= {s.label for s in spans}
 
 
@@ -129,7 +129,7 @@ def test_spans_always_inside_text(text):
     spans = t.tag(Doc(note))
     for s in spans:
         assert 0 <= s.start < s.end <= len(text)
-    assert all(a.end <= b.start for a, b in zip(spans, spans[1:]))
+    assert all(a.end <= b.start for a, b in zip(spans, spans[1:], strict=False))
 
 
 _ALPHABET = "Dr. Mr 0123456789/-:()'#@ \nabcxyzSMITHsmith yo MD RN hospital daughter"
