@@ -92,6 +92,40 @@ def automaton() -> ahocorasick.Automaton:
 _TABLE = {i: " " for i in range(128) if not chr(i).isalnum() and chr(i) not in "'"}
 
 
+def normalize_phrase(s: str) -> str:
+    """A phrase as it appears in `lowered(doc)` (lower case, punctuation as spaces)."""
+    return " ".join(_normalize(s).split())
+
+
+@lru_cache(maxsize=1)
+def rule_automaton() -> ahocorasick.Automaton:
+    """A smaller automaton for the rule tagger: places that are not dictionary words (or are
+    multi-word), and names that are not frequent words: the entries rules can act on."""
+    auto = ahocorasick.Automaton()
+    entries: dict[str, set[str]] = {}
+    for name in ("city", "us_state", "country"):
+        for entry in words(name):
+            if " " in entry or not is_common(entry):
+                entries.setdefault(entry, set()).add(name)
+    for name in ("first_name", "last_name"):
+        for entry in words(name):
+            if not is_frequent(entry):
+                entries.setdefault(entry, set()).add(name)
+    for entry, names in entries.items():
+        key = f" {_normalize(entry)} "
+        auto.add_word(key, (len(key) - 2, frozenset(names)))
+    auto.make_automaton()
+    return auto
+
+
+def rule_hits(doc: Doc) -> list[tuple[int, int, frozenset[str]]]:
+    """(start, end, list names) from rule_automaton(), in automaton order (ends ascending)."""
+    out = []
+    for end_idx, (length, names) in rule_automaton().iter(lowered(doc)):
+        out.append((end_idx - 1 - length, end_idx - 1, names))
+    return out
+
+
 def _normalize(s: str) -> str:
     """Lower case, every ASCII non-alphanumeric except the apostrophe turned into a space."""
     return s.lower().translate(_TABLE)

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import ahocorasick
+
 from deid_core.config import ConfigError, conf_file
 from deid_core.doc import Doc
-from deid_core.gazetteers import gazetteer_hits, is_common, is_frequent
+from deid_core.gazetteers import is_common, is_frequent, lowered, normalize_phrase, rule_hits
 from deid_core.metadata import MetadataMatcher
 from deid_core.rules.filters import FILTERS
 from deid_core.rules.loader import NONPHI, Rule, load_rules, load_settings
@@ -94,8 +96,23 @@ class RuleTagger:
         self.filter_settings["_kw_words"] = frozenset(self.filter_settings.get("place_keywords", ()))
         self.gazetteer_rules = load_gazetteer_rules(s["gazetteer_file"]) if s.get("gazetteer_file") else []
         self.metadata = MetadataMatcher(fuzzy=bool(s["fuzzy"]), fuzzy_min_len=int(s["fuzzy_min_len"])) if s["metadata"] else None
+        self.scan_rules = [i for i, r in enumerate(self.rules) if not r.triggers]
+        self.triggers = ahocorasick.Automaton()
+        keys: dict[str, set[int]] = {}
+        for i, r in enumerate(self.rules):
+            for trig in r.triggers:
+                norm = normalize_phrase(trig)
+                if not norm:
+                    raise ConfigError(f"rule {r.id}: empty trigger {trig!r}")
+                keys.setdefault(norm, set()).add(i)
+        for key, idx in keys.items():
+            self.triggers.add_word(f" {key} ", (len(key), tuple(sorted(idx))))
+        if keys:
+            self.triggers.make_automaton()
+        self.has_triggers = bool(keys)
         self.priority = {r.id: r.priority for r in self.rules}
         self.priority.update({g.id: g.priority for g in self.gazetteer_rules})
+        self._gaz = [(g, frozenset(g.lists), frozenset(g.then)) for g in self.gazetteer_rules]
         for r in self.rules:
             if r.filter and r.filter not in FILTERS:
                 raise ConfigError(f"rule {r.id}: unknown filter {r.filter!r}; accepted: {', '.join(FILTERS)}")
@@ -120,53 +137,74 @@ class RuleTagger:
         text = doc.text
         phi: list[Span] = []
         sup: list[Span] = []
-        n = len(text)
-        for rule in self.rules:
-            pattern, ctx, ctx_after, has_phi = rule.compiled
-            filt = FILTERS.get(rule.filter) if rule.filter else None
-            for m in pattern.finditer(text):
-                start, end = m.span("phi") if has_phi else m.span()
-                if start < 0 or start >= end:
-                    continue
-                if ctx is not None and not ctx.search(text, max(0, m.start() - rule.window), m.start()):
-                    continue
-                if ctx_after is not None and not ctx_after.match(text, m.end(), min(n, m.end() + rule.window)):
-                    continue
-                if filt is not None:
-                    kept = filt(text, start, end, self.filter_settings)
-                    if kept is None:
-                        continue
-                    start, end = kept
-                while start < end and text[start].isspace():
-                    start += 1
-                while end > start and text[end - 1].isspace():
-                    end -= 1
-                if start < end:
-                    span = Span(start, end, rule.label, rule.id, rule.confidence)
-                    (sup if rule.label == NONPHI else phi).append(span)
+        starts: dict[int, list[int]] = {}
+        if self.has_triggers:
+            for end_idx, (length, idx) in self.triggers.iter(lowered(doc)):
+                pos = end_idx - 1 - length
+                for i in idx:
+                    starts.setdefault(i, []).append(pos)
+        for i in self.scan_rules:
+            self._apply(self.rules[i], self.rules[i].compiled[0].finditer(text), text, phi, sup)
+        for i, positions in starts.items():
+            pattern = self.rules[i].compiled[0]
+            matches = [m for m in (pattern.match(text, p) for p in positions) if m is not None]
+            self._apply(self.rules[i], matches, text, phi, sup)
         return phi, sup
 
+    def _apply(self, rule: Rule, matches, text: str, phi: list[Span], sup: list[Span]) -> None:
+        """Turn one rule's matches into spans (context, filter, whitespace trim)."""
+        n = len(text)
+        _, ctx, ctx_after, has_phi, has_from = rule.compiled
+        filt = FILTERS.get(rule.filter) if rule.filter else None
+        for m in matches:
+            start, end = m.span("phi") if has_phi else m.span()
+            if has_from and m.start("from") >= 0:
+                start = min(start, m.start("from"))
+            if start < 0 or start >= end:
+                continue
+            if ctx is not None and not ctx.search(text, max(0, m.start() - rule.window), m.start()):
+                continue
+            if ctx_after is not None and not ctx_after.match(text, m.end(), min(n, m.end() + rule.window)):
+                continue
+            if filt is not None:
+                kept = filt(text, start, end, self.filter_settings)
+                if kept is None:
+                    continue
+                start, end = kept
+            while start < end and text[start].isspace():
+                start += 1
+            while end > start and text[end - 1].isspace():
+                end -= 1
+            if start < end:
+                span = Span(start, end, rule.label, rule.id, rule.confidence)
+                (sup if rule.label == NONPHI else phi).append(span)
+
     def gazetteer_spans(self, doc: Doc) -> list[Span]:
-        """Spans of the [[gazetteer]] rules over gazetteer_hits(doc)."""
+        """Spans of the [[gazetteer]] rules over the gazetteer entries found in the note."""
         if not self.gazetteer_rules:
             return []
         text = doc.text
-        hits = gazetteer_hits(doc)
-        out: list[Span] = []
+        hits = rule_hits(doc)
+        if not hits:
+            return []
         by_start: dict[int, list] = {}
         for h in hits:
             by_start.setdefault(h[0], []).append(h)
-        for g in self.gazetteer_rules:
-            want = set(g.lists)
-            for s, e, names in hits:
-                if not want.intersection(names) or e - s < g.min_len:
+        out: list[Span] = []
+        for s, e, names in hits:
+            surface = None
+            for g, want, then in self._gaz:
+                if want.isdisjoint(names) or e - s < g.min_len:
                     continue
-                surface = text[s:e]
+                if surface is None:
+                    surface = text[s:e]
                 if not _case_ok(surface, g.case):
                     continue
-                if g.then:
-                    nxt = [h for h in by_start.get(e + 1, ()) if set(g.then).intersection(h[2])]
-                    if not nxt or text[e] != " ":
+                if then:
+                    if e >= len(text) or text[e] != " ":
+                        continue
+                    nxt = [h for h in by_start.get(e + 1, ()) if not then.isdisjoint(h[2])]
+                    if not nxt:
                         continue
                     e2 = max(h[1] for h in nxt)
                     if not _case_ok(text[s:e2], g.case):
