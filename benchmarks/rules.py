@@ -24,9 +24,26 @@ from deid_core.spans import Span
 DEFAULT_DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "physionet-deid"
 
 
-def physionet_label(label: str) -> str:
-    """Map a taxonomy label onto what the PhysioNet gold can distinguish (LOCATION subtypes -> LOCATION-OTHER)."""
+# PhysioNet's gold follows HIPAA for places: states and countries are not annotated.
+NOT_PHYSIONET_PHI = frozenset({"STATE", "COUNTRY"})
+
+
+def physionet_label(label: str) -> str | None:
+    """A predicted label as the PhysioNet gold sees it: LOCATION subtypes -> LOCATION-OTHER;
+    None for labels the corpus does not annotate (STATE, COUNTRY: not HIPAA PHI)."""
+    if label in NOT_PHYSIONET_PHI:
+        return None
     return "LOCATION-OTHER" if taxonomy.category_of(label) == "LOCATION" else label
+
+
+def physionet_spans(spans: list[Span]) -> list[Span]:
+    """Predictions mapped with physionet_label (unannotated labels dropped)."""
+    out = []
+    for s in spans:
+        label = physionet_label(s.label)
+        if label is not None:
+            out.append(s.with_label(label))
+    return out
 
 
 def overlap_counts(gold: list[Span], pred: list[Span]) -> tuple[int, int, int, int]:
@@ -42,7 +59,7 @@ def evaluate(tagger: RuleTagger, corpus) -> dict:
     cats: dict[str, Counter] = {}
     errors: list[tuple[str, Span, str]] = []
     for note in corpus.notes:
-        pred = tagger.tag(Doc(note))
+        pred = physionet_spans(tagger.tag(Doc(note)))
         gold = corpus.gold.get(note.note_id, [])
         f, g, ok, p = overlap_counts(gold, pred)
         tot.update(found=f, gold=g, good=ok, pred=p)

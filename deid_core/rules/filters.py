@@ -32,45 +32,92 @@ def _titled(word: str) -> bool:
     return word[:1].isupper() and not word.isupper()
 
 
-def name_like(word: str, *, strong: bool = False) -> bool:
-    """Can this word be (part of) a person's name? `strong`: right after Dr./Mr./Mrs."""
+def _is_initial(word: str) -> bool:
+    return len(_base(word)) == 1 and word[:1].isalpha()
+
+
+def first_name_ok(word: str, *, strong: bool = False, unknown_ok: bool = False) -> bool:
+    """Can this word start a person's name? `strong`: right after Dr./Mr./Mrs.
+
+    Known names qualify unless they are frequent words in lower or upper case ("will");
+    unknown words qualify in Title case, or in any case after a strong title; other
+    dictionary words only after a strong title.
+    """
     low = _base(word)
-    if not low or low.isdigit() or "'" in low.strip("'’"):
-        return bool(low) and not low.isdigit() and not is_frequent(low.split("'")[0])
-    if len(low) == 1:
-        return True
-    freq = is_frequent(low)
-    if is_name(low):
-        return not freq or _titled(word)
-    if freq:
+    if not low or not low[0].isalpha():
         return False
-    if not is_common(low):
+    if "-" in low:  # hyphenated: every part must be name-like ("Smith-Jones", not "called-update")
+        parts = [p for p in low.split("-") if p]
+        return bool(parts) and all(not is_frequent(p) and (is_name(p) or not is_common(p)) for p in parts) and (
+            strong or _titled(word) or any(is_name(p) for p in parts))
+    if is_frequent(low):
+        return is_name(low) and _titled(word)
+    if is_name(low):
         return True
+    if not is_common(low):
+        return strong or unknown_ok or _titled(word)
     return strong
+
+
+def later_name_ok(word: str, first: str) -> bool:
+    """Can this word continue a name that started with `first`?"""
+    low = _base(word)
+    if not low or not low[0].isalpha():
+        return False
+    if len(low) == 1:
+        return word[:1].isupper()
+    if is_frequent(low):
+        return is_name(low) and _titled(word)
+    if is_name(low) or not is_common(low):
+        return True
+    # a Title-case dictionary word after a known first name ("Ferdinand Halfpenny")
+    return _titled(word) and _base(first) in words("first_name")
+
+
+def name_like(word: str, *, strong: bool = False) -> bool:
+    """Backward-compatible alias: can this word start a name?"""
+    return first_name_ok(word, strong=strong)
+
+
+_AND = {"and", "&"}
 
 
 def _name_run(text: str, start: int, end: int, strong: bool, from_left: bool) -> tuple[int, int] | None:
     pieces = _pieces(text, start, end)
-    if from_left:  # drop leading non-name words (signatures: "called covering MD")
-        while pieces and not (name_like(pieces[0][2]) and len(_base(pieces[0][2])) > 1 or
-                              len(_base(pieces[0][2])) == 1 and len(pieces) > 1 and pieces[0][2].endswith(".")):
+    unknown_ok = from_left
+    if from_left:  # drop leading words until one can start a name (signatures: "called covering MD")
+        while pieces and not (first_name_ok(pieces[0][2], strong=strong, unknown_ok=True) or (
+                _is_initial(pieces[0][2]) and len(pieces) > 1 and first_name_ok(pieces[1][2], unknown_ok=True))):
             pieces = pieces[1:]
-        while pieces and not name_like(pieces[-1][2]):
-            pieces = pieces[:-1]
-        if not pieces or not all(name_like(p[2]) for p in pieces):
+        if not pieces:
             return None
-        keep = len(pieces)
+    i = 0
+    if _is_initial(pieces[0][2]) and len(pieces) > 1:  # "E. Welsh", "s. roberto"
+        first_ok = first_name_ok(pieces[1][2], strong=True) or later_name_ok(pieces[1][2], pieces[1][2])
+        if not first_ok:
+            return None
+        i = 2
+    elif first_name_ok(pieces[0][2], strong=strong, unknown_ok=unknown_ok):
+        i = 1
     else:
-        if not pieces or not name_like(pieces[0][2], strong=strong):
-            return None
-        keep = 1
-        for _, _, w in pieces[1:]:
-            if not name_like(w):
-                break
-            keep += 1
-    while keep > 1 and len(_base(pieces[keep - 1][2])) == 1:  # trailing lone initial
+        return None
+    first = pieces[i - 1][2]
+    keep = i
+    while keep < len(pieces):
+        w = pieces[keep][2]
+        if _base(w) in _AND or w == "&":
+            if keep + 1 < len(pieces) and first_name_ok(pieces[keep + 1][2], strong=strong):
+                keep += 2
+                continue
+            break
+        if not later_name_ok(w, first):
+            break
+        keep += 1
+    if from_left and keep < len(pieces):
+        return None
+    while keep > 1 and _is_initial(pieces[keep - 1][2]):  # trailing lone initial
         keep -= 1
-    if keep == 1 and len(_base(pieces[0][2])) == 1:
+    if keep == 1 and _is_initial(pieces[0][2]):
         return None
     s, e = pieces[0][0], pieces[keep - 1][1]
     if text[e - 1] == ".":
@@ -84,7 +131,7 @@ def name_filter(text: str, start: int, end: int, settings: dict) -> tuple[int, i
 
 
 def name_strong_filter(text: str, start: int, end: int, settings: dict) -> tuple[int, int] | None:
-    """As `name`, but the first word may be any non-frequent dictionary word (after Dr./Mr.)."""
+    """As `name`, but the first word may be any non-frequent word (after Dr./Mr.)."""
     return _name_run(text, start, end, strong=True, from_left=False)
 
 
@@ -93,16 +140,22 @@ def name_before_filter(text: str, start: int, end: int, settings: dict) -> tuple
     return _name_run(text, start, end, strong=False, from_left=True)
 
 
-def place_like(word: str) -> bool:
-    """Can this word be part of a place or institution name?"""
+def place_like(word: str, *, loose: bool = False) -> bool:
+    """Can this word be part of a place or institution name?
+
+    Unknown words and known places/names qualify; other dictionary words only in Title
+    case (or, `loose`, in any case when a hospital keyword follows).
+    """
     low = _base(word)
     if low.isdigit():
         return True
     if len(low) < 2 or low in words("medical_word") or is_frequent(low):
         return False
+    if "-" in low:
+        return all(place_like(p, loose=loose) for p in word.split("-") if p)
     if not is_common(low) or is_name(low) or low in words("city") or low in words("us_state"):
         return True
-    return word[:1].isupper()
+    return loose or _titled(word)
 
 
 def location_filter(text: str, start: int, end: int, settings: dict) -> tuple[int, int] | None:
@@ -122,19 +175,20 @@ def location_filter(text: str, start: int, end: int, settings: dict) -> tuple[in
 
 
 def place_keyword_filter(text: str, start: int, end: int, settings: dict) -> tuple[int, int] | None:
-    """'<place words> <keyword>': drop leading non-place words; keep only if a place word is left."""
+    """'<place words> <keyword>': keyword words at the end, then place words leftwards."""
     pieces = _pieces(text, start, end)
     kw = settings.get("_kw_words", frozenset())
-    i = 0
-    while i < len(pieces) and not place_like(pieces[i][2]):
-        i += 1
-    rest = pieces[i:]
-    if not rest or all(_base(p[2]) in kw for p in rest) or not any(
-            place_like(p[2]) and _base(p[2]) not in kw for p in rest):
+    k = len(pieces)
+    while k > 0 and _base(pieces[k - 1][2]) in kw:
+        k -= 1
+    if k == len(pieces):
         return None
-    if not all(place_like(p[2]) or _base(p[2]) in kw for p in rest):
+    i = k
+    while i > 0 and place_like(pieces[i - 1][2], loose=True):
+        i -= 1
+    if i == k:
         return None
-    s, e = rest[0][0], rest[-1][1]
+    s, e = pieces[i][0], pieces[-1][1]
     if text[e - 1] == ".":
         e -= 1
     return (s, e)
