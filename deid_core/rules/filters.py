@@ -93,7 +93,7 @@ def _name_run(text: str, start: int, end: int, strong: bool, from_left: bool) ->
             return None
     i = 0
     if _is_initial(pieces[0][2]) and len(pieces) > 1:  # "E. Welsh", "s. roberto"
-        first_ok = first_name_ok(pieces[1][2], strong=True) or later_name_ok(pieces[1][2], pieces[1][2])
+        first_ok = first_name_ok(pieces[1][2], strong=strong, unknown_ok=True)
         if not first_ok:
             return None
         i = 2
@@ -143,8 +143,10 @@ def name_before_filter(text: str, start: int, end: int, settings: dict) -> tuple
 def place_like(word: str, *, loose: bool = False) -> bool:
     """Can this word be part of a place or institution name?
 
-    Unknown words and known places/names qualify; other dictionary words only in Title
-    case (or, `loose`, in any case when a hospital keyword follows).
+    Unknown words qualify, except in lower case where they must be known places; known
+    names and places qualify unless in lower case; other dictionary words qualify in Title
+    case or, `loose` (a hospital keyword follows), in lower case too unless they look like
+    verb forms (-ing, -ed, -ly).
     """
     low = _base(word)
     if low.isdigit():
@@ -153,14 +155,23 @@ def place_like(word: str, *, loose: bool = False) -> bool:
         return False
     if "-" in low:
         return all(place_like(p, loose=loose) for p in word.split("-") if p)
-    if not is_common(low) or is_name(low) or low in words("city") or low in words("us_state"):
+    lower = word.islower()
+    if low in words("city"):
+        return loose or not (lower and is_common(low))
+    if not is_common(low) or is_name(low):
+        return not lower or loose or not is_common(low) and not is_name(low)
+    if _titled(word) or (word.isupper() and loose):
         return True
-    return loose or _titled(word)
+    return loose and lower and not low.endswith(("ing", "ed", "ly"))
 
 
 def location_filter(text: str, start: int, end: int, settings: dict) -> tuple[int, int] | None:
-    """Leading run of place-like words (no frequent or clinical word; no leading number)."""
+    """Leading run of place-like words (no frequent or clinical word; no leading number).
+
+    A lone US state or country name is left to the gazetteer rules (STATE / COUNTRY)."""
     pieces = _pieces(text, start, end)
+    if len(pieces) == 1 and (_base(pieces[0][2]) in words("us_state") or _base(pieces[0][2]) in words("country")):
+        return None
     keep = 0
     for i, (_, _, w) in enumerate(pieces):
         if not place_like(w) or (i == 0 and _base(w).isdigit()):
@@ -174,7 +185,7 @@ def location_filter(text: str, start: int, end: int, settings: dict) -> tuple[in
     return (s, e)
 
 
-def place_keyword_filter(text: str, start: int, end: int, settings: dict) -> tuple[int, int] | None:
+def place_keyword_filter(text: str, start: int, end: int, settings: dict, loose: bool = True) -> tuple[int, int] | None:
     """'<place words> <keyword>': keyword words at the end, then place words leftwards."""
     pieces = _pieces(text, start, end)
     kw = settings.get("_kw_words", frozenset())
@@ -184,7 +195,7 @@ def place_keyword_filter(text: str, start: int, end: int, settings: dict) -> tup
     if k == len(pieces):
         return None
     i = k
-    while i > 0 and place_like(pieces[i - 1][2], loose=True):
+    while i > 0 and place_like(pieces[i - 1][2], loose=loose):
         i -= 1
     if i == k:
         return None
@@ -192,6 +203,23 @@ def place_keyword_filter(text: str, start: int, end: int, settings: dict) -> tup
     if text[e - 1] == ".":
         e -= 1
     return (s, e)
+
+
+def place_keyword_strict_filter(text: str, start: int, end: int, settings: dict) -> tuple[int, int] | None:
+    """As place_keyword for ambiguous keywords (house, general, rehab): no lower-case dictionary words."""
+    return place_keyword_filter(text, start, end, settings, loose=False)
+
+
+def city_filter(text: str, start: int, end: int, settings: dict) -> tuple[int, int] | None:
+    """A place name that is a known city, or Title-case and not a dictionary word."""
+    kept = location_filter(text, start, end, settings)
+    if kept is None:
+        return None
+    surface = text[kept[0]:kept[1]]
+    low = " ".join(_base(w) for w in surface.split())
+    if low in words("city") or all(_titled(w) and not is_common(_base(w)) for w in surface.split()):
+        return kept
+    return None
 
 
 def age_filter(text: str, start: int, end: int, settings: dict) -> tuple[int, int] | None:
@@ -213,6 +241,8 @@ FILTERS: dict[str, Filter] = {
     "name_before": name_before_filter,
     "location": location_filter,
     "place_keyword": place_keyword_filter,
+    "place_keyword_strict": place_keyword_strict_filter,
+    "city": city_filter,
     "age": age_filter,
     "not_common": not_common_filter,
 }
