@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 import regex
 
-from deid_core.gazetteers import is_common, is_frequent, is_name, words
+from deid_core.gazetteers import is_common, is_frequent, is_function_word, is_name, words
 
 _WORD_RE = regex.compile(r"[^\W\d_](?:[\w'’-]*[^\W\d_])?\.?|\d+")
 _POSSESSIVE_RE = regex.compile(r"['’]s$", regex.I)
@@ -51,7 +51,8 @@ def first_name_ok(word: str, *, strong: bool = False, unknown_ok: bool = False) 
         return bool(parts) and all(not is_frequent(p) and (is_name(p) or not is_common(p)) for p in parts) and (
             strong or _titled(word) or any(is_name(p) for p in parts))
     if is_frequent(low):
-        return is_name(low) and _titled(word)
+        # a known name that is also a common word ("Price", "Green") after Dr./Mr.
+        return is_name(low) and (_titled(word) or (strong and not is_function_word(low)))
     if is_name(low):
         return True
     if not is_common(low):
@@ -82,9 +83,10 @@ def name_like(word: str, *, strong: bool = False) -> bool:
 _AND = {"and", "&"}
 
 
-def _name_run(text: str, start: int, end: int, strong: bool, from_left: bool) -> tuple[int, int] | None:
+def _name_run(text: str, start: int, end: int, strong: bool, from_left: bool,
+              unknown_ok: bool = False) -> tuple[int, int] | None:
     pieces = _pieces(text, start, end)
-    unknown_ok = from_left
+    unknown_ok = unknown_ok or from_left
     if from_left:  # drop leading words until one can start a name (signatures: "called covering MD")
         while pieces and not (first_name_ok(pieces[0][2], strong=strong, unknown_ok=True) or (
                 _is_initial(pieces[0][2]) and len(pieces) > 1 and first_name_ok(pieces[1][2], unknown_ok=True))):
@@ -133,6 +135,14 @@ def name_filter(text: str, start: int, end: int, settings: dict) -> tuple[int, i
 def name_strong_filter(text: str, start: int, end: int, settings: dict) -> tuple[int, int] | None:
     """As `name`, but the first word may be any non-frequent word (after Dr./Mr.)."""
     return _name_run(text, start, end, strong=True, from_left=False)
+
+
+def name_role_filter(text: str, start: int, end: int, settings: dict) -> tuple[int, int] | None:
+    """After a clinician role ("NP Djuric"): unknown words may start the name in any case."""
+    pieces = _pieces(text, start, end)
+    if pieces and not _is_initial(pieces[0][2]) and not first_name_ok(pieces[0][2], unknown_ok=True):
+        return None
+    return _name_run(text, start, end, strong=False, from_left=False, unknown_ok=True)
 
 
 def name_before_filter(text: str, start: int, end: int, settings: dict) -> tuple[int, int] | None:
@@ -239,6 +249,7 @@ FILTERS: dict[str, Filter] = {
     "name": name_filter,
     "name_strong": name_strong_filter,
     "name_before": name_before_filter,
+    "name_role": name_role_filter,
     "location": location_filter,
     "place_keyword": place_keyword_filter,
     "place_keyword_strict": place_keyword_strict_filter,
