@@ -144,7 +144,10 @@ class RuleTagger:
                 for i in idx:
                     starts.setdefault(i, []).append(pos)
         for i in self.scan_rules:
-            self._apply(self.rules[i], self.rules[i].compiled[0].finditer(text), text, phi, sup)
+            rule = self.rules[i]
+            if rule.requires and not any(r in text for r in rule.requires):
+                continue
+            self._apply(rule, rule.compiled[0].finditer(text), text, phi, sup)
         for i, positions in starts.items():
             pattern = self.rules[i].compiled[0]
             matches = [m for m in (pattern.match(text, p) for p in positions) if m is not None]
