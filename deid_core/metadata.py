@@ -134,11 +134,19 @@ class MetadataMatcher:
         return out
 
     def _exact_ok(self, text: str, start: int, end: int, length: int) -> bool:
-        """A whole word, or (glued) a name at a case boundary / glued to a long token."""
+        """A whole word, or (glued) a name at a case boundary / glued to a long token.
+
+        Names of 3 letters or fewer ("Al", "Don") match only as Title-case whole words, and
+        never before a contraction ("don't")."""
         before = text[start - 1] if start > 0 else " "
         after = text[end] if end < len(text) else " "
         left = not _is_letter(before)
         right = not _is_letter(after)
+        if after in "'’" and text[end + 1:end + 2].lower() == "t" and not _is_letter(text[end + 2:end + 3] or " "):
+            return False
+        if length <= 3:
+            word = text[start:end]
+            return left and right and word[:1].isupper() and (length == 1 or word[1:].islower())
         if left and right:
             return True
         if not self.glued or length < 3:

@@ -36,7 +36,7 @@ def _is_initial(word: str) -> bool:
     return len(_base(word)) == 1 and word[:1].isalpha()
 
 
-def first_name_ok(word: str, *, strong: bool = False, unknown_ok: bool = False) -> bool:
+def first_name_ok(word: str, *, strong: bool = False, unknown_ok: int = 0) -> bool:
     """Can this word start a person's name? `strong`: right after Dr./Mr./Mrs.
 
     Known names qualify unless they are frequent words in lower or upper case ("will");
@@ -56,8 +56,8 @@ def first_name_ok(word: str, *, strong: bool = False, unknown_ok: bool = False) 
     if is_name(low):
         return True
     if not is_common(low):
-        return strong or unknown_ok or _titled(word)
-    return strong
+        return strong or unknown_ok == 2 or (unknown_ok == 1 and not word.islower()) or _titled(word)
+    return strong and not word.islower()
 
 
 def later_name_ok(word: str, first: str) -> bool:
@@ -84,18 +84,18 @@ _AND = {"and", "&"}
 
 
 def _name_run(text: str, start: int, end: int, strong: bool, from_left: bool,
-              unknown_ok: bool = False) -> tuple[int, int] | None:
+              unknown_ok: int = 0) -> tuple[int, int] | None:
     pieces = _pieces(text, start, end)
-    unknown_ok = unknown_ok or from_left
+    unknown_ok = 2 if from_left else unknown_ok
     if from_left:  # drop leading words until one can start a name (signatures: "called covering MD")
-        while pieces and not (first_name_ok(pieces[0][2], strong=strong, unknown_ok=True) or (
-                _is_initial(pieces[0][2]) and len(pieces) > 1 and first_name_ok(pieces[1][2], unknown_ok=True))):
+        while pieces and not (first_name_ok(pieces[0][2], strong=strong, unknown_ok=2) or (
+                _is_initial(pieces[0][2]) and len(pieces) > 1 and first_name_ok(pieces[1][2], unknown_ok=2))):
             pieces = pieces[1:]
         if not pieces:
             return None
     i = 0
     if _is_initial(pieces[0][2]) and len(pieces) > 1:  # "E. Welsh", "s. roberto"
-        first_ok = first_name_ok(pieces[1][2], strong=strong, unknown_ok=True)
+        first_ok = first_name_ok(pieces[1][2], strong=strong, unknown_ok=max(unknown_ok, 1))
         if not first_ok:
             return None
         i = 2
@@ -140,9 +140,9 @@ def name_strong_filter(text: str, start: int, end: int, settings: dict) -> tuple
 def name_role_filter(text: str, start: int, end: int, settings: dict) -> tuple[int, int] | None:
     """After a clinician role ("NP Djuric"): unknown words may start the name in any case."""
     pieces = _pieces(text, start, end)
-    if pieces and not _is_initial(pieces[0][2]) and not first_name_ok(pieces[0][2], unknown_ok=True):
+    if pieces and not _is_initial(pieces[0][2]) and not first_name_ok(pieces[0][2], unknown_ok=1):
         return None
-    return _name_run(text, start, end, strong=False, from_left=False, unknown_ok=True)
+    return _name_run(text, start, end, strong=False, from_left=False, unknown_ok=1)
 
 
 def name_before_filter(text: str, start: int, end: int, settings: dict) -> tuple[int, int] | None:
