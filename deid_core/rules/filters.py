@@ -48,6 +48,8 @@ def first_name_ok(word: str, *, strong: bool = False, unknown_ok: int = 0) -> bo
         return False
     if "-" in low:  # hyphenated: every part must be name-like ("Smith-Jones", not "called-update")
         parts = [p for p in low.split("-") if p]
+        while len(parts) > 1 and parts[-1] in words("medical_word"):  # "Kargas-PT"
+            parts.pop()
         return bool(parts) and all(not is_frequent(p) and (is_name(p) or not is_common(p)) for p in parts) and (
             strong or _titled(word) or any(is_name(p) for p in parts))
     if is_frequent(low):
@@ -57,7 +59,8 @@ def first_name_ok(word: str, *, strong: bool = False, unknown_ok: int = 0) -> bo
         return True
     if not is_common(low):
         return strong or unknown_ok == 2 or (unknown_ok == 1 and not word.islower()) or _titled(word)
-    return strong and not word.islower()
+    # after Dr./Mr. a dictionary word may be a surname ("Dr. Pica"), but not a verb form
+    return strong and not (word.islower() and low.endswith(("ing", "ed", "ly")))
 
 
 def later_name_ok(word: str, first: str) -> bool:
@@ -180,14 +183,14 @@ def location_filter(text: str, start: int, end: int, settings: dict) -> tuple[in
 
     A lone US state or country name is left to the gazetteer rules (STATE / COUNTRY)."""
     pieces = _pieces(text, start, end)
-    if len(pieces) == 1 and (_base(pieces[0][2]) in words("us_state") or _base(pieces[0][2]) in words("country")):
-        return None
     keep = 0
     for i, (_, _, w) in enumerate(pieces):
         if not place_like(w) or (i == 0 and _base(w).isdigit()):
             break
         keep += 1
     if keep == 0:
+        return None
+    if keep == 1 and (_base(pieces[0][2]) in words("us_state") or _base(pieces[0][2]) in words("country")):
         return None
     s, e = pieces[0][0], pieces[keep - 1][1]
     if text[e - 1] == ".":
@@ -209,6 +212,8 @@ def place_keyword_filter(text: str, start: int, end: int, settings: dict, loose:
         i -= 1
     if i == k:
         return None
+    if i > 0 and _base(pieces[i - 1][2]) in ("st", "mt", "saint", "mount"):
+        i -= 1
     s, e = pieces[i][0], pieces[-1][1]
     if text[e - 1] == ".":
         e -= 1
