@@ -94,8 +94,8 @@ def _name_run(text: str, start: int, end: int, strong: bool, from_left: bool,
         while pieces and not (first_name_ok(pieces[0][2], strong=strong, unknown_ok=2) or (
                 _is_initial(pieces[0][2]) and len(pieces) > 1 and first_name_ok(pieces[1][2], unknown_ok=2))):
             pieces = pieces[1:]
-        if not pieces:
-            return None
+    if not pieces:
+        return None
     i = 0
     if _is_initial(pieces[0][2]) and len(pieces) > 1:  # "E. Welsh", "s. roberto"
         first_ok = first_name_ok(pieces[1][2], strong=strong, unknown_ok=max(unknown_ok, 1))
@@ -239,7 +239,9 @@ def city_filter(text: str, start: int, end: int, settings: dict) -> tuple[int, i
 
 def age_filter(text: str, start: int, end: int, settings: dict) -> tuple[int, int] | None:
     """Keep an age of at least settings['min_age'] (HIPAA: only ages over 89 are PHI)."""
-    digits = regex.search(r"\d+", text[start:end])
+    if start >= end:
+        return None
+    digits = regex.search(r"[0-9]+", text[start:end])
     if digits is None:
         return (start, end) if settings.get("min_age", 0) <= 90 else None
     return (start, end) if int(digits.group(0)) >= settings.get("min_age", 0) else None
@@ -247,7 +249,7 @@ def age_filter(text: str, start: int, end: int, settings: dict) -> tuple[int, in
 
 def not_common_filter(text: str, start: int, end: int, settings: dict) -> tuple[int, int] | None:
     """Drop a single-word hit that is a common or clinical word."""
-    return None if is_common(_base(text[start:end])) else (start, end)
+    return None if start >= end or is_common(_base(text[start:end])) else (start, end)
 
 
 FILTERS: dict[str, Filter] = {
