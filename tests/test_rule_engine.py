@@ -110,3 +110,17 @@ def test_filters_stay_inside_their_span(text, name):
     out = FILTERS[name](text, 0, len(text), {"min_age": 0, "_kw_words": frozenset({"hospital"})})
     if out is not None:
         assert 0 <= out[0] < out[1] <= len(text)
+
+
+_SPAN = st.builds(lambda a, n, c: __import__("deid_core.spans", fromlist=["Span"]).Span(a, a + n, "DATE", "r", c),
+                  st.integers(0, 60), st.integers(1, 12), st.sampled_from([0.5, 0.9]))
+
+
+@given(st.lists(_SPAN, max_size=40))
+def test_resolve_fast_equals_resolve_overlaps(spans):
+    """The O(n log n) resolution keeps exactly what spans.resolve_overlaps keeps."""
+    from deid_core.rules.tagger import resolve_fast
+    from deid_core.spans import default_rank, resolve_overlaps
+
+    assert resolve_fast(spans, default_rank) == resolve_overlaps(spans, default_rank)
+

@@ -7,6 +7,7 @@ Every span's `source` is the rule id ("metadata" for known-name matches).
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 
 import ahocorasick
@@ -17,7 +18,7 @@ from deid_core.gazetteers import is_common, is_frequent, lowered, normalize_phra
 from deid_core.metadata import MetadataMatcher
 from deid_core.rules.filters import FILTERS
 from deid_core.rules.loader import NONPHI, Rule, load_rules, load_settings
-from deid_core.spans import Span, resolve_overlaps
+from deid_core.spans import Span, sort_spans
 
 DEFAULTS = {
     "files": ["rules/contact.toml", "rules/ids.toml", "rules/dates.toml", "rules/ages.toml",
@@ -230,17 +231,43 @@ class RuleTagger:
         if sup:
             prio = self.priority
             mp = self.settings["metadata_priority"]
-            sup_p = [(s, prio.get(s.source, 50)) for s in sup]
-            phi = [p for p in phi
-                   if not any(p.overlaps(s) and prio.get(p.source, mp) < sp for s, sp in sup_p)]
+            sup.sort(key=lambda s: s.start)
+            sup_starts = [s.start for s in sup]
+            # suppressors are short: any one overlapping p starts within max_len before p.end
+            max_len = max(s.end - s.start for s in sup)
+            kept = []
+            for p in phi:
+                pp = prio.get(p.source, mp)
+                lo = bisect_left(sup_starts, p.start - max_len)
+                hi = bisect_left(sup_starts, p.end)
+                if not any(sup[k].end > p.start and pp < prio.get(sup[k].source, 50) for k in range(lo, hi)):
+                    kept.append(p)
+            phi = kept
         return phi
 
     def tag(self, doc: Doc) -> list[Span]:
         """Non-overlapping PHI spans: higher priority, then longer, wins."""
         prio = self.priority
         mp = self.settings["metadata_priority"]
-        return resolve_overlaps(self.tag_raw(doc),
-                                rank=lambda s: (prio.get(s.source, mp), s.end - s.start, s.confidence, -s.start))
+        return resolve_fast(self.tag_raw(doc),
+                            rank=lambda s: (prio.get(s.source, mp), s.end - s.start, s.confidence, -s.start))
+
+
+def resolve_fast(spans: list[Span], rank) -> list[Span]:
+    """resolve_overlaps in O(n log n): greedily keep the highest-ranked spans that overlap no kept one."""
+    starts: list[int] = []
+    ends: list[int] = []
+    kept: list[Span] = []
+    for s in sorted(spans, key=rank, reverse=True):
+        if s.start >= s.end:
+            continue
+        i = bisect_right(ends, s.start)  # first kept interval ending after s.start
+        if i < len(starts) and starts[i] < s.end:
+            continue
+        starts.insert(i, s.start)
+        ends.insert(i, s.end)
+        kept.append(s)
+    return sort_spans(kept)
 
 
 def rule_stage(config: dict, bundle) -> RuleTagger:
