@@ -7,6 +7,7 @@ Every span's `source` is the rule id ("metadata" for known-name matches).
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 
@@ -14,7 +15,7 @@ import ahocorasick
 
 from deid_core.config import ConfigError, conf_file
 from deid_core.doc import Doc
-from deid_core.gazetteers import is_common, is_frequent, lowered, normalize_phrase, rule_hits
+from deid_core.gazetteers import LISTS, is_common, is_frequent, lowered, normalize_phrase, rule_hits
 from deid_core.metadata import MetadataMatcher
 from deid_core.rules.filters import FILTERS
 from deid_core.rules.loader import NONPHI, Rule, load_rules, load_settings
@@ -40,7 +41,7 @@ class GazetteerRule:
     label: str
     lists: tuple[str, ...]
     then: tuple[str, ...] = ()
-    case: str = "any"  # any | title | upper | title_or_upper
+    case: str = "any"  # any | title | upper | capitalized
     guard: bool = True  # drop single words that are common/clinical words
     priority: int = 30
     min_len: int = 3
@@ -50,17 +51,28 @@ class GazetteerRule:
     negatives: tuple[str, ...] = ()
 
 
+def _title_word(word: str) -> bool:
+    """'Smith', 'Smith-Jones', "O'Neil", 'McLean' (not 'LEs', not 'SMITH')."""
+    for part in re.split(r"[-'’]", word):
+        if not part:
+            continue
+        if part.startswith("Mc") and len(part) > 3:
+            part = part[2:]
+        if not (part[:1].isupper() and (len(part) == 1 or not any(c.isupper() for c in part[1:]))):
+            return False
+    return True
+
+
 def _case_ok(surface: str, case: str) -> bool:
+    """Case test of a gazetteer rule: any | title (strict) | upper | capitalized (first letters)."""
     words = surface.split()
     if case == "any":
         return True
-    title = all(w[:1].isupper() and not w[1:].isupper() for w in words if w[:1].isalpha())
-    upper = surface.isupper()
     if case == "title":
-        return title
+        return all(_title_word(w) for w in words if w[:1].isalpha())
     if case == "upper":
-        return upper
-    return title or upper
+        return surface.isupper()
+    return all(w[:1].isupper() for w in words if w[:1].isalpha())
 
 
 def load_gazetteer_rules(name: str) -> list[GazetteerRule]:
@@ -75,9 +87,16 @@ def load_gazetteer_rules(name: str) -> list[GazetteerRule]:
             for key in ("lists", "then", "examples", "negatives"):
                 fields[key] = tuple(fields.get(key, ()))
             try:
-                out.append(GazetteerRule(**fields))
+                rule = GazetteerRule(**fields)
             except TypeError as exc:
                 raise ConfigError(f"gazetteer rule {raw.get('id')!r}: {exc}") from None
+            if rule.case not in ("any", "title", "upper", "capitalized"):
+                raise ConfigError(f"gazetteer rule {rule.id!r}: unknown case {rule.case!r}; "
+                                  "accepted: any, title, upper, capitalized")
+            unknown = [n for n in rule.lists + rule.then if n not in LISTS]
+            if unknown or not rule.lists:
+                raise ConfigError(f"gazetteer rule {rule.id!r}: unknown or missing lists {unknown}")
+            out.append(rule)
     return out
 
 
