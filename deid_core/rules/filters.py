@@ -3,7 +3,7 @@
 Each filter takes (text, start, end, settings) and returns the kept (start, end) or None.
 Word classes: *frequent* words (function words, clinical terms) never belong to a name or
 place; other *dictionary* words do only when they are known names (or places) written with
-a capital; unknown words ("Rakusin") are name-like.
+a capital; unknown words ("Zelnik") are name-like.
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ def first_name_ok(word: str, *, strong: bool = False, unknown_ok: int = 0) -> bo
         return False
     if "-" in low:  # hyphenated: every part must be name-like ("Smith-Jones", not "called-update")
         parts = [p for p in low.split("-") if p]
-        while len(parts) > 1 and parts[-1] in words("medical_word"):  # "Kargas-PT"
+        while len(parts) > 1 and parts[-1] in words("medical_word"):  # "Quellor-PT"
             parts.pop()
         return bool(parts) and all(not is_frequent(p) and (is_name(p) or not is_common(p)) for p in parts) and (
             strong or _titled(word) or any(is_name(p) for p in parts))
@@ -141,7 +141,7 @@ def name_strong_filter(text: str, start: int, end: int, settings: dict) -> tuple
 
 
 def name_role_filter(text: str, start: int, end: int, settings: dict) -> tuple[int, int] | None:
-    """After a clinician role ("NP Djuric"): unknown words may start the name in any case."""
+    """After a clinician role ("NP Drumic"): unknown words may start the name in any case."""
     pieces = _pieces(text, start, end)
     if pieces and not _is_initial(pieces[0][2]) and not first_name_ok(pieces[0][2], unknown_ok=1):
         return None
