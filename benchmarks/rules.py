@@ -25,13 +25,13 @@ from deid_core.spans import Span
 DEFAULT_DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "physionet-deid"
 
 
-# PhysioNet's gold follows HIPAA for places: states and countries are not annotated.
-NOT_PHYSIONET_PHI = frozenset({"STATE", "COUNTRY"})
+# PhysioNet's gold follows HIPAA: states, countries and professions are not annotated.
+NOT_PHYSIONET_PHI = frozenset({"STATE", "COUNTRY", "PROFESSION"})
 
 
 def physionet_label(label: str) -> str | None:
     """A predicted label as the PhysioNet gold sees it: LOCATION subtypes -> LOCATION-OTHER;
-    None for labels the corpus does not annotate (STATE, COUNTRY: not HIPAA PHI)."""
+    None for labels the corpus does not annotate (STATE, COUNTRY, PROFESSION: not HIPAA PHI)."""
     if label in NOT_PHYSIONET_PHI:
         return None
     return "LOCATION-OTHER" if taxonomy.category_of(label) == "LOCATION" else label

@@ -27,7 +27,7 @@ LISTS: dict[str, tuple[str, ...]] = {
     "us_state_abbr": ("us_state_abbr.txt",),
     "country": ("countries.txt",),
     "city": ("cities.txt",),
-    "profession": ("professions.txt",),
+    "profession": ("professions.txt", "professions_extra.txt"),
     "company_suffix": ("company_suffixes.txt",),
     "frequent_word": ("frequent_words.txt", "common_words.txt", "medical_words.txt"),
     "english_word": ("english_words.txt",),

@@ -237,6 +237,18 @@ def city_filter(text: str, start: int, end: int, settings: dict) -> tuple[int, i
     return None
 
 
+def profession_filter(text: str, start: int, end: int, settings: dict) -> tuple[int, int] | None:
+    """The longest leading run of words (up to 4) that is a known profession ('truck driver')."""
+    pieces = _pieces(text, start, end)
+    jobs = words("profession")
+    for n in range(min(4, len(pieces)), 0, -1):
+        phrase = " ".join(_base(p[2]) for p in pieces[:n])
+        if phrase in jobs or (phrase.endswith("s") and phrase[:-1] in jobs):
+            e = pieces[n - 1][1]
+            return (pieces[0][0], e - 1 if text[e - 1] == "." else e)
+    return None
+
+
 def age_filter(text: str, start: int, end: int, settings: dict) -> tuple[int, int] | None:
     """Keep an age of at least settings['min_age'] (HIPAA: only ages over 89 are PHI)."""
     if start >= end:
@@ -262,5 +274,6 @@ FILTERS: dict[str, Filter] = {
     "place_keyword_strict": place_keyword_strict_filter,
     "city": city_filter,
     "age": age_filter,
+    "profession": profession_filter,
     "not_common": not_common_filter,
 }
