@@ -167,7 +167,10 @@ class RuleTagger:
             rule = self.rules[i]
             if rule.requires and not any(r in text for r in rule.requires):
                 continue
-            self._apply(rule, rule.compiled[0].finditer(text), text, phi, sup)
+            pattern = rule.compiled[0]
+            first = pattern.search(text)  # most rules find nothing in most notes: no generator
+            if first is not None:
+                self._apply(rule, [first, *pattern.finditer(text, first.end() if first.end() > first.start() else first.end() + 1)], text, phi, sup)
         for i, positions in starts.items():
             pattern = self.rules[i].compiled[0]
             matches = [m for m in (pattern.match(text, p) for p in positions) if m is not None]
