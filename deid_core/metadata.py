@@ -19,7 +19,7 @@ import ahocorasick
 import regex
 
 from deid_core.doc import Doc
-from deid_core.gazetteers import is_common, lowered
+from deid_core.gazetteers import is_common, is_frequent, lowered
 from deid_core.spans import Span
 
 SOURCE = "metadata"
@@ -46,10 +46,12 @@ def _split_values(pairs: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], 
 class _Compiled:
     """The automaton for one tuple of known names."""
 
-    __slots__ = ("auto", "names", "empty")
+    __slots__ = ("auto", "names", "empty", "ambiguous")
 
     def __init__(self, names: tuple[tuple[str, str], ...], fuzzy_min_len: int) -> None:
         self.names = dict(names)
+        # names that are frequent or clinical words ("Will", "Hope", "Foley"): Title case only
+        self.ambiguous = frozenset(n for n, _ in names if " " not in n and is_frequent(n))
         self.auto = ahocorasick.Automaton()
         keys: dict[str, list] = {}
         for name, label in names:
@@ -93,6 +95,22 @@ def _is_letter(c: str) -> bool:
     return c.isalpha()
 
 
+def _title_mid_sentence(text: str, start: int, end: int) -> bool:
+    """'Will' written as a name: Title case and not the first word of a sentence or line."""
+    word = text[start:end]
+    if not (word[:1].isupper() and word[1:].islower()):
+        return False
+    i = start - 1
+    while i >= 0 and text[i] in " \t":
+        i -= 1
+    if i >= 0 and text[i] == "." and _TITLE_BEFORE.search(text, max(0, i - 5), i + 1):
+        return True  # "Mr. Will", "Dr. Hope"
+    return i >= 0 and text[i] not in ".!?:;\n\r-*"
+
+
+_TITLE_BEFORE = regex.compile(r"(?i)\b(?:mr|mrs|ms|dr|drs|miss)\.$")
+
+
 class MetadataMatcher:
     """Finds mentions of a note's known names; picklable, holds only settings."""
 
@@ -123,7 +141,8 @@ class MetadataMatcher:
                 continue
             for kind, name, label in vals:
                 if kind == "exact":
-                    if self._exact_ok(text, start, end, len(name)):
+                    if self._exact_ok(text, start, end, len(name)) and (
+                            name not in comp.ambiguous or _title_mid_sentence(text, start, end)):
                         out.append(Span(start, end, label, SOURCE, 1.0))
                 else:
                     span = self._fuzzy(text, low, start, end, kind, name)
