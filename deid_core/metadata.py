@@ -1,7 +1,8 @@
 """EHR-metadata name matching (seed 002): find every mention of a note's known names.
 
 Given `note.known_phi` pairs (value, label), tags each mention with the pair's label: any
-case, first/last/full names, dotted initials of a full name ("J. S."), possessives, names
+case (names that are frequent or clinical words only as Title-case names mid-sentence),
+first/last/full names, dotted initials of a full name ("J. S."), possessives, names
 glued to a neighbouring word by bad text extraction ("smithHx", "ptSmith", "SMITHpt"),
 and, for names of at least `fuzzy_min_len` letters, one-edit misspellings (substitution,
 insertion, deletion, adjacent transposition) of a whole token.
@@ -19,7 +20,7 @@ import ahocorasick
 import regex
 
 from deid_core.doc import Doc
-from deid_core.gazetteers import is_common, is_frequent, lowered
+from deid_core.gazetteers import is_common, is_frequent, is_name, lowered
 from deid_core.spans import Span
 
 SOURCE = "metadata"
@@ -36,9 +37,12 @@ def _split_values(pairs: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], 
         if not low:
             continue
         seen.setdefault(low, label or "PATIENT")
-        for part in low.replace(",", " ").split():
-            part = part.strip(".'-")
-            if len(part) >= _MIN_LEN:
+        parts = [p.strip(".'-") for p in low.replace(",", " ").split()]
+        if len(parts) < 2:
+            continue
+        for part in parts:
+            # titles and suffixes of a multi-word value ("Dr.", "MD", "Jr") are not names
+            if len(part) >= _MIN_LEN and (is_name(part) or not is_frequent(part)):
                 seen.setdefault(part, label or "PATIENT")
     return tuple(seen.items())
 

@@ -88,3 +88,10 @@ def test_names_that_are_common_words_need_title_case_mid_sentence():
     got = [(text[s.start:s.end], s.start) for s in MetadataMatcher().match(Doc(Note("c", text, known_phi=names)))]
     assert ("Will", text.index("Will today")) in got and ("Foley", text.index("Foley aware")) in got
     assert len(got) == 2
+
+
+def test_titles_inside_known_values_are_not_names():
+    names = (("Dr. Hal Brisco MD", "DOCTOR"),)
+    text = "Dr. Lund and the MD saw him; Brisco aware."
+    got = [text[s.start:s.end] for s in MetadataMatcher().match(Doc(Note("t", text, known_phi=names)))]
+    assert got == ["Brisco"]
