@@ -8,7 +8,7 @@ Every span's `source` is the rule id ("metadata" for known-name matches).
 from __future__ import annotations
 
 import re
-from bisect import bisect_left, bisect_right
+from bisect import bisect_left
 from dataclasses import dataclass
 
 import ahocorasick
@@ -19,7 +19,7 @@ from deid_core.gazetteers import LISTS, is_common, is_frequent, lowered, normali
 from deid_core.metadata import MetadataMatcher
 from deid_core.rules.filters import FILTERS
 from deid_core.rules.loader import NONPHI, Rule, load_rules, load_settings
-from deid_core.spans import Span, sort_spans
+from deid_core.spans import Span, resolve_overlaps
 
 DEFAULTS = {
     "files": ["rules/contact.toml", "rules/ids.toml", "rules/dates.toml", "rules/ages.toml",
@@ -271,25 +271,8 @@ class RuleTagger:
         """Non-overlapping PHI spans: higher priority, then longer, wins."""
         prio = self.priority
         mp = self.settings["metadata_priority"]
-        return resolve_fast(self.tag_raw(doc),
+        return resolve_overlaps(self.tag_raw(doc),
                             rank=lambda s: (prio.get(s.source, mp), s.end - s.start, s.confidence, -s.start))
-
-
-def resolve_fast(spans: list[Span], rank) -> list[Span]:
-    """resolve_overlaps in O(n log n): greedily keep the highest-ranked spans that overlap no kept one."""
-    starts: list[int] = []
-    ends: list[int] = []
-    kept: list[Span] = []
-    for s in sorted(spans, key=rank, reverse=True):
-        if s.start >= s.end:
-            continue
-        i = bisect_right(ends, s.start)  # first kept interval ending after s.start
-        if i < len(starts) and starts[i] < s.end:
-            continue
-        starts.insert(i, s.start)
-        ends.insert(i, s.end)
-        kept.append(s)
-    return sort_spans(kept)
 
 
 def rule_stage(config: dict, bundle) -> RuleTagger:
