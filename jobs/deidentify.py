@@ -20,7 +20,7 @@ if __package__ in (None, ""):  # run as a script: make the checkout importable h
         sys.path.insert(0, _ROOT)
 
 from deid_core.bundle import BundleError, bundle_bytes  # noqa: E402
-from deid_core.config import ConfigError  # noqa: E402
+from deid_core.config import ConfigError, digest  # noqa: E402
 from deid_core.keys import KeyError_  # noqa: E402
 from deid_core.manifest import (  # noqa: E402
     MANIFEST_NAME,
@@ -49,9 +49,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--partitions", type=int, metavar="N", help="tasks after grouping by patient (0: default)")
     p.add_argument("--staging", choices=STAGING_MODES, help="keep the one tagging result as Parquet or cached")
     p.add_argument("--staging-dir", metavar="DIR",
-                   help="staging Parquet location (default OUT/_staging; needed with --output-table-prefix "
+                   help="staging Parquet location (default OUT/staging-<random>, removed at the end; needed with --output-table-prefix "
                         "and --staging parquet)")
-    p.add_argument("--log-level", default="INFO", choices=("DEBUG", "INFO", "WARNING", "ERROR"))
+    p.add_argument("--log-level", default="INFO", choices=("DEBUG", "INFO", "WARNING", "ERROR"),
+                   help="level of the job's own log (ids and counts only)")
+    p.add_argument("--spark-log-level", choices=("TRACE", "DEBUG", "INFO", "WARN", "ERROR"),
+                   help="set Spark's (log4j) level for this run (default: as configured)")
     return p
 
 
@@ -131,6 +134,8 @@ def run_job(spark, args: argparse.Namespace, options: RunOptions, key: bytes, bu
     log.info("reading %s", where)
     df = plan.read_input(spark, args.input, args.input_table)
     spec = plan.check_input(df, options.name_columns, where)
+    log.debug("schema ok: %d pass-through column(s), %d name column(s); config digest %s",
+              len(spec.passthrough), len(spec.name_columns), digest(options.config)[:12])
     if staging == "parquet" and not (args.staging_dir or args.output):
         raise ConfigError("--staging parquet with --output-table-prefix needs --staging-dir DIR "
                           "(or use --staging persist)")
@@ -143,12 +148,14 @@ def run_job(spark, args: argparse.Namespace, options: RunOptions, key: bytes, bu
     spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", str(job["batch_size"]))
     payload = WorkerPayload(bundle.id, bundle_bytes(bundle), options.config, key, spec)
     counter = _counter(spark)
+    log.debug("bundle %s (%d bytes zipped) ships inside the tagging function", bundle.id[:12],
+              len(payload.bundle_zip))
     staged = df.mapInArrow(tag_batches(payload, counter), plan.staged_spark_schema(df, spec))
     t1 = time.perf_counter()
     log.info("tagging in %d partition(s), batches of %d notes, staging: %s", parts, job["batch_size"], staging)
     staging_dir = None
     if staging == "parquet":
-        staging_dir = args.staging_dir or f"{args.output.rstrip('/')}/_staging-{uuid.uuid4().hex[:8]}"
+        staging_dir = args.staging_dir or f"{args.output.rstrip('/')}/staging-{uuid.uuid4().hex[:8]}"
         staged.write.mode("overwrite").parquet(staging_dir)
         staged = spark.read.parquet(staging_dir)
     else:
@@ -205,6 +212,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"deidentify: error: {exc}", file=sys.stderr)
         return 2
     spark, created = get_spark()
+    if args.spark_log_level:
+        spark.sparkContext.setLogLevel(args.spark_log_level)
     try:
         run_job(spark, args, options, key, bundle)
     except (ConfigError, FileNotFoundError) as exc:

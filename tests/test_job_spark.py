@@ -60,7 +60,7 @@ def test_same_rows_any_partitioning_and_as_deid_tag(runs):
         assert local, part
         assert read_rows(base / "p1" / part, keys) == local, part
         assert read_rows(base / "p8" / part, keys) == local, part
-    assert not list(base.glob("p8/_staging*"))
+    assert not list(base.glob("p8/staging-*"))
 
 
 def test_tagged_once_per_note(runs):
