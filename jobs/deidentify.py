@@ -119,6 +119,14 @@ def _counter(spark):
         return None
 
 
+def default_parallelism(spark) -> int:
+    """Spark's default parallelism (classic); the shuffle partitions setting under Spark Connect."""
+    try:
+        return int(spark.sparkContext.defaultParallelism)
+    except Exception:  # noqa: BLE001 - Spark Connect has no SparkContext
+        return int(spark.conf.get("spark.sql.shuffle.partitions", "200"))
+
+
 def run_job(spark, args: argparse.Namespace, options: RunOptions, key: bytes, bundle) -> dict:
     """Build and run the plan; returns the manifest (already written)."""
     from pyspark import StorageLevel
@@ -143,7 +151,7 @@ def run_job(spark, args: argparse.Namespace, options: RunOptions, key: bytes, bu
     log.info("input: %d rows, %d null note_id, %d duplicate note_id row(s)",
              counts.rows, counts.null_ids, counts.duplicate_rows)
     df = plan.handle_bad_ids(df, counts, spec, job)
-    parts = getattr(args, "partitions", None) or job["partitions"] or spark.sparkContext.defaultParallelism
+    parts = getattr(args, "partitions", None) or job["partitions"] or default_parallelism(spark)
     df = plan.group_by_patient(df, parts)
     spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", str(job["batch_size"]))
     payload = WorkerPayload(bundle.id, bundle_bytes(bundle), options.config, key, spec)
@@ -187,8 +195,7 @@ def run_job(spark, args: argparse.Namespace, options: RunOptions, key: bytes, bu
         spans_by_label=by_label, config=options.config, bundle=bundle, key=key,
         timings={"plan_s": t1 - t0, "tag_s": t2 - t1, "write_s": t3 - t2, "total_s": time.perf_counter() - t0},
         started=started,
-        extra={"spark_version": spark.version, "partitions": parts, "staging": staging,
-               "default_parallelism": spark.sparkContext.defaultParallelism},
+        extra={"spark_version": spark.version, "partitions": parts, "staging": staging},
     )
     text = manifest_json(manifest)
     if args.output:

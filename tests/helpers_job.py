@@ -41,8 +41,10 @@ def write_edge_input(path: Path, big_chars: int = 0) -> Path:
     table = pq.read_table(SAMPLES)
     rows = edge_rows()
     if big_chars:
-        unit = "Zebulon Quackenbush was seen on 2/3/2024 for follow up. \x0c\n"
-        rows.append(dict(rows[1], note_id="E-big", text=(unit * (big_chars // len(unit) + 1))[:big_chars]))
+        head = "Zebulon Quackenbush was seen on 2/3/2024 for follow up. \x0c\n"
+        unit = "Vitals stable overnight, tolerating diet, continue current plan.\n"
+        body = (unit * (big_chars // len(unit) + 1))[: big_chars - 2 * len(head)]
+        rows.append(dict(rows[1], note_id="E-big", text=head + body + head))
     extra = pa.Table.from_pylist(rows, schema=table.schema)
     path.parent.mkdir(parents=True, exist_ok=True)
     pq.write_table(pa.concat_tables([table, extra]), path)

@@ -113,3 +113,26 @@ def test_zero_rows_give_empty_outputs(spark, tmp_path):
     assert m["counts"]["input_rows"] == 0 and m["counts"]["notes"] == 0
     for part in ("notes", "spans", "quarantine"):
         assert (tmp_path / "out" / part).is_dir() and read_rows(tmp_path / "out" / part) == []
+
+
+def test_catalog_tables_in_and_out(spark, tmp_path):
+    from jobs.deidentify import build_parser, run_job
+
+    spark.read.parquet(str(SAMPLES)).createOrReplaceTempView("deid_test_notes")
+    spark.sql(f"CREATE DATABASE IF NOT EXISTS deid_test LOCATION '{tmp_path / 'db'}'")
+    argv = ["--input-table", "deid_test_notes", "--output-table-prefix", "deid_test.run_", "--config",
+            str(LITERAL_CONF), "--name-columns", NAME_COLUMNS, "--demo-key", "--partitions", "2"]
+    with pytest.raises(ConfigError, match="needs --staging-dir"):
+        args = build_parser().parse_args(argv)
+        options = run_options(args)
+        run_job(spark, args, options, *load_key_and_bundle(options))
+    args = build_parser().parse_args([*argv, "--staging", "persist"])
+    options = run_options(args)
+    m = run_job(spark, args, options, *load_key_and_bundle(options))
+    assert spark.table("deid_test.run_notes").count() == 48 == m["counts"]["notes"]
+    assert spark.table("deid_test.run_spans").count() == m["counts"]["spans"]
+    assert spark.table("deid_test.run_quarantine").count() == 0
+    assert "patient_first_name" not in spark.table("deid_test.run_notes").columns
+    row = spark.table("deid_test.run_manifest").first()
+    assert json.loads(row["manifest"])["counts"]["input_rows"] == 48
+    spark.sql("DROP DATABASE deid_test CASCADE")
