@@ -3,29 +3,33 @@
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 import deid_core
 from deid_core.bundle import Bundle
-from deid_core.config import digest
+from deid_core.config import conf_dir, digest
 from deid_core.keys import key_id
 
 MANIFEST_NAME = "_manifest.json"
 
 
-def rules_version(bundle: Bundle) -> str:
-    """The rules version: the bundle's, else the rules package's, else 'none'."""
+def rules_version(bundle: Bundle, config: dict[str, Any]) -> str:
+    """The bundle's rules_version if it has one, else a content hash of the configured rule files."""
     v = bundle.manifest.get("rules_version")
     if isinstance(v, str) and v:
         return v
-    try:
-        from deid_core import rules  # type: ignore[attr-defined]
-
-        return str(getattr(rules, "RULES_VERSION", getattr(rules, "__version__", "unversioned")))
-    except ImportError:
+    rules = config.get("rules", {})
+    names = list(rules.get("files", [])) + ([rules["gazetteer_file"]] if rules.get("gazetteer_file") else [])
+    if not names or "rules" not in config.get("pipeline", {}).get("stages", []):
         return "none"
+    h = hashlib.sha256()
+    for name in names:
+        p = conf_dir() / name
+        h.update(name.encode() + b"\0" + (p.read_bytes() if p.is_file() else b"<missing>"))
+    return "rules-" + h.hexdigest()[:12]
 
 
 def status_counts(rows: Iterable[tuple[str | None, str | None, int]]) -> dict[str, Any]:
@@ -69,7 +73,7 @@ def build_manifest(
         "runner": runner,
         "started_at": started.isoformat(timespec="seconds"),
         "bundle_id": bundle.id,
-        "rules_version": rules_version(bundle),
+        "rules_version": rules_version(bundle, config),
         "config_digest": digest(config),
         "key_id": key_id(key),
         "mode": pipe.get("mode"),
