@@ -1,0 +1,79 @@
+"""Keyed, stateless consistency: scope of a note, keyed seeds and RNGs, case matching, collisions."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import random
+import re
+from collections.abc import Callable, Iterable
+
+from deid_core.notes import Note
+
+_WS = re.compile(r"\s+")
+_NON_ALNUM = re.compile(r"[^\w]+")
+
+
+def scope_of(note: Note) -> str:
+    """The consistency scope: the patient id, or the note id when the patient is unknown."""
+    if note.patient_id:
+        return "p:" + str(note.patient_id)
+    return "n:" + str(note.note_id)
+
+
+def keyed_seed(key: bytes, *parts: str) -> int:
+    """A 64-bit integer from HMAC-SHA256(key, parts): the seed of every surrogate choice."""
+    msg = "\x1f".join(parts).encode("utf-8", "surrogatepass")
+    return int.from_bytes(hmac.digest(key, msg, hashlib.sha256)[:8], "big")
+
+
+def keyed_rng(key: bytes, *parts: str) -> random.Random:
+    """A private random.Random seeded by the keyed hash of the parts (never global state)."""
+    return random.Random(keyed_seed(key, *parts))
+
+
+def normalize(text: str) -> str:
+    """Case-, space- and punctuation-insensitive form of an original string."""
+    return _NON_ALNUM.sub(" ", text.casefold()).strip()
+
+
+def match_case(template: str, value: str) -> str:
+    """`value` in the case style of `template`: ALL CAPS, lower, Title, else as given."""
+    letters = [c for c in template if c.isalpha()]
+    if not letters:
+        return value
+    if all(c.isupper() for c in letters) and (len(letters) > 1 or len(value) == 1):
+        return value.upper()
+    if all(c.islower() for c in letters):
+        return value.lower()
+    if letters[0].isupper() and len(letters) > 1 and all(c.islower() for c in letters[1:]):
+        # Title: keep the surrogate's own inner capitals (McDonald) but start upper.
+        return value[:1].upper() + value[1:] if value[:1].isalpha() else value
+    return value
+
+
+def forbidden_strings(note: Note, originals: Iterable[str]) -> frozenset[str]:
+    """Casefolded real PHI strings of a note (span originals + known metadata values + tokens)."""
+    out: set[str] = set()
+    for s in list(originals) + [v for v, _ in note.known_phi if isinstance(v, str)]:
+        f = s.casefold().strip()
+        if f:
+            out.add(f)
+            out.update(t for t in _WS.split(normalize(s)) if len(t) > 1)
+    return frozenset(out)
+
+
+def draw_distinct(
+    original: str,
+    forbidden: frozenset[str],
+    make: Callable[[int], str],
+    max_redraws: int,
+) -> str | None:
+    """make(attempt) for attempt 0.. until it differs from the original and all forbidden PHI."""
+    orig = original.casefold().strip()
+    for attempt in range(max_redraws + 1):
+        cand = make(attempt)
+        c = cand.casefold().strip()
+        if c != orig and c not in forbidden:
+            return cand
+    return None

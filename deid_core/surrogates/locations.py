@@ -1,0 +1,100 @@
+"""Location, organization and profession surrogates of the same kind, from Faker, case kept."""
+
+from __future__ import annotations
+
+import importlib
+import random
+from functools import lru_cache
+from typing import Any
+
+from faker import Faker
+
+from deid_core.surrogates.consistency import match_case
+from deid_core.surrogates.names import NamePools
+from deid_core.surrogates.numbers import format_preserving
+
+
+@lru_cache(maxsize=4)
+def faker_for(locale: str) -> Faker:
+    """One Faker instance per process and locale (instantiation is slow); reseeded per use."""
+    return Faker(locale)
+
+
+@lru_cache(maxsize=4)
+def _states(locale: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    try:
+        p = importlib.import_module(f"faker.providers.address.{locale}").Provider
+    except ImportError:
+        p = importlib.import_module("faker.providers.address.en_US").Provider
+    names = tuple(getattr(p, "states", ()) or ())
+    abbrs = tuple(getattr(p, "states_abbr", ()) or ())
+    return names, abbrs
+
+
+def _style(original: str, value: str) -> str:
+    """Whole-string case style: ALL CAPS / lower kept, else the generated value as is."""
+    letters = [c for c in original if c.isalpha()]
+    if len(letters) > 1 and all(c.isupper() for c in letters):
+        return value.upper()
+    if letters and all(c.islower() for c in letters):
+        return value.lower()
+    return value
+
+
+class LocationSurrogates:
+    """City for city, state for state, street for street, hospital-like names for hospitals, …"""
+
+    def __init__(self, settings: dict[str, Any], pools: NamePools) -> None:
+        self.locale = settings.get("locale", "en_US")
+        self.fk = faker_for(self.locale)
+        self.last_names = tuple(n for v in pools.by_kind["last"].values() for n in v)
+        self.first_names = tuple(n for v in pools.by_kind["unisex"].values() for n in v)
+        conf = settings.get("locations", {})
+        self.hospital_patterns = tuple(conf.get("hospital_patterns", ("{city} General Hospital",)))
+        self.acronym_suffixes = tuple(conf.get("hospital_acronym_suffixes", ("MC",)))
+        self.departments = tuple(conf.get("departments", ("Cardiology",)))
+        self.other_patterns = tuple(conf.get("location_other_patterns", ("{city} Park",)))
+
+    def _seed(self, rng: random.Random) -> Faker:
+        self.fk.seed_instance(rng.getrandbits(64))
+        return self.fk
+
+    def _fill(self, rng: random.Random, pattern: str) -> str:
+        fk = self._seed(rng)
+        last, first = rng.choice(self.last_names), rng.choice(self.first_names)
+        return pattern.format(city=fk.city(), last=last, first=first)
+
+    def replace(self, label: str, rng: random.Random, original: str) -> str:
+        """A surrogate of the same kind as `label` for `original`."""
+        text = original.strip()
+        if label == "CITY":
+            return _style(original, self._seed(rng).city())
+        if label == "STATE":
+            names, abbrs = _states(self.locale)
+            bare = text.replace(".", "")
+            pool = abbrs if (len(bare) == 2 and bare.isalpha()) else names
+            if not pool:
+                return _style(original, self._seed(rng).city())
+            return match_case(bare, rng.choice(pool)) if len(bare) == 2 else _style(original, rng.choice(pool))
+        if label == "STREET":
+            fk = self._seed(rng)
+            value = f"{fk.building_number()} {fk.street_name()}" if text[:1].isdigit() else fk.street_name()
+            return _style(original, value)
+        if label == "COUNTRY":
+            return _style(original, self._seed(rng).country())
+        if label == "ORGANIZATION":
+            return _style(original, self._seed(rng).company())
+        if label == "PROFESSION":
+            return _style(original, self._seed(rng).job())
+        if label == "HOSPITAL":
+            letters = text.replace(".", "")
+            if letters.isalpha() and letters.isupper() and len(letters) <= 6:
+                suffix = rng.choice(self.acronym_suffixes)
+                head = max(1, len(letters) - len(suffix))
+                return "".join(rng.choice("ABCDEFGHJKLMNPRSTW") for _ in range(head)) + suffix
+            return _style(original, self._fill(rng, rng.choice(self.hospital_patterns)))
+        if label == "DEPARTMENT":
+            return _style(original, rng.choice(self.departments))
+        if label == "LOCATION-OTHER":
+            return _style(original, self._fill(rng, rng.choice(self.other_patterns)))
+        return format_preserving(rng, original)  # ROOM and anything else

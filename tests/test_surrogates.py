@@ -1,0 +1,174 @@
+"""Surrogates and output modes: consistency, format, keyed determinism, Safe Harbor rules."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from deid_core.doc import Doc
+from deid_core.keys import DEMO_KEY
+from deid_core.notes import Note
+from deid_core.pipeline import Deidentifier
+from deid_core.spans import Span
+from deid_core.surrogates.modes import (
+    hash_mode,
+    redact_mode,
+    requires_key,
+    surrogate_mode,
+)
+from deid_core.surrogates.numbers import digits_of, luhn_valid
+
+KEY2 = b"another-secret-key-0123456789"
+
+
+def spans_for(text: str, items: list[tuple[str, str]]) -> list[Span]:
+    """Spans of each (substring, label), searched left to right."""
+    out, pos = [], 0
+    for sub, label in items:
+        i = text.index(sub, pos)
+        out.append(Span(i, i + len(sub), label))
+        pos = i + len(sub)
+    return out
+
+
+def run(replacer, text: str, items, patient: str | None = "p1", note_id: str = "n1",
+        known=(), note_date=None) -> list[str]:
+    """Replacements of the given spans of one note."""
+    doc = Doc(Note(note_id, text, patient, note_date, tuple(known)))
+    return replacer(doc, spans_for(text, items))
+
+
+@pytest.fixture(scope="module")
+def sur():
+    return surrogate_mode({}, DEMO_KEY)
+
+
+def test_name_case_and_consistency(sur):
+    text = "Dr. Healey; HEALEY; healey; John Smith, J. Smith, Smith, JS, SMITH, JOHN"
+    items = [("Healey", "DOCTOR"), ("HEALEY", "DOCTOR"), ("healey", "DOCTOR"),
+             ("John Smith", "PATIENT"), ("J. Smith", "PATIENT"), ("Smith", "PATIENT"),
+             ("JS", "PATIENT"), ("SMITH", "PATIENT"), ("JOHN", "PATIENT")]
+    r = run(sur, text, items)
+    assert r[1] == r[0].upper() and r[2] == r[0].lower() and r[0] != "Healey"
+    first, last = r[3].split()
+    assert r[4] == f"{first[0]}. {last}"
+    assert r[5] == last and r[7] == "SMITH".replace("SMITH", last.upper())
+    assert r[6] == first[0] + last[0]
+    assert r[8] == first.upper()
+
+
+def test_gender_kept(sur):
+    from deid_core.surrogates.names import name_pools
+
+    pools = name_pools("en_US")
+    r = run(sur, "Mary and Robert", [("Mary", "PATIENT"), ("Robert", "PATIENT")])
+    assert r[0].casefold() in pools.female and r[1].casefold() in pools.male
+
+
+def test_never_equals_known_phi(sur):
+    # The surrogate of a name never equals any real PHI string of the note.
+    text = "Smith met Jones"
+    r = run(sur, text, [("Smith", "PATIENT"), ("Jones", "DOCTOR")], known=(("Smith", "PATIENT"),))
+    assert r[0] not in ("Smith", "Jones") and r[1] not in ("Smith", "Jones")
+
+
+def test_dates_formats_and_shift(sur):
+    text = "3/14/2019, 03/15/19, 2019-03-14, March 14, 2019, 14 Mar 2019, Mar 2019, Thursday, 03/14/2019"
+    items = [("3/14/2019", "DATE"), ("03/15/19", "DATE"), ("2019-03-14", "DATE"),
+             ("March 14, 2019", "DATE"), ("14 Mar 2019", "DATE"), ("Mar 2019", "DATE")]
+    r = run(sur, text, items)
+    shift = sur.dates.shift_days(DEMO_KEY, "p:p1")
+    new = dt.date(2019, 3, 14) + dt.timedelta(days=shift)
+    assert r[0] == f"{new.month}/{new.day}/{new.year}"
+    new15 = new + dt.timedelta(days=1)
+    assert r[1] == f"{new15.month:02d}/{new15.day:02d}/{new15.year % 100:02d}"
+    assert r[2] == new.isoformat()
+    assert r[3] == f"{new:%B} {new.day}, {new.year}"
+    assert r[4] == f"{new.day} {new:%b} {new.year}"
+
+
+def test_weekday_recomputed(sur):
+    r = run(sur, "Thursday, 03/14/2019", [("Thursday, 03/14/2019", "DATE")])
+    shift = sur.dates.shift_days(DEMO_KEY, "p:p1")
+    new = dt.date(2019, 3, 14) + dt.timedelta(days=shift)
+    assert r[0] == f"{new:%A}, {new:%m/%d/%Y}"
+
+
+def test_unparseable_date_masked(sur):
+    assert run(sur, "on the day after surgery", [("day after surgery", "DATE")]) == ["[**DATE**]"]
+
+
+def test_safe_harbor_rules(sur):
+    r = run(sur, "aged 92, zip 02114 and 03612-1234", [("92", "AGE"), ("02114", "ZIP"), ("03612-1234", "ZIP")])
+    assert r == ["90+", "021**", "000**-****"]
+    assert run(sur, "aged 45", [("45", "AGE")]) == ["45"]
+
+
+def test_safe_harbor_profile_years():
+    rep = surrogate_mode({"surrogates": {"profile": "safe_harbor"}}, DEMO_KEY)
+    r = run(rep, "3/14/2019 and 7/23", [("3/14/2019", "DATE"), ("7/23", "DATE")])
+    assert r == ["2019", "[**DATE**]"]
+
+
+def test_ids_phones_format(sur):
+    text = "(617) 555-1234 123-45-6789 4111111111111111 MRN-AB1234 192.168.1.1 jo.doe@mail.example.org https://x.org/a"
+    items = [("(617) 555-1234", "PHONE"), ("123-45-6789", "SSN"), ("4111111111111111", "ACCOUNT"),
+             ("MRN-AB1234", "MEDICALRECORD"), ("192.168.1.1", "IPADDR"),
+             ("jo.doe@mail.example.org", "EMAIL"), ("https://x.org/a", "URL")]
+    r = run(sur, text, items)
+    assert len(r[0]) == 14 and r[0][0] == "(" and r[0][1] in "23456789" and r[0][6] in "23456789"
+    a = r[1][:3]
+    assert a != "000" and a != "666" and a[0] != "9" and r[1][3] == "-"
+    assert luhn_valid(digits_of(r[2])) and len(r[2]) == 16
+    assert r[3][:4].isupper() and r[3][3] == "-" and r[3][4:6].isalpha() and r[3][6:].isdigit()
+    octets = [int(o) for o in r[4].split(".")]
+    assert len(octets) == 4 and all(0 <= o <= 255 for o in octets)
+    assert r[5].count("@") == 1 and r[5].endswith(".org") and "." in r[5].split("@")[0]
+    assert r[6].startswith("https://") and r[6].split("/")[2].endswith(".org")
+
+
+def test_locations_kind_and_case(sur):
+    from deid_core.surrogates.locations import _states
+
+    names, abbrs = _states("en_US")
+    r = run(sur, "MA and Texas and BOSTON", [("MA", "STATE"), ("Texas", "STATE"), ("BOSTON", "CITY")])
+    assert r[0] in abbrs and r[0] != "MA" and r[1] in names and r[2].isupper()
+
+
+def test_modes_and_overrides():
+    text = "John Smith\nseen 3/4/2019"
+    items = [("John Smith", "PATIENT"), ("3/4/2019", "DATE")]
+    assert run(redact_mode({}, DEMO_KEY), text, items) == ["XXXX XXXXX", "XXXXXXXX"]
+    h = run(hash_mode({}, DEMO_KEY), text, items)
+    assert h[0].startswith("[PATIENT-") and len(h[0]) == len("[PATIENT-]") + 8
+    assert run(hash_mode({}, DEMO_KEY), "JOHN SMITH", [("JOHN SMITH", "PATIENT")])[0] == h[0]
+    cfg = {"surrogates": {"label_modes": {"DATE": "mask"}}}
+    assert run(surrogate_mode(cfg, DEMO_KEY), text, items)[1] == "[**DATE**]"
+
+
+def test_requires_key():
+    assert requires_key({"pipeline": {"mode": "surrogate"}})
+    assert requires_key({"pipeline": {"mode": "hash"}})
+    assert not requires_key({"pipeline": {"mode": "mask"}})
+    assert requires_key({"pipeline": {"mode": "mask"}, "surrogates": {"label_modes": {"DOCTOR": "hash"}}})
+
+
+def test_note_scope_when_no_patient(sur):
+    a = run(sur, "Healey", [("Healey", "DOCTOR")], patient=None, note_id="a")
+    b = run(sur, "Healey", [("Healey", "DOCTOR")], patient=None, note_id="a")
+    assert a == b
+
+
+def test_deidentifier_end_to_end(sur):
+    class Gold:
+        name = "gold"
+
+        def tag(self, doc):
+            return spans_for(doc.text, [("John Smith", "PATIENT"), ("3/4/2019", "DATE")])
+
+    d = Deidentifier([Gold()], key=DEMO_KEY, replacer=sur)
+    res = d.process(Note("n1", "Pt John Smith seen 3/4/2019.", "p1"))
+    assert res.ok and "John" not in res.text and "3/4/2019" not in res.text
+    for a in res.spans:
+        assert res.text[a.out_start:a.out_end] == a.replacement
