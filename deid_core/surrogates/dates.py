@@ -273,10 +273,10 @@ def _padded(m: regex.Match, gname: str) -> bool:
     return len(orig) == 2 and sib is not None and (sib.startswith("0") or len(sib) == 2)
 
 
-def _name(orig: str, full: str) -> str:
+def _name(orig: str, full: str, dotted: bool = False) -> str:
     """`full` as a full name or a 3-letter abbreviation, like `orig`, in `orig`'s case."""
     o = orig.rstrip(".")
-    if o.casefold() in _FULL_NAMES:
+    if o.casefold() in _FULL_NAMES and not (dotted and len(o) == 3):
         return match_case(o, full)
     return match_case(o, full[:3])
 
@@ -299,9 +299,9 @@ def _substitute(m: regex.Match, new: dict[str, Any]) -> str:
         elif gname == "ord" and "d" in new:
             rep = match_case(orig, ordinal_suffix(new["d"]))
         elif gname == "mon" and "m" in new:
-            rep = _name(orig, MONTHS[new["m"] - 1])
+            rep = _name(orig, MONTHS[new["m"] - 1], m.string[m.end(gname):m.end(gname) + 1] == ".")
         elif gname == "wd" and "wd" in new:
-            rep = _name(orig, WEEKDAYS[new["wd"]])
+            rep = _name(orig, WEEKDAYS[new["wd"]], m.string[m.end(gname):m.end(gname) + 1] == ".")
         else:
             continue
         edits.append((m.start(gname) - m.start(), m.end(gname) - m.start(), rep))
