@@ -63,17 +63,28 @@ def forbidden_strings(note: Note, originals: Iterable[str]) -> frozenset[str]:
     return frozenset(out)
 
 
+def words(text: str) -> set[str]:
+    """Normalized words of 3+ characters (what a surrogate must not share with real PHI)."""
+    return {t for t in _WS.split(normalize(text)) if len(t) >= 3}
+
+
+def collides(candidate: str, original: str, forbidden: frozenset[str]) -> bool:
+    """True if the candidate equals the original or real PHI, or holds a PHI word it did not keep."""
+    c = candidate.casefold().strip()
+    if c == original.casefold().strip() or c in forbidden:
+        return True
+    return bool((words(candidate) - words(original)) & forbidden)
+
+
 def draw_distinct(
     original: str,
     forbidden: frozenset[str],
     make: Callable[[int], str],
     max_redraws: int,
 ) -> str | None:
-    """make(attempt) for attempt 0.. until it differs from the original and all forbidden PHI."""
-    orig = original.casefold().strip()
+    """make(attempt) for attempt 0.. until it collides with neither the original nor real PHI."""
     for attempt in range(max_redraws + 1):
         cand = make(attempt)
-        c = cand.casefold().strip()
-        if c != orig and c not in forbidden:
+        if not collides(cand, original, forbidden):
             return cand
     return None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 
 import regex
 
@@ -20,25 +21,17 @@ def _name_word(rng: random.Random, pools: NamePools, kind: str) -> str:
     return rng.choice(pools.by_kind[kind][letter]).lower()
 
 
-def email(rng: random.Random, pools: NamePools, text: str) -> str:
-    """user@domain.tld with a surrogate name-based user, a surrogate domain and the same TLD."""
+def email(rng: random.Random, pools: NamePools, text: str, user_surrogate: Callable[[str], str]) -> str:
+    """user@domain.tld: the user through the name surrogates, a surrogate domain, the same TLD."""
     user, at, domain = text.rpartition("@")
     if not at:
         return format_preserving(rng, text)
-    first, last = _name_word(rng, pools, "unisex"), _name_word(rng, pools, "last")
-    if "." in user:
-        new_user = f"{first}.{last}"
-    elif "_" in user:
-        new_user = f"{first}_{last}"
-    else:
-        new_user = first[0] + last
-    tail = "".join(c for c in user if c.isdigit())
-    if tail:
-        new_user += format_preserving(rng, tail)
+    new_user = user_surrogate(user)
     labels = domain.split(".")
-    tld = labels[-1] if len(labels) > 1 else "com"
-    new_domain = ".".join([_name_word(rng, pools, "last") + rng.choice(["mail", "net", "health", "md", ""])] + ([tld] if tld else []))
-    return match_case(user, new_user) + "@" + match_case(domain, new_domain)
+    tld = labels[-1] if len(labels) > 1 else ""
+    word = _name_word(rng, pools, "last") + rng.choice(["mail", "net", "health", "md", ""])
+    new_domain = word + ("." + tld if tld else "")
+    return new_user + "@" + match_case(domain, new_domain)
 
 
 def url(rng: random.Random, pools: NamePools, text: str) -> str:

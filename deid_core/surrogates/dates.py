@@ -29,7 +29,6 @@ MACROS = {
     "{ORD}": r"st|nd|rd|th",
     "{WDP}": r"(?:\b(?P<wd>" + _WD_RE + r")\b\.?,?\s+)?",
 }
-SEASON_MID = {"winter": (1, 15), "spring": (4, 15), "summer": (7, 15), "fall": (10, 15), "autumn": (10, 15)}
 _FILLER = regex.compile(r"[\s,.\-–—/()~&+:;]+")
 _WORD = regex.compile(r"[^\W\d_]+|\d+")
 _FULL_NAMES = frozenset(n.casefold() for n in MONTHS + WEEKDAYS)
@@ -68,14 +67,12 @@ def _weekday_of(text: str) -> int:
     raise ValueError("not a weekday")
 
 
-def _season_of(month: int, autumn: bool) -> str:
-    if month in (12, 1, 2):
-        return "winter"
-    if month in (3, 4, 5):
-        return "spring"
-    if month in (6, 7, 8):
-        return "summer"
-    return "autumn" if autumn else "fall"
+def shift_season(season: str, days: int) -> str:
+    """The season moved by round(days / 91.3) seasons (never a whole year: at least one)."""
+    order = ["winter", "spring", "summer", "fall"]
+    n = (round(abs(days) / 91.3) % 4 or 1) * (1 if days > 0 else -1)
+    new = order[(order.index("fall" if season == "autumn" else season) + n) % 4]
+    return "autumn" if new == "fall" and season == "autumn" else new
 
 
 def year_shift(days: int) -> int:
@@ -92,10 +89,11 @@ class DateShifter:
     def __init__(self, settings: dict[str, Any]) -> None:
         conf = settings.get("dates", {})
         self.conf = conf
-        self.lo = int(conf.get("shift_min_days", -364))
+        self.lo = int(conf.get("shift_min_days", -330))
         self.hi = int(conf.get("shift_max_days", -30))
-        if self.lo > self.hi or (self.lo == 0 == self.hi):
-            raise ValueError("[surrogates.dates] shift range is empty or only 0")
+        self.avoid7 = bool(conf.get("avoid_weekday_preserving", True))
+        if not any(_ok_shift(s, self.avoid7) for s in range(self.lo, self.hi + 1)):
+            raise ValueError("[surrogates.dates] shift range holds no usable shift")
         self.ref_year = int(conf.get("reference_year", 2000))
         self.yearless = conf.get("yearless_year", "fixed")
         self.pivot = int(conf.get("two_digit_pivot", 40))
@@ -111,7 +109,7 @@ class DateShifter:
     # -- the shift -------------------------------------------------------------------------
     def shift_days(self, key: bytes, scope: str) -> int:
         """The scope's shift in days: keyed, uniform in the configured range, never 0."""
-        return _shift(key, scope, self.lo, self.hi)
+        return _shift(key, scope, self.lo, self.hi, self.avoid7)
 
     # -- parsing ---------------------------------------------------------------------------
     def find(self, text: str, note_year: int | None = None) -> list[_Hit] | None:
@@ -231,9 +229,7 @@ class DateShifter:
         if "season" in f:
             if self.season_mode != "shift":
                 return mask
-            mm, dd = SEASON_MID[f["season"]]
-            new = dt.date(self.ref_year, mm, dd) + dt.timedelta(days=shift)
-            return match_case(h.match.group("season"), _season_of(new.month, f["season"] == "autumn"))
+            return match_case(h.match.group("season"), shift_season(f["season"], shift))
         new = self.shifted_fields(f, shift, note_year)
         return _substitute(h.match, new)
 
@@ -311,10 +307,14 @@ def _substitute(m: regex.Match, new: dict[str, Any]) -> str:
     return text
 
 
+def _ok_shift(s: int, avoid7: bool) -> bool:
+    return s != 0 and not (avoid7 and s % 7 == 0)
+
+
 @lru_cache(maxsize=65536)
-def _shift(key: bytes, scope: str, lo: int, hi: int) -> int:
+def _shift(key: bytes, scope: str, lo: int, hi: int, avoid7: bool) -> int:
     rng = keyed_rng(key, scope, "DATE-shift")
     while True:
         s = rng.randint(lo, hi)
-        if s != 0:
+        if _ok_shift(s, avoid7):
             return s

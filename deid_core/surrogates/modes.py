@@ -152,7 +152,10 @@ class ModeReplacer:
         if label in ("PHONE", "FAX"):
             return lambda a: numbers.phone(rng(a), original)
         if label == "EMAIL":
-            return lambda a: contact.email(rng(a), pools, original)
+            def user(u: str) -> str:
+                return self.names.replace(ctx.key, ctx.scope, u, ctx.forbidden)
+
+            return lambda a: contact.email(rng(a), pools, original, user)
         if label == "URL":
             return lambda a: contact.url(rng(a), pools, original)
         if label == "IPADDR":
