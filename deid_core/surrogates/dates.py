@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import calendar
 import datetime as dt
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
-
-import regex
 
 from deid_core.surrogates.consistency import keyed_rng, match_case
 
@@ -29,8 +28,8 @@ MACROS = {
     "{ORD}": r"st|nd|rd|th",
     "{WDP}": r"(?:\b(?P<wd>" + _WD_RE + r")\b\.?,?\s+)?",
 }
-_FILLER = regex.compile(r"[\s,.\-–—/()~&+:;]+")
-_WORD = regex.compile(r"[^\W\d_]+|\d+")
+_FILLER = re.compile(r"[\s,.\-–—/()~&+:;]+")
+_WORD = re.compile(r"[^\W\d_]+|\d+")
 _FULL_NAMES = frozenset(n.casefold() for n in MONTHS + WEEKDAYS)
 
 
@@ -40,7 +39,7 @@ class _Hit:
 
     start: int
     end: int
-    match: regex.Match
+    match: re.Match
     fields: dict[str, Any]
 
 
@@ -102,9 +101,14 @@ class DateShifter:
         self.season_mode = conf.get("seasons", "shift")
         self.sh_year = conf.get("safe_harbor_year", "keep")
         self.connectors = frozenset(w.casefold() for w in conf.get("connectors", ()))
-        self.holidays = [(regex.compile(r"\b(?:" + pat + r")\b", regex.I), md)
-                         for pat, md in conf.get("holiday_dates", {}).items()]
-        self.patterns = [(f["name"], _compile(f["pattern"])) for f in conf.get("formats", ())]
+        hol = list(conf.get("holiday_dates", {}).items())
+        self.holiday_dates = [md for _, md in hol]
+        self.holiday_rx = re.compile(
+            r"\b(?:" + "|".join(f"(?P<h{i}>{pat})" for i, (pat, _) in enumerate(hol)) + r")\b", re.I
+        ) if hol else None
+        self.patterns = [(f["name"], _compile(f["pattern"]), _needs(f["pattern"]))
+                         for f in conf.get("formats", ())]
+        self._cache: dict[tuple[str, int | None], list[_Hit] | None] = {}
 
     # -- the shift -------------------------------------------------------------------------
     def shift_days(self, key: bytes, scope: str) -> int:
@@ -114,12 +118,26 @@ class DateShifter:
     # -- parsing ---------------------------------------------------------------------------
     def find(self, text: str, note_year: int | None = None) -> list[_Hit] | None:
         """Recognised dates of a span in text order, or None if something else is left over."""
+        ck = (text, note_year if self.yearless == "note_date" else None)
+        if ck in self._cache:
+            return self._cache[ck]
+        hits = self._find(text, note_year)
+        if len(self._cache) > 50_000:
+            self._cache.clear()
+        self._cache[ck] = hits
+        return hits
+
+    def _find(self, text: str, note_year: int | None) -> list[_Hit] | None:
         hits: list[_Hit] = []
-        for rx, md in self.holidays:
-            for m in rx.finditer(text):
-                if not any(m.start() < h.end and h.start < m.end() for h in hits):
-                    hits.append(_Hit(m.start(), m.end(), m, {"holiday": md}))
-        for _name, rx in self.patterns:
+        has_digit = any(c.isdigit() for c in text)
+        has_alpha = any(c.isalpha() for c in text)
+        if has_alpha and self.holiday_rx is not None:
+            for m in self.holiday_rx.finditer(text):
+                i = int(m.lastgroup[1:]) if m.lastgroup else 0
+                hits.append(_Hit(m.start(), m.end(), m, {"holiday": self.holiday_dates[i]}))
+        for _name, rx, (need_digit, need_alpha) in self.patterns:
+            if (need_digit and not has_digit) or (need_alpha and not has_alpha):
+                continue
             for m in rx.finditer(text):
                 if any(m.start() < h.end and h.start < m.end() for h in hits):
                     continue
@@ -137,7 +155,7 @@ class DateShifter:
             pos = max(pos, h.end)
         return hits
 
-    def _fields(self, m: regex.Match, note_year: int | None) -> dict[str, Any] | None:
+    def _fields(self, m: re.Match, note_year: int | None) -> dict[str, Any] | None:
         g = {k: v for k, v in m.groupdict().items() if v is not None}
         f: dict[str, Any] = {}
         try:
@@ -253,13 +271,19 @@ class DateShifter:
         return f"{y:04d}"
 
 
-def _compile(pattern: str) -> regex.Pattern:
+def _needs(pattern: str) -> tuple[bool, bool]:
+    """(needs a digit, needs a letter) for a format pattern to match at all."""
+    need_alpha = any(g in pattern for g in ("(?P<mon>", "(?P<wd>{WD})", "(?P<season>"))
+    return r"\d" in pattern, need_alpha
+
+
+def _compile(pattern: str) -> re.Pattern:
     for macro, body in MACROS.items():
         pattern = pattern.replace(macro, body)
-    return regex.compile(pattern, regex.I | regex.V0)
+    return re.compile(pattern, re.I)
 
 
-def _padded(m: regex.Match, gname: str) -> bool:
+def _padded(m: re.Match, gname: str) -> bool:
     """Zero-pad a number group if it was padded, or if it and its numeric m/d sibling are 2 wide."""
     orig = m.group(gname)
     if orig.startswith("0"):
@@ -277,7 +301,7 @@ def _name(orig: str, full: str, dotted: bool = False) -> str:
     return match_case(o, full[:3])
 
 
-def _substitute(m: regex.Match, new: dict[str, Any]) -> str:
+def _substitute(m: re.Match, new: dict[str, Any]) -> str:
     """The matched text with each date group re-rendered from the new values."""
     edits: list[tuple[int, int, str]] = []
     for gname in ("y4", "y2", "m", "mon", "d", "ord", "wd"):

@@ -14,10 +14,32 @@ from deid_core.surrogates.names import NamePools
 from deid_core.surrogates.numbers import format_preserving
 
 
-@lru_cache(maxsize=4)
-def faker_for(locale: str) -> Faker:
-    """One Faker instance per process and locale (instantiation is slow); reseeded per use."""
-    return Faker(locale)
+def _lead_digits(text: str) -> int:
+    n = 0
+    while n < len(text) and text[n].isdigit():
+        n += 1
+    return n
+
+
+POOL_SIZE = 1500
+POOL_SEED = 20240601  # fixed: the pools depend on the Faker version and locale only
+
+
+@lru_cache(maxsize=32)
+def value_pool(locale: str, kind: str) -> tuple[str, ...]:
+    """Faker values of one kind generated once per process (fixed seed), picked by keyed hash."""
+    fk = Faker(locale)
+    fk.seed_instance(POOL_SEED)
+    if kind == "job":
+        values = set(getattr(fk.provider("faker.providers.job"), "jobs", ()) or ())
+    elif kind == "country":
+        values = set(getattr(fk.provider("faker.providers.address"), "countries", ()) or ())
+    else:
+        values = set()
+    if not values:
+        make = getattr(fk, kind)
+        values = {make() for _ in range(POOL_SIZE)}
+    return tuple(sorted(values))
 
 
 @lru_cache(maxsize=4)
@@ -46,7 +68,6 @@ class LocationSurrogates:
 
     def __init__(self, settings: dict[str, Any], pools: NamePools) -> None:
         self.locale = settings.get("locale", "en_US")
-        self.fk = faker_for(self.locale)
         self.last_names = tuple(n for v in pools.by_kind["last"].values() for n in v)
         self.first_names = tuple(n for v in pools.by_kind["unisex"].values() for n in v)
         conf = settings.get("locations", {})
@@ -55,37 +76,38 @@ class LocationSurrogates:
         self.departments = tuple(conf.get("departments", ("Cardiology",)))
         self.other_patterns = tuple(conf.get("location_other_patterns", ("{city} Park",)))
 
-    def _seed(self, rng: random.Random) -> Faker:
-        self.fk.seed_instance(rng.getrandbits(64))
-        return self.fk
+    def pick(self, rng: random.Random, kind: str) -> str:
+        """A value of a pre-generated pool (city, street_name, company, job, country)."""
+        return rng.choice(value_pool(self.locale, kind))
 
     def _fill(self, rng: random.Random, pattern: str) -> str:
-        fk = self._seed(rng)
         last, first = rng.choice(self.last_names), rng.choice(self.first_names)
-        return pattern.format(city=fk.city(), last=last, first=first)
+        return pattern.format(city=self.pick(rng, "city"), last=last, first=first)
 
     def replace(self, label: str, rng: random.Random, original: str) -> str:
         """A surrogate of the same kind as `label` for `original`."""
         text = original.strip()
         if label == "CITY":
-            return _style(original, self._seed(rng).city())
+            return _style(original, self.pick(rng, "city"))
         if label == "STATE":
             names, abbrs = _states(self.locale)
             bare = text.replace(".", "")
             pool = abbrs if (len(bare) == 2 and bare.isalpha()) else names
             if not pool:
-                return _style(original, self._seed(rng).city())
+                return _style(original, self.pick(rng, "city"))
             return match_case(bare, rng.choice(pool)) if len(bare) == 2 else _style(original, rng.choice(pool))
         if label == "STREET":
-            fk = self._seed(rng)
-            value = f"{fk.building_number()} {fk.street_name()}" if text[:1].isdigit() else fk.street_name()
-            return _style(original, value)
+            name = self.pick(rng, "street_name")
+            if text[:1].isdigit():
+                number = "".join(str(rng.randint(1 if i == 0 else 0, 9)) for i in range(_lead_digits(text)))
+                name = f"{number} {name}"
+            return _style(original, name)
         if label == "COUNTRY":
-            return _style(original, self._seed(rng).country())
+            return _style(original, self.pick(rng, "country"))
         if label == "ORGANIZATION":
-            return _style(original, self._seed(rng).company())
+            return _style(original, self.pick(rng, "company"))
         if label == "PROFESSION":
-            return _style(original, self._seed(rng).job())
+            return _style(original, self.pick(rng, "job"))
         if label == "HOSPITAL":
             letters = text.replace(".", "")
             if letters.isalpha() and letters.isupper() and len(letters) <= 6:

@@ -77,7 +77,8 @@ def ssn(rng: random.Random, text: str) -> str:
     """A valid-looking SSN: area not 000/666/9xx, group not 00, serial not 0000."""
     if len(digits_of(text)) != 9:
         return format_preserving(rng, text)
-    area = rng.choice([a for a in range(1, 900) if a != 666])
+    area = rng.randint(1, 898)
+    area += area >= 666  # 001-899 without 666
     group = rng.randint(1, 99)
     serial = rng.randint(1, 9999)
     return fill_digits(text, f"{area:03d}{group:02d}{serial:04d}")

@@ -1,0 +1,59 @@
+"""Replacement throughput of the output modes on synthetic notes with gold spans.
+
+    python -m benchmarks surrogates [--notes 5000] [--seed 3] [--repeat 2]
+
+Times the Replacer alone (no tagging) per mode and per label family, in one process; prints
+notes/s and spans/s. The leak check lives in benchmarks/leakcheck.py.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import time
+
+from benchmarks._corpus import synthetic_notes
+from deid_core.doc import Doc
+from deid_core.keys import DEMO_KEY
+from deid_core.replace import apply_replacements
+from deid_core.spans import resolve_overlaps
+from deid_core.surrogates.modes import ModeReplacer
+from deid_core.taxonomy import category_of
+
+
+def main(argv: list[str]) -> int:
+    """Run the throughput benchmark and print the numbers."""
+    ap = argparse.ArgumentParser(prog="python -m benchmarks surrogates")
+    ap.add_argument("--notes", type=int, default=5000)
+    ap.add_argument("--seed", type=int, default=3)
+    ap.add_argument("--repeat", type=int, default=2)
+    args = ap.parse_args(argv)
+    source, corpus = synthetic_notes(args.notes, args.seed)
+    docs = [(Doc(n), resolve_overlaps(s)) for n, s in corpus]
+    n_spans = sum(len(s) for _, s in docs)
+    print(f"surrogates: generator={source} notes={len(docs)} spans={n_spans} repeat={args.repeat}")
+    for mode in ("surrogate", "hash", "redact"):
+        t0 = time.perf_counter()
+        rep = ModeReplacer({}, DEMO_KEY, mode)
+        t_init = time.perf_counter() - t0
+        best = float("inf")
+        for _ in range(args.repeat):
+            t0 = time.perf_counter()
+            for doc, spans in docs:
+                apply_replacements(doc.text, spans, rep(doc, spans))
+            best = min(best, time.perf_counter() - t0)
+        print(f"  {mode:9s} init {t_init * 1000:.0f} ms; {len(docs) / best:,.0f} notes/s, "
+              f"{n_spans / best:,.0f} spans/s ({best / max(n_spans, 1) * 1e6:.1f} us/span)")
+    # Per label family, surrogate mode: where the time goes.
+    rep = ModeReplacer({}, DEMO_KEY, "surrogate")
+    by_cat: dict[str, list] = collections.defaultdict(list)
+    for doc, spans in docs:
+        for s in spans:
+            by_cat[category_of(s.label)].append((doc, s))
+    for cat, items in sorted(by_cat.items()):
+        t0 = time.perf_counter()
+        for doc, s in items:
+            rep(doc, [s])
+        dt_ = time.perf_counter() - t0
+        print(f"    {cat:10s} {len(items):7d} spans {dt_ / len(items) * 1e6:7.1f} us/span (one-span calls)")
+    return 0
