@@ -172,3 +172,20 @@ def test_deidentifier_end_to_end(sur):
     assert res.ok and "John" not in res.text and "3/4/2019" not in res.text
     for a in res.spans:
         assert res.text[a.out_start:a.out_end] == a.replacement
+
+
+def test_global_labels_follow_a_doctor_across_patients():
+    rep = surrogate_mode({"surrogates": {"global_labels": ["DOCTOR"]}}, DEMO_KEY)
+    a = run(rep, "Dr. Healey", [("Healey", "DOCTOR")], patient="p1")
+    b = run(rep, "Dr. Healey", [("Healey", "DOCTOR")], patient="p2")
+    assert a == b
+    sur = surrogate_mode({}, DEMO_KEY)
+    per_patient = {run(sur, "Healey Zqx", [("Healey Zqx", "DOCTOR")], patient=f"p{i}")[0] for i in range(6)}
+    assert len(per_patient) > 1
+
+
+def test_mask_mode_with_overrides():
+    from deid_core.surrogates.modes import mask_mode
+
+    rep = mask_mode({"surrogates": {"label_modes": {"AGE": "surrogate"}}}, DEMO_KEY)
+    assert run(rep, "Smith 95", [("Smith", "PATIENT"), ("95", "AGE")]) == ["[**PATIENT**]", "90+"]

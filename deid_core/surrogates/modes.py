@@ -9,7 +9,7 @@ shared between notes, batches, partitions or executors.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import regex
@@ -78,6 +78,8 @@ class ModeReplacer:
         self.dates = DateShifter(self.settings)
         self.places = LocationSurrogates(self.settings, self.names.pools)
         self.name_keep = self.names.keep
+        # Labels whose surrogates are consistent over the whole corpus, not per patient.
+        self.global_labels = frozenset(self.settings.get("global_labels", ()))
 
     # -- the Replacer protocol --------------------------------------------------------------
     def __call__(self, doc: Doc, spans: Sequence[Span]) -> list[str]:
@@ -98,6 +100,8 @@ class ModeReplacer:
 
     def replace_one(self, ctx: _NoteCtx, label: str, original: str) -> str:
         """The replacement of one original string of a label."""
+        if label in self.global_labels and label != "DATE":
+            ctx = replace(ctx, scope="global")
         mode = self.mode_of(label)
         if mode == "mask":
             return mask_token(label)
@@ -173,6 +177,11 @@ def _category(label: str) -> str:
         return taxonomy.category_of(label)
     except KeyError:
         return ""
+
+
+def mask_mode(config: dict, key: bytes) -> ModeReplacer:
+    """Factory for `mask` that also honours [surrogates.label_modes] (pipeline.mask_mode does not)."""
+    return ModeReplacer(config, key, "mask")
 
 
 def surrogate_mode(config: dict, key: bytes) -> ModeReplacer:
