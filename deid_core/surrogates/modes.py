@@ -9,7 +9,8 @@ shared between notes, batches, partitions or executors.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import regex
@@ -17,6 +18,7 @@ import regex
 from deid_core import taxonomy
 from deid_core.doc import Doc
 from deid_core.keys import keyed_digest
+from deid_core.notes import Note
 from deid_core.replace import mask_token
 from deid_core.spans import Span
 from deid_core.surrogates import contact, numbers, safe_harbor
@@ -48,14 +50,20 @@ def redact(original: str, filler: str = "X") -> str:
     return _NONSPACE.sub(filler, original)
 
 
-@dataclass(frozen=True)
+@dataclass
 class _NoteCtx:
-    """What every span of one note shares: key, scope, forbidden strings, note year, date shift."""
+    """What every span of one note shares: key, scope, note year, real PHI strings (lazily)."""
 
     key: bytes
     scope: str
-    forbidden: frozenset[str]
+    note: Note
+    originals: Sequence[str]
     note_year: int | None
+
+    @cached_property
+    def forbidden(self) -> frozenset[str]:
+        """Casefolded real PHI strings and words of the note (only computed when needed)."""
+        return forbidden_strings(self.note, self.originals)
 
 
 class ModeReplacer:
@@ -89,7 +97,8 @@ class ModeReplacer:
         ctx = _NoteCtx(
             key=self.key,
             scope=scope_of(note),
-            forbidden=forbidden_strings(note, originals),
+            note=note,
+            originals=originals,
             note_year=note.note_date.year if note.note_date else None,
         )
         return [self.replace_one(ctx, s.label, o) for s, o in zip(spans, originals, strict=True)]
@@ -101,7 +110,7 @@ class ModeReplacer:
     def replace_one(self, ctx: _NoteCtx, label: str, original: str) -> str:
         """The replacement of one original string of a label."""
         if label in self.global_labels and label != "DATE":
-            ctx = replace(ctx, scope="global")
+            ctx = _NoteCtx(ctx.key, "global", ctx.note, ctx.originals, ctx.note_year)
         mode = self.mode_of(label)
         if mode == "mask":
             return mask_token(label)
