@@ -189,3 +189,84 @@ def test_mask_mode_with_overrides():
 
     rep = mask_mode({"surrogates": {"label_modes": {"AGE": "surrogate"}}}, DEMO_KEY)
     assert run(rep, "Smith 95", [("Smith", "PATIENT"), ("95", "AGE")]) == ["[**PATIENT**]", "90+"]
+
+
+def test_registry_wiring_default_mode_is_surrogate():
+    from deid_core.config import conf_file
+    from deid_core.pipeline import build_deidentifier
+    from deid_core.surrogates.modes import ModeReplacer
+
+    config = dict(conf_file("deidentify.toml"))
+    assert config["pipeline"]["mode"] == "surrogate"
+    config = {**config, "pipeline": {**config["pipeline"], "stages": []}}
+    for mode in ("surrogate", "redact", "hash"):
+        cfg = {**config, "pipeline": {**config["pipeline"], "mode": mode}}
+        d = build_deidentifier(cfg, None, DEMO_KEY)
+        assert isinstance(d.replacer, ModeReplacer) and d.replacer.default_mode == mode
+
+
+def test_numbers_helpers():
+    import random
+
+    from deid_core.surrogates import numbers
+
+    rng = random.Random(1)
+    for _ in range(200):
+        s = numbers.ssn(rng, "123-45-6789")
+        area, group, serial = s.split("-")
+        assert area not in ("000", "666") and area[0] != "9" and group != "00" and serial != "0000"
+        assert numbers.luhn_valid(numbers.digits_of(numbers.identifier(rng, "4111 1111 1111 1111", luhn=True)))
+        p = numbers.phone(rng, "+1 617-555-0143")
+        assert p.startswith("+1 ") and p[3] in "23456789" and p[4] in "012345678" and p[6] == "-" and p[7] in "23456789"
+    assert numbers.luhn_valid("4111111111111111") and not numbers.luhn_valid("4111111111111112")
+
+
+def test_zip_restricted_and_zeros():
+    from deid_core.surrogates import safe_harbor
+    from deid_core.surrogates.settings import surrogate_settings
+
+    s = surrogate_settings({"surrogates": {"zip": {"style": "zeros"}}})
+    assert safe_harbor.zip_code("03601", s) == "00000"
+    assert safe_harbor.zip_code("02114-1234", s) == "02100-0000"
+    assert safe_harbor.age("ninety-two", s) == "90+"
+    assert safe_harbor.age("104 yo", s) == "90+ yo"
+
+
+def test_age_surrogate_under_threshold():
+    rep = surrogate_mode({"surrogates": {"ages": {"under_threshold": "surrogate"}}}, DEMO_KEY)
+    outs = {run(rep, f"aged {a}", [(str(a), "AGE")], patient=f"p{i}")[0] for i in range(20) for a in (45, 88)}
+    assert all(o.isdigit() and int(o) < 90 for o in outs)
+    assert "45" not in outs and "88" not in outs
+    assert run(rep, "45", [("45", "AGE")]) == run(rep, "45", [("45", "AGE")])
+
+
+def test_holidays_seasons_and_partial_dates():
+    import datetime as dt
+
+    rep = surrogate_mode({"surrogates": {"dates": {"holidays": "shift"}}}, DEMO_KEY)
+    shift = rep.dates.shift_days(DEMO_KEY, "p:p1")
+    xmas = dt.date(2000, 12, 25) + dt.timedelta(days=shift)
+    r = run(rep, "Christmas; Easter; WINTER; July; 1992; '92", [("Christmas", "DATE"), ("Easter", "DATE"),
+            ("WINTER", "DATE"), ("July", "DATE"), ("1992", "DATE"), ("'92", "DATE")])
+    assert r[0] == f"{xmas:%B} {xmas.day}" and r[1] == "[**DATE**]"
+    assert r[2].isupper() and r[2] != "WINTER" and r[3] != "July" and r[3].istitle()
+    assert r[4] in ("1991", "1990") and r[5] in ("'91", "'90")
+
+
+def test_case_styles():
+    from deid_core.surrogates.consistency import match_case
+
+    assert match_case("SMITH", "Jones") == "JONES"
+    assert match_case("smith", "Jones") == "jones"
+    assert match_case("Smith", "mcdonald") == "Mcdonald"
+    assert match_case("Smith", "McDonald") == "McDonald"
+    assert match_case("J", "k") == "K"
+
+
+def test_same_text_other_note_same_patient_same_surrogates(sur):
+    text = "John Smith 3/4/2019 (617) 555-1234 Boston"
+    items = [("John Smith", "PATIENT"), ("3/4/2019", "DATE"), ("(617) 555-1234", "PHONE"), ("Boston", "CITY")]
+    a = run(sur, text, items, note_id="n1")
+    b = run(sur, text, items, note_id="n2")
+    c = run(sur, text, items, patient="p2")
+    assert a == b and a != c
