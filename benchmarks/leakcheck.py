@@ -6,7 +6,8 @@ case-insensitive), excluding strings that also occur in the note outside PHI spa
 
 Prints counts by label only (never the strings). Exit 1 when an original survives in place
 (collisions, where one span's surrogate happens to equal another real string of the note, e.g.
-a shifted date equal to another date of the patient, are counted and reported separately).
+a shifted date equal to another date of the patient, and bare years kept in place, which the
+safe_harbor profile does on purpose, are counted and reported separately).
 """
 
 from __future__ import annotations
@@ -37,11 +38,14 @@ class GoldTagger:
         return list(self.spans)
 
 
-def leaks_of(note: Note, spans: list[Span], out_text: str, out_offsets: list[tuple[int, int]]) -> list[tuple[str, bool]]:
-    """(label, own) of gold originals surviving in `out_text` (see module doc); `own` is False
-    when the string only shows up inside the surrogates of *other* spans (e.g. one shifted date
-    landing on another real date of the patient), True when it survives in its own replacement
-    or in the text around the replacements."""
+_YEAR = regex.compile(r"(?:1[89]|20)\d\d")
+
+
+def leaks_of(note: Note, spans: list[Span], out_text: str, out_offsets: list[tuple[int, int]]) -> list[tuple[str, str]]:
+    """(label, kind) of gold originals surviving in `out_text` (see module doc). kind is
+    "collision" when the string only shows up inside the surrogates of *other* spans (e.g. one
+    shifted date landing on another real date of the patient), "year kept" for a bare year
+    surviving in place, else "in place" (in its own replacement or in the text around)."""
     text = note.text
     outside = list(text)
     for s in spans:
@@ -58,7 +62,10 @@ def leaks_of(note: Note, spans: list[Span], out_text: str, out_offsets: list[tup
             continue
         others = [(a, b) for t, (a, b) in zip(spans, out_offsets, strict=True) if t is not s]
         own = any(not any(a <= m.start() and m.end() <= b for a, b in others) for m in pat.finditer(out_cf))
-        found.append((s.label, own))
+        kind = "in place" if own else "collision"
+        if own and s.label == "DATE" and _YEAR.fullmatch(orig):
+            kind = "year kept"  # a bare year: Safe Harbor allows it (safe_harbor_year = "keep")
+        found.append((s.label, kind))
     return found
 
 
@@ -77,7 +84,7 @@ def main(argv: list[str]) -> int:
     gold = GoldTagger()
     replacer = ModeReplacer({"surrogates": {"profile": args.profile}}, DEMO_KEY, args.mode)
     deid = Deidentifier([gold], key=DEMO_KEY, replacer=replacer, merge=resolve_overlaps)
-    by_label: collections.Counter[tuple[str, bool]] = collections.Counter()
+    by_label: collections.Counter[tuple[str, str]] = collections.Counter()
     n_spans = quarantined = leaky_notes = 0
     t_rep = 0.0
     for note, spans in corpus:
@@ -93,15 +100,20 @@ def main(argv: list[str]) -> int:
         by_label.update(found)
         leaky_notes += bool(found)
     total = sum(by_label.values())
-    own = sum(c for (_, o), c in by_label.items() if o)
+    kinds = collections.Counter()
+    for (_, kind), c in by_label.items():
+        kinds[kind] += c
+    own = kinds["in place"]
     print(f"leakcheck: generator={source} notes={len(corpus)} seed={args.seed} mode={args.mode} "
           f"profile={args.profile}")
     print(f"  gold spans={n_spans} quarantined notes={quarantined}")
     print(f"  leaks (original >= 3 chars surviving in its note's output)={total} in {leaky_notes} notes")
     print(f"    surviving in place (own replacement or around it)={own}; "
-          f"only inside another span's surrogate (collision)={total - own}")
-    for (label, o), c in sorted(by_label.items()):
-        print(f"    {label} {'in place' if o else 'collision'}: {c}")
+          f"only inside another span's surrogate (collision)={kinds['collision']}; "
+          f"bare years kept={kinds['year kept']}")
+    for (label, kind), c in sorted(by_label.items()):
+        print(f"    {label} {kind}: {c}")
     print(f"  generation {t_gen:.1f}s; de-identification {t_rep:.2f}s "
           f"({len(corpus) / max(t_rep, 1e-9):.0f} notes/s, {n_spans / max(t_rep, 1e-9):.0f} spans/s)")
-    return 1 if own or quarantined else 0
+    strict_years = args.profile != "safe_harbor"
+    return 1 if own or quarantined or (strict_years and kinds["year kept"]) else 0

@@ -270,3 +270,11 @@ def test_same_text_other_note_same_patient_same_surrogates(sur):
     b = run(sur, text, items, note_id="n2")
     c = run(sur, text, items, patient="p2")
     assert a == b and a != c
+
+
+def test_surrogate_never_contains_original():
+    from deid_core.surrogates.consistency import collides
+
+    assert collides("United States Virgin Islands", "United States", frozenset())
+    assert not collides("Canada", "United States", frozenset())
+    assert collides("New Sara", "Boston", frozenset({"sara"}))

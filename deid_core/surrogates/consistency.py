@@ -71,8 +71,11 @@ def words(text: str) -> set[str]:
 def collides(candidate: str, original: str, forbidden: frozenset[str]) -> bool:
     """True if the candidate equals the original or real PHI, or holds a PHI word it did not keep."""
     c = candidate.casefold().strip()
-    if c == original.casefold().strip() or c in forbidden:
+    o = original.casefold().strip()
+    if c == o or c in forbidden:
         return True
+    if len(o) >= 3 and re.search(r"(?<!\w)" + re.escape(o) + r"(?!\w)", c):
+        return True  # "United States" inside "United States Virgin Islands"
     return bool((words(candidate) - words(original)) & forbidden)
 
 
