@@ -278,3 +278,9 @@ def test_surrogate_never_contains_original():
     assert collides("United States Virgin Islands", "United States", frozenset())
     assert not collides("Canada", "United States", frozenset())
     assert collides("New Sara", "Boston", frozenset({"sara"}))
+
+
+def test_two_digit_year_after_apostrophe_outside_span(sur):
+    r = run(sur, "ECT in '09 and 09", [("09", "DATE"), ("09", "DATE")])
+    assert r[0].isdigit() and len(r[0]) == 2 and r[0] != "09"
+    assert r[1] == "[**DATE**]"

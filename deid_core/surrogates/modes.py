@@ -36,6 +36,7 @@ from deid_core.surrogates.settings import MODES, global_mode, surrogate_settings
 
 KEYED_MODES = frozenset({"surrogate", "hash"})
 _NONSPACE = regex.compile(r"\S")
+_YY = regex.compile(r"\d\d")
 
 
 def requires_key(config: dict[str, Any] | None) -> bool:
@@ -101,7 +102,20 @@ class ModeReplacer:
             originals=originals,
             note_year=note.note_date.year if note.note_date else None,
         )
-        return [self.replace_one(ctx, s.label, o) for s, o in zip(spans, originals, strict=True)]
+        out = []
+        for s, o in zip(spans, originals, strict=True):
+            if (s.label == "DATE" and s.start > 0 and doc.text[s.start - 1] in "'’"
+                    and _YY.fullmatch(o) and self.mode_of("DATE") == "surrogate"):
+                # "'09" annotated without its apostrophe: a two-digit year.
+                rep = self.replace_one(ctx, s.label, "'" + o)
+                if rep.startswith("'"):
+                    rep = rep[1:]
+                elif rep.isdigit() and len(rep) == 4:  # safe_harbor year: keep two digits
+                    rep = rep[2:]
+                out.append(rep)
+            else:
+                out.append(self.replace_one(ctx, s.label, o))
+        return out
 
     def mode_of(self, label: str) -> str:
         """The effective mode of a label."""
