@@ -284,3 +284,21 @@ def test_two_digit_year_after_apostrophe_outside_span(sur):
     r = run(sur, "ECT in '09 and 09", [("09", "DATE"), ("09", "DATE")])
     assert r[0].isdigit() and len(r[0]) == 2 and r[0] != "09"
     assert r[1] == "[**DATE**]"
+
+
+def test_phone_extension_kept():
+    import random
+
+    from deid_core.surrogates import numbers
+
+    for i in range(50):
+        p = numbers.phone(random.Random(i), "552 269 0654 X87420")
+        assert p[0] in "23456789" and p[3] == " " and p[12:14] == " X" and p[14:].isdigit() and len(p) == 19
+
+
+def test_no_shared_identity_words(sur):
+    # The surrogate of an organisation never reuses a non-generic word of the note's PHI.
+    text = "Ballard, Smith and Gray; Dr. Smith"
+    for i in range(30):
+        r = run(sur, text, [("Ballard, Smith and Gray", "ORGANIZATION"), ("Smith", "DOCTOR")], patient=f"p{i}")
+        assert "smith" not in r[0].casefold() and "ballard" not in r[0].casefold()

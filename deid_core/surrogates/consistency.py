@@ -68,15 +68,16 @@ def words(text: str) -> set[str]:
     return {t for t in _WS.split(normalize(text)) if len(t) >= 3}
 
 
-def collides(candidate: str, original: str, forbidden: frozenset[str]) -> bool:
-    """True if the candidate equals the original or real PHI, or holds a PHI word it did not keep."""
+def collides(candidate: str, original: str, forbidden: frozenset[str],
+             generic: frozenset[str] = frozenset()) -> bool:
+    """True if the candidate equals, contains or shares a non-generic word with real PHI."""
     c = candidate.casefold().strip()
     o = original.casefold().strip()
     if c == o or c in forbidden:
         return True
     if len(o) >= 3 and re.search(r"(?<!\w)" + re.escape(o) + r"(?!\w)", c):
         return True  # "United States" inside "United States Virgin Islands"
-    return bool((words(candidate) - words(original)) & forbidden)
+    return bool((words(candidate) - generic) & (forbidden | words(original)))
 
 
 def draw_distinct(
@@ -84,10 +85,11 @@ def draw_distinct(
     forbidden: frozenset[str],
     make: Callable[[int], str],
     max_redraws: int,
+    generic: frozenset[str] = frozenset(),
 ) -> str | None:
     """make(attempt) for attempt 0.. until it collides with neither the original nor real PHI."""
     for attempt in range(max_redraws + 1):
         cand = make(attempt)
-        if not collides(cand, original, forbidden):
+        if not collides(cand, original, forbidden, generic):
             return cand
     return None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import random
+import re
 from functools import lru_cache
 from typing import Any
 
@@ -21,6 +22,7 @@ def _lead_digits(text: str) -> int:
     return n
 
 
+_WORD = re.compile(r"\w+")
 POOL_SIZE = 1500
 POOL_SEED = 20240601  # fixed: the pools depend on the Faker version and locale only
 
@@ -75,6 +77,7 @@ class LocationSurrogates:
         self.acronym_suffixes = tuple(conf.get("hospital_acronym_suffixes", ("MC",)))
         self.departments = tuple(conf.get("departments", ("Cardiology",)))
         self.other_patterns = tuple(conf.get("location_other_patterns", ("{city} Park",)))
+        self.generic = frozenset(w.casefold() for w in settings.get("generic_words", ()))
 
     def pick(self, rng: random.Random, kind: str) -> str:
         """A value of a pre-generated pool (city, street_name, company, job, country)."""
@@ -83,6 +86,18 @@ class LocationSurrogates:
     def _fill(self, rng: random.Random, pattern: str) -> str:
         last, first = rng.choice(self.last_names), rng.choice(self.first_names)
         return pattern.format(city=self.pick(rng, "city"), last=last, first=first)
+
+    def _tokenwise(self, rng: random.Random, original: str) -> str:
+        """Generic words kept, numbers format-preserved, every other word a surrogate last name."""
+        def sub(m: re.Match) -> str:
+            w = m.group(0)
+            if any(c.isdigit() for c in w):
+                return format_preserving(rng, w)
+            if w.casefold() in self.generic or len(w) == 1:
+                return w
+            return match_case(w, rng.choice(self.last_names))
+
+        return _WORD.sub(sub, original)
 
     def replace(self, label: str, rng: random.Random, original: str) -> str:
         """A surrogate of the same kind as `label` for `original`."""
@@ -116,6 +131,8 @@ class LocationSurrogates:
                 return "".join(rng.choice("ABCDEFGHJKLMNPRSTW") for _ in range(head)) + suffix
             return _style(original, self._fill(rng, rng.choice(self.hospital_patterns)))
         if label == "DEPARTMENT":
+            if any(c.isdigit() for c in text) or any(w.casefold() in self.generic for w in _WORD.findall(text)):
+                return self._tokenwise(rng, original)  # "Patterson 8 North" -> "Hodge 3 North"
             return _style(original, rng.choice(self.departments))
         if label == "LOCATION-OTHER":
             return _style(original, self._fill(rng, rng.choice(self.other_patterns)))

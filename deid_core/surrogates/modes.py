@@ -83,6 +83,7 @@ class ModeReplacer:
         self.filler = str(self.settings.get("redact", {}).get("filler", "X"))[:1] or "X"
         self.hash_digits = int(self.settings.get("hash", {}).get("digits", 8))
         self.max_redraws = int(self.settings.get("max_redraws", 12))
+        self.generic = frozenset(w.casefold() for w in self.settings.get("generic_words", ()))
         self.names = NameSurrogates(self.settings)
         self.dates = DateShifter(self.settings)
         self.places = LocationSurrogates(self.settings, self.names.pools)
@@ -164,7 +165,7 @@ class ModeReplacer:
         make = self._maker(ctx, label, original)
         if make is None:
             return None
-        return draw_distinct(original, ctx.forbidden, make, self.max_redraws)
+        return draw_distinct(original, ctx.forbidden, make, self.max_redraws, self.generic)
 
     def _maker(self, ctx: _NoteCtx, label: str, original: str):
         """attempt -> candidate surrogate, for the labels drawn with re-draws on collision."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 import string
 
 _UP = string.ascii_uppercase
@@ -84,8 +85,19 @@ def ssn(rng: random.Random, text: str) -> str:
     return fill_digits(text, f"{area:03d}{group:02d}{serial:04d}")
 
 
+_EXT = re.compile(r"(?i)(\s*(?:x|ext\.?|extension|#)\s*)(\d+)\s*$")
+
+
 def phone(rng: random.Random, text: str) -> str:
-    """A phone number of the same layout; NANP numbers keep a valid area code and exchange."""
+    """A phone number of the same layout (extension marker kept); NANP keeps valid area/exchange."""
+    m = _EXT.search(text)
+    if m and m.start() > 0:
+        ext = "".join(str(rng.randrange(10)) for _ in m.group(2))
+        return _phone_main(rng, text[: m.start()]) + m.group(1) + ext + text[m.end(2):]
+    return _phone_main(rng, text)
+
+
+def _phone_main(rng: random.Random, text: str) -> str:
     ds = digits_of(text)
     prefix = ""
     core = ds
