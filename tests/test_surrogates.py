@@ -302,3 +302,11 @@ def test_no_shared_identity_words(sur):
     for i in range(30):
         r = run(sur, text, [("Ballard, Smith and Gray", "ORGANIZATION"), ("Smith", "DOCTOR")], patient=f"p{i}")
         assert "smith" not in r[0].casefold() and "ballard" not in r[0].casefold()
+
+
+def test_replacer_pickles_and_agrees(sur):
+    import pickle
+
+    text, items = "Boston Smith 3/4/2019", [("Boston", "CITY"), ("Smith", "PATIENT"), ("3/4/2019", "DATE")]
+    before = run(sur, text, items)
+    assert run(pickle.loads(pickle.dumps(sur)), text, items) == before

@@ -125,8 +125,10 @@ def test_offsets_index_output(parts, mode):
         assert res.text[prev_out:a.out_start] == text[prev_in:s.start]  # the text between kept
         prev_out, prev_in = a.out_end, s.end
     assert res.text[prev_out:] == text[prev_in:]
-    if mode == "redact":
+    if mode == "redact":  # same length, whitespace and newlines where they were
         assert len(res.text) == len(text)
+        assert all((a.isspace() and a == b) or (not a.isspace() and not b.isspace())
+                   for a, b in zip(text, res.text, strict=True))
 
 
 @FAST

@@ -110,6 +110,12 @@ class DateShifter:
                          for f in conf.get("formats", ())]
         self._cache: dict[tuple[str, int | None], list[_Hit] | None] = {}
 
+    def __getstate__(self) -> dict[str, Any]:
+        """Picklable (e.g. shipped to Spark workers): the parse cache is left behind."""
+        state = dict(self.__dict__)
+        state["_cache"] = {}
+        return state
+
     # -- the shift -------------------------------------------------------------------------
     def shift_days(self, key: bytes, scope: str) -> int:
         """The scope's shift in days: keyed, uniform in the configured range, never 0."""
