@@ -281,9 +281,28 @@ def test_surrogate_never_contains_original():
 
 
 def test_two_digit_year_after_apostrophe_outside_span(sur):
-    r = run(sur, "ECT in '09 and 09", [("09", "DATE"), ("09", "DATE")])
-    assert r[0].isdigit() and len(r[0]) == 2 and r[0] != "09"
-    assert r[1] == "[**DATE**]"
+    r = run(sur, "ECT in '09 and 09 and CVA 74'", [("09", "DATE"), ("09", "DATE"), ("74", "DATE")])
+    assert r[0].isdigit() and len(r[0]) == 2 and r[0] != "09" and r[1] == r[0]
+    assert r[2].isdigit() and r[2] != "74"
+    masked = surrogate_mode({"surrogates": {"dates": {"bare_two_digits": "mask"}}}, DEMO_KEY)
+    assert run(masked, "ECT in '09 and 09", [("09", "DATE"), ("09", "DATE")])[1] == "[**DATE**]"
+
+
+def test_rule_tagger_date_shapes(sur):
+    import datetime as dt
+
+    shift = sur.dates.shift_days(DEMO_KEY, "p:p1")
+    items = ["MARCH OF 1993", "Mondays", "12 Oct, 91", "summer of 2019", "winter '92", "the 1980s",
+             "Sept. 3rd", "3rd of June", "11/92", "8/2019", "June '92"]
+    r = run(sur, " ; ".join(items), [(x, "DATE") for x in items])
+    assert "[**DATE**]" not in r
+    new = dt.date(1993, 3, 15) + dt.timedelta(days=shift)
+    assert r[0] == f"{new:%B} OF {new.year}".upper()
+    assert r[1].endswith("days") and r[1] != "Mondays"
+    d = dt.date(1991, 10, 12) + dt.timedelta(days=shift)
+    assert r[2] == f"{d.day} {d:%b}, {d:%y}"
+    assert r[3] != "summer of 2019" and r[3].split()[1] == "of" and r[4] != "winter '92"
+    assert r[5] == "the 1980s"
 
 
 def test_phone_extension_kept():

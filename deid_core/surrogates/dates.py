@@ -74,6 +74,15 @@ def shift_season(season: str, days: int) -> str:
     return "autumn" if new == "fall" and season == "autumn" else new
 
 
+def shift_season_year(season: str, year: int, days: int) -> tuple[str, int]:
+    """(season, year) moved by sign(days) * max(1, round(|days| / 91.3)) seasons: always changes."""
+    order = ["winter", "spring", "summer", "fall"]
+    steps = max(1, round(abs(days) / 91.3)) * (1 if days > 0 else -1)
+    ordinal = year * 4 + order.index("fall" if season == "autumn" else season) + steps
+    new = order[ordinal % 4]
+    return ("autumn" if new == "fall" and season == "autumn" else new), ordinal // 4
+
+
 def year_shift(days: int) -> int:
     """Whole years a lone year moves: sign(days) * max(1, round(|days| / 365.25))."""
     if days == 0:
@@ -99,6 +108,8 @@ class DateShifter:
         self.year_alone = conf.get("year_alone", "shift")
         self.holiday_mode = conf.get("holidays", "mask")
         self.season_mode = conf.get("seasons", "shift")
+        self.decade_mode = conf.get("decades", "keep")
+        self.bare_two_digits = conf.get("bare_two_digits", "year")
         self.sh_year = conf.get("safe_harbor_year", "keep")
         self.connectors = frozenset(w.casefold() for w in conf.get("connectors", ()))
         hol = list(conf.get("holiday_dates", {}).items())
@@ -167,8 +178,10 @@ class DateShifter:
         try:
             if "time" in g:
                 return {"time": True}
+            if "decade" in g:
+                return {"decade": True}
             if "season" in g:
-                return {"season": g["season"].casefold()}
+                f["season"] = g["season"].casefold()
             if "y4" in g:
                 f["y"] = int(g["y4"])
                 if not 1000 <= f["y"] <= 2999:
@@ -250,10 +263,15 @@ class DateShifter:
             return h.match.group(0)
         if "holiday" in f:
             return self._holiday(h, shift, mask)
+        if "decade" in f:
+            return h.match.group(0) if self.decade_mode == "keep" else mask
         if "season" in f:
             if self.season_mode != "shift":
                 return mask
-            return match_case(h.match.group("season"), shift_season(f["season"], shift))
+            if "y" not in f:
+                return match_case(h.match.group("season"), shift_season(f["season"], shift))
+            season, year = shift_season_year(f["season"], f["y"], shift)
+            return _substitute(h.match, {"season": season, "y": year})
         new = self.shifted_fields(f, shift, note_year)
         return _substitute(h.match, new)
 
@@ -267,7 +285,7 @@ class DateShifter:
 
     def _year_only(self, h: _Hit, shift: int, mask: str) -> str | None:
         f = h.fields
-        if f.get("time"):
+        if f.get("time") or (f.get("decade") and self.decade_mode == "keep"):
             return h.match.group(0)
         if "y" not in f:
             return mask
@@ -310,7 +328,7 @@ def _name(orig: str, full: str, dotted: bool = False) -> str:
 def _substitute(m: re.Match, new: dict[str, Any]) -> str:
     """The matched text with each date group re-rendered from the new values."""
     edits: list[tuple[int, int, str]] = []
-    for gname in ("y4", "y2", "m", "mon", "d", "ord", "wd"):
+    for gname in ("y4", "y2", "m", "mon", "d", "ord", "wd", "season"):
         if gname not in m.re.groupindex or m.group(gname) is None:
             continue
         orig = m.group(gname)
@@ -326,6 +344,8 @@ def _substitute(m: re.Match, new: dict[str, Any]) -> str:
             rep = match_case(orig, ordinal_suffix(new["d"]))
         elif gname == "mon" and "m" in new:
             rep = _name(orig, MONTHS[new["m"] - 1], m.string[m.end(gname):m.end(gname) + 1] == ".")
+        elif gname == "season" and "season" in new:
+            rep = match_case(orig, new["season"])
         elif gname == "wd" and "wd" in new:
             rep = _name(orig, WEEKDAYS[new["wd"]], m.string[m.end(gname):m.end(gname) + 1] == ".")
         else:

@@ -105,9 +105,8 @@ class ModeReplacer:
         )
         out = []
         for s, o in zip(spans, originals, strict=True):
-            if (s.label == "DATE" and s.start > 0 and doc.text[s.start - 1] in "'’"
-                    and _YY.fullmatch(o) and self.mode_of("DATE") == "surrogate"):
-                # "'09" annotated without its apostrophe: a two-digit year.
+            if s.label == "DATE" and _YY.fullmatch(o) and self._two_digit_year(doc.text, s):
+                # "'09" or "CABG 81" annotated without an apostrophe: a two-digit year.
                 rep = self.replace_one(ctx, s.label, "'" + o)
                 if rep.startswith("'"):
                     rep = rep[1:]
@@ -117,6 +116,13 @@ class ModeReplacer:
             else:
                 out.append(self.replace_one(ctx, s.label, o))
         return out
+
+    def _two_digit_year(self, text: str, s: Span) -> bool:
+        """A bare two-digit DATE span read as a year ('09, 74', or any when so configured)."""
+        if self.mode_of("DATE") != "surrogate":
+            return False
+        quoted = (s.start > 0 and text[s.start - 1] in "'’") or (s.end < len(text) and text[s.end] in "'’")
+        return quoted or self.dates.bare_two_digits == "year"
 
     def mode_of(self, label: str) -> str:
         """The effective mode of a label."""
