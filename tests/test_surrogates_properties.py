@@ -210,3 +210,26 @@ def test_yearless_dates_shift_consistently(d0, d1):
     assert o0 == (d0 + dt.timedelta(days=shift)).replace(year=2000) or (o0.month, o0.day) == (
         (d0 + dt.timedelta(days=shift)).month, (d0 + dt.timedelta(days=shift)).day)
     assert (o1.month, o1.day) == ((d1 + dt.timedelta(days=shift)).month, (d1 + dt.timedelta(days=shift)).day)
+
+
+@st.composite
+def arbitrary_note(draw):
+    """Any text with any non-overlapping spans and labels (robustness)."""
+    from deid_core.taxonomy import labels
+
+    text = draw(st.text(min_size=1, max_size=80))
+    cuts = sorted(set(draw(st.lists(st.integers(0, len(text)), max_size=8))))
+    spans = []
+    for a, b in zip(cuts[::2], cuts[1::2], strict=False):
+        if a < b:
+            spans.append(Span(a, b, draw(st.sampled_from(labels()))))
+    return text, spans
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(arbitrary_note(), st.sampled_from([{}, {"surrogates": {"profile": "safe_harbor"}}]))
+def test_any_input_gets_a_replacement(parts, cfg):
+    text, spans = parts
+    rep = surrogate_mode(cfg, DEMO_KEY)
+    out = rep(Doc(Note("n", text, "p")), spans)
+    assert len(out) == len(spans) and all(isinstance(x, str) and x for x in out)

@@ -64,8 +64,10 @@ def forbidden_strings(note: Note, originals: Iterable[str]) -> frozenset[str]:
 
 
 def words(text: str) -> set[str]:
-    """Normalized words of 3+ characters (what a surrogate must not share with real PHI)."""
-    return {t for t in _WS.split(normalize(text)) if len(t) >= 3}
+    """Normalized words of 3+ characters with a letter (what a surrogate must not share with
+    real PHI; digit groups are left to the whole-string checks, so a phone ending in "2007"
+    is not re-drawn because a date of the note says 2007)."""
+    return {t for t in _WS.split(normalize(text)) if len(t) >= 3 and not t.isdigit()}
 
 
 def contains_word(text: str, part: str) -> bool:
