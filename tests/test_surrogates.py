@@ -329,3 +329,14 @@ def test_replacer_pickles_and_agrees(sur):
     text, items = "Boston Smith 3/4/2019", [("Boston", "CITY"), ("Smith", "PATIENT"), ("3/4/2019", "DATE")]
     before = run(sur, text, items)
     assert run(pickle.loads(pickle.dumps(sur)), text, items) == before
+
+
+def test_config_errors_name_the_problem():
+    from deid_core.config import ConfigError
+
+    with pytest.raises(ConfigError, match="DOKTOR"):
+        surrogate_mode({"surrogates": {"label_modes": {"DOKTOR": "mask"}}}, DEMO_KEY)
+    with pytest.raises(ConfigError, match="accepted"):
+        surrogate_mode({"surrogates": {"label_modes": {"DOCTOR": "erase"}}}, DEMO_KEY)
+    with pytest.raises(ConfigError, match="profile"):
+        surrogate_mode({"surrogates": {"profile": "strict"}}, DEMO_KEY)
