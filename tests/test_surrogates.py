@@ -340,3 +340,9 @@ def test_config_errors_name_the_problem():
         surrogate_mode({"surrogates": {"label_modes": {"DOCTOR": "erase"}}}, DEMO_KEY)
     with pytest.raises(ConfigError, match="profile"):
         surrogate_mode({"surrogates": {"profile": "strict"}}, DEMO_KEY)
+
+
+def test_titles_kept_but_a_title_only_span_is_replaced(sur):
+    r = run(sur, "Dr. Healey MD; DDS", [("Dr. Healey MD", "DOCTOR"), ("DDS", "PATIENT")])
+    assert r[0].startswith("Dr. ") and r[0].endswith(" MD") and "Healey" not in r[0]
+    assert r[1] != "DDS" and r[1].isupper() and len(r[1]) == 3

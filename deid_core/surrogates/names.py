@@ -101,10 +101,10 @@ class NameSurrogates:
             return "female"
         return "last"
 
-    def token(self, key: bytes, scope: str, tok: str, forbidden: frozenset[str]) -> str:
-        """The surrogate of one name token, in the token's case style."""
+    def token(self, key: bytes, scope: str, tok: str, forbidden: frozenset[str], keep: bool = True) -> str:
+        """The surrogate of one name token, in the token's case style (titles kept if `keep`)."""
         norm = tok.casefold()
-        if norm.rstrip(".") in self.keep:
+        if keep and norm.rstrip(".") in self.keep:
             return tok
         sigma = self.letter_map(key, scope)
         first = tok[:1].upper()
@@ -127,8 +127,11 @@ class NameSurrogates:
 
     def replace(self, key: bytes, scope: str, original: str, forbidden: frozenset[str]) -> str:
         """The surrogate of a whole name span: tokens replaced, separators and titles kept."""
+        # A span made only of "title" tokens ("DDS" as initials) is a name: replace it all.
+        keep = any(t.casefold() not in self.keep for t in _TOKEN.findall(original))
+
         def sub_tok(m: regex.Match) -> str:
-            return self.token(key, scope, m.group(0), forbidden)
+            return self.token(key, scope, m.group(0), forbidden, keep)
 
         out = _TOKEN.sub(sub_tok, original)
         if _DIGIT.search(out):
