@@ -52,14 +52,22 @@ def match_case(template: str, value: str) -> str:
     return value
 
 
-def forbidden_strings(note: Note, originals: Iterable[str]) -> frozenset[str]:
-    """Casefolded real PHI strings of a note (span originals + known metadata values + tokens)."""
+def forbidden_strings(note: Note, originals: Iterable[str], name_originals: Iterable[str] = ()) -> frozenset[str]:
+    """Casefolded real PHI of a note: every span original and metadata value as a whole, plus
+    the words of person names (name spans and metadata), which no surrogate may contain.
+
+    Words of other PHI (a profession's "officer", a street's "Oval") are not forbidden: they
+    identify nobody, and forbidding them would make surrogates depend on which other PHI a
+    note holds, i.e. less consistent across a patient's notes.
+    """
     out: set[str] = set()
-    for s in list(originals) + [v for v, _ in note.known_phi if isinstance(v, str)]:
+    meta = [v for v, _ in note.known_phi if isinstance(v, str)]
+    for s in list(originals) + meta:
         f = s.casefold().strip()
         if f:
             out.add(f)
-            out.update(t for t in _WS.split(normalize(s)) if len(t) > 1)
+    for s in list(name_originals) + meta:
+        out.update(t for t in _WS.split(normalize(s)) if len(t) > 1)
     return frozenset(out)
 
 

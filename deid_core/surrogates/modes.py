@@ -61,10 +61,12 @@ class _NoteCtx:
     originals: Sequence[str]
     note_year: int | None
 
+    name_originals: Sequence[str] = ()
+
     @cached_property
     def forbidden(self) -> frozenset[str]:
-        """Casefolded real PHI strings and words of the note (only computed when needed)."""
-        return forbidden_strings(self.note, self.originals)
+        """Casefolded real PHI strings and name words of the note (only computed when needed)."""
+        return forbidden_strings(self.note, self.originals, self.name_originals)
 
 
 class ModeReplacer:
@@ -102,6 +104,7 @@ class ModeReplacer:
             note=note,
             originals=originals,
             note_year=note.note_date.year if note.note_date else None,
+            name_originals=[o for s, o in zip(spans, originals, strict=True) if _category(s.label) == "NAME"],
         )
         out = []
         for s, o in zip(spans, originals, strict=True):
@@ -131,7 +134,7 @@ class ModeReplacer:
     def replace_one(self, ctx: _NoteCtx, label: str, original: str) -> str:
         """The replacement of one original string of a label."""
         if label in self.global_labels and label != "DATE":
-            ctx = _NoteCtx(ctx.key, "global", ctx.note, ctx.originals, ctx.note_year)
+            ctx = _NoteCtx(ctx.key, "global", ctx.note, ctx.originals, ctx.note_year, ctx.name_originals)
         mode = self.mode_of(label)
         if mode == "mask":
             return mask_token(label)
