@@ -346,3 +346,12 @@ def test_titles_kept_but_a_title_only_span_is_replaced(sur):
     r = run(sur, "Dr. Healey MD; DDS", [("Dr. Healey MD", "DOCTOR"), ("DDS", "PATIENT")])
     assert r[0].startswith("Dr. ") and r[0].endswith(" MD") and "Healey" not in r[0]
     assert r[1] != "DDS" and r[1].isupper() and len(r[1]) == 3
+
+
+def test_gender_from_wider_lexicon(sur):
+    from deid_core.surrogates.names import name_pools
+
+    pools = name_pools("en_US")
+    assert "corinne" not in pools.male | pools.female  # not in the en_US lists ...
+    r = run(sur, "Corinne", [("Corinne", "PATIENT")])
+    assert r[0].casefold() in pools.female  # ... but known as a female name elsewhere

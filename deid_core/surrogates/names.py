@@ -31,6 +31,8 @@ class NamePools:
     female: frozenset[str]
     last_set: frozenset[str]
     by_kind: dict[str, dict[str, tuple[str, ...]]]
+    more_male: frozenset[str] = frozenset()  # first names of other locales: gender lexicon only
+    more_female: frozenset[str] = frozenset()
 
 
 def _provider(locale: str):
@@ -50,8 +52,14 @@ def _by_letter(names: list[str]) -> dict[str, tuple[str, ...]]:
 
 
 @lru_cache(maxsize=4)
-def name_pools(locale: str = "en_US") -> NamePools:
-    """Name pools of a locale, loaded once per process."""
+def name_pools(locale: str = "en_US", gender_locales: tuple[str, ...] = ()) -> NamePools:
+    """Name pools of a locale (and a wider gender lexicon), loaded once per process."""
+    more_m: set[str] = set()
+    more_f: set[str] = set()
+    for loc in gender_locales:
+        q = _provider(loc)
+        more_m.update(n.casefold() for n in getattr(q, "first_names_male", ()) or ())
+        more_f.update(n.casefold() for n in getattr(q, "first_names_female", ()) or ())
     p = _provider(locale)
     male = [n for n in getattr(p, "first_names_male", ()) if n.isalpha()]
     female = [n for n in getattr(p, "first_names_female", ()) if n.isalpha()]
@@ -67,6 +75,8 @@ def name_pools(locale: str = "en_US") -> NamePools:
         female=frozenset(n.casefold() for n in female),
         last_set=frozenset(n.casefold() for n in last),
         by_kind=by_kind,
+        more_male=frozenset(more_m),
+        more_female=frozenset(more_f),
     )
 
 
@@ -75,7 +85,7 @@ class NameSurrogates:
 
     def __init__(self, settings: dict[str, Any]) -> None:
         conf = settings.get("names", {})
-        self.pools = name_pools(settings.get("locale", "en_US"))
+        self.pools = name_pools(settings.get("locale", "en_US"), tuple(conf.get("gender_locales", ())))
         self.keep = frozenset(t.casefold() for t in conf.get("keep_tokens", ()))
         letters = conf.get("initial_letters", "ABCDEGHJKLMNPRST")
         self.targets = tuple(
@@ -91,8 +101,15 @@ class NameSurrogates:
         return _letter_map(key, scope, self.targets)
 
     def kind(self, norm: str) -> str:
-        """Which pool a token's surrogate comes from: male / female / unisex first name, or last."""
-        m, f = norm in self.pools.male, norm in self.pools.female
+        """Which pool a token's surrogate comes from: male / female / unisex first name, or last.
+
+        The locale's first-name lists decide first; then its last names; then the wider
+        first-name lexicon of `gender_locales` (so "Corinne" still gets a female first name).
+        """
+        p = self.pools
+        m, f = norm in p.male, norm in p.female
+        if not (m or f) and norm not in p.last_set:
+            m, f = norm in p.more_male, norm in p.more_female
         if m and f:
             return "unisex"
         if m:
