@@ -355,3 +355,13 @@ def test_gender_from_wider_lexicon(sur):
     assert "corinne" not in pools.male | pools.female  # not in the en_US lists ...
     r = run(sur, "Corinne", [("Corinne", "PATIENT")])
     assert r[0].casefold() in pools.female  # ... but known as a female name elsewhere
+
+
+def test_note_date_shift_agrees_with_text(sur):
+    import datetime as dt
+
+    note = Note("n1", "seen 3/4/2019", "p1", dt.date(2019, 3, 4))
+    (rep,) = sur(Doc(note), [Span(5, 13, "DATE")])
+    new = sur.shift_note_date(note)
+    assert rep == f"{new.month}/{new.day}/{new.year}"
+    assert sur.shift_note_date(Note("n2", "x", "p1")) is None

@@ -8,6 +8,7 @@ shared between notes, batches, partitions or executors.
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -126,6 +127,13 @@ class ModeReplacer:
             return False
         quoted = (s.start > 0 and text[s.start - 1] in "'’") or (s.end < len(text) and text[s.end] in "'’")
         return quoted or self.dates.bare_two_digits == "year"
+
+    def shift_note_date(self, note: Note) -> dt.date | None:
+        """The note's `note_date` moved by its patient's date shift (None stays None), so a
+        `note_date` column written next to the text agrees with the dates inside it."""
+        if note.note_date is None:
+            return None
+        return note.note_date + dt.timedelta(days=self.dates.shift_days(self.key, scope_of(note)))
 
     def mode_of(self, label: str) -> str:
         """The effective mode of a label."""
