@@ -365,3 +365,11 @@ def test_note_date_shift_agrees_with_text(sur):
     new = sur.shift_note_date(note)
     assert rep == f"{new.month}/{new.day}/{new.year}"
     assert sur.shift_note_date(Note("n2", "x", "p1")) is None
+
+
+def test_usernames_follow_the_name_surrogates(sur):
+    r = run(sur, "Dana Wagner; dwagner; WAGNERD; yepl.foaz45",
+            [("Dana Wagner", "PATIENT"), ("dwagner", "USERNAME"), ("WAGNERD", "USERNAME"), ("yepl.foaz45", "USERNAME")])
+    first, last = r[0].split()
+    assert r[1] == (first[0] + last).lower() and r[2] == (last + first[0]).upper()
+    assert len(r[3]) == len("yepl.foaz45") and r[3][4] == "." and r[3][-2:].isdigit()

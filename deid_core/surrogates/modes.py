@@ -174,6 +174,10 @@ class ModeReplacer:
         if label == "DATE":
             shift = self.dates.shift_days(ctx.key, ctx.scope)
             return self.dates.replace(original, shift, ctx.note_year, self.safe_harbor, mask_token("DATE"))
+        if label == "USERNAME":
+            user = self.names.username(ctx.key, ctx.scope, original, ctx.forbidden)
+            if user is not None and user.casefold() != original.casefold():
+                return user
         if label == "AGE":
             rng = keyed_rng(ctx.key, ctx.scope, "AGE", normalize(original))
             return safe_harbor.age(original, self.settings, rng)

@@ -142,6 +142,28 @@ class NameSurrogates:
         rng = keyed_rng(key, scope, "NAME-fallback", norm)
         return match_case(tok, target + "".join(rng.choice("aeiou" if i % 2 == 0 else "bdklmnrst") for i in range(5)))
 
+    def username(self, key: bytes, scope: str, original: str, forbidden: frozenset[str]) -> str | None:
+        """"dwagner" / "parkerw" / "SWEENEYC7": initial and name mapped like the person's name
+        ("wagner" gets the surrogate of "Wagner"), digits redrawn; None if no name inside."""
+        m = _USER.fullmatch(original)
+        if not m:
+            return None
+        letters, digits = m.groups()
+        low = letters.casefold()
+        for pre in (0, 1):
+            for post in (0, 1):
+                core = low[pre: len(low) - post]
+                if len(core) < 3 or not _known(self.pools, core):
+                    continue
+                sigma = self.letter_map(key, scope)
+                head = sigma.get(low[:pre].upper(), "").lower() if pre else ""
+                tail = sigma.get(low[-1].upper(), "").lower() if post else ""
+                name = self.token(key, scope, core.title(), forbidden, keep=False).lower()
+                rng = keyed_rng(key, scope, "NAME-digits", original.casefold())
+                out = head + name + tail + "".join(str(rng.randrange(10)) for _ in digits)
+                return match_case(letters, out) if letters.isupper() else out
+        return None
+
     def replace(self, key: bytes, scope: str, original: str, forbidden: frozenset[str]) -> str:
         """The surrogate of a whole name span: tokens replaced, separators and titles kept."""
         # A span made only of "title" tokens ("DDS" as initials) is a name: replace it all.
@@ -155,6 +177,13 @@ class NameSurrogates:
             rng = keyed_rng(key, scope, "NAME-digits", original.casefold())
             out = _DIGIT.sub(lambda _m: str(rng.randrange(10)), out)
         return out
+
+
+_USER = regex.compile(r"([A-Za-z]+)(\d*)")
+
+
+def _known(pools: NamePools, norm: str) -> bool:
+    return norm in pools.last_set or norm in pools.male or norm in pools.female
 
 
 @lru_cache(maxsize=4096)
