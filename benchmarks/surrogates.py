@@ -22,6 +22,30 @@ from deid_core.surrogates.modes import ModeReplacer
 from deid_core.taxonomy import category_of
 
 
+def consistency(corpus) -> None:
+    """Each patient's notes in two halves, fresh replacer and caches per half (as on two
+    executors): how many (patient, label, original) get more than one surrogate."""
+    from deid_core.surrogates import dates, names
+
+    by_patient: dict[str, list] = collections.defaultdict(list)
+    for note, spans in corpus:
+        by_patient[note.patient_id].append((note, resolve_overlaps(spans)))
+    seen: dict[tuple[str, str, str], set[str]] = collections.defaultdict(set)
+    for pid, notes in by_patient.items():
+        half = len(notes) // 2
+        for part in (notes[:half], notes[half:]):
+            names._letter_map.cache_clear()
+            dates._shift.cache_clear()
+            rep = ModeReplacer({}, DEMO_KEY, "surrogate")
+            for note, spans in part:
+                for s, r in zip(spans, rep(Doc(note), spans), strict=True):
+                    seen[(pid, s.label, note.text[s.start:s.end])].add(r)
+    split = collections.Counter(k[1] for k, v in seen.items() if len(v) > 1)
+    n_split = sum(split.values())
+    print(f"  consistency over halves: {n_split} of {len(seen)} (patient, label, original) got >1 "
+          f"surrogate ({n_split / max(len(seen), 1):.3%}; collision re-draws) {dict(split)}")
+
+
 def main(argv: list[str]) -> int:
     """Run the throughput benchmark and print the numbers."""
     ap = argparse.ArgumentParser(prog="python -m benchmarks surrogates")
@@ -46,6 +70,7 @@ def main(argv: list[str]) -> int:
             best = min(best, time.process_time() - t0)
         print(f"  {mode:9s} init {t_init * 1000:.0f} ms; {len(docs) / best:,.0f} notes/s, "
               f"{n_spans / best:,.0f} spans/s ({best / max(n_spans, 1) * 1e6:.1f} us/span)")
+    consistency(corpus)
     # Per label family, surrogate mode: where the time goes.
     rep = ModeReplacer({}, DEMO_KEY, "surrogate")
     by_cat: dict[str, list] = collections.defaultdict(list)
