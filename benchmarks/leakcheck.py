@@ -16,13 +16,11 @@ import argparse
 import collections
 import time
 
-import regex
-
 from benchmarks._corpus import synthetic_notes
 from deid_core.keys import DEMO_KEY
-from deid_core.notes import Note
 from deid_core.pipeline import Deidentifier
 from deid_core.spans import Span, resolve_overlaps
+from deid_core.surrogates.leaks import leaks_of
 from deid_core.surrogates.modes import ModeReplacer
 
 
@@ -36,37 +34,6 @@ class GoldTagger:
 
     def tag(self, doc) -> list[Span]:
         return list(self.spans)
-
-
-_YEAR = regex.compile(r"(?:1[89]|20)\d\d")
-
-
-def leaks_of(note: Note, spans: list[Span], out_text: str, out_offsets: list[tuple[int, int]]) -> list[tuple[str, str]]:
-    """(label, kind) of gold originals surviving in `out_text` (see module doc). kind is
-    "collision" when the string only shows up inside the surrogates of *other* spans (e.g. one
-    shifted date landing on another real date of the patient), "year kept" for a bare year
-    surviving in place, else "in place" (in its own replacement or in the text around)."""
-    text = note.text
-    outside = list(text)
-    for s in spans:
-        outside[s.start:s.end] = "\0" * (s.end - s.start)
-    outside_text = "".join(outside).casefold()
-    out_cf = out_text.casefold()
-    found = []
-    for s in spans:
-        orig = text[s.start:s.end].strip()
-        if len(orig) < 3:
-            continue
-        pat = regex.compile(r"(?<!\w)" + regex.escape(orig.casefold()) + r"(?!\w)")
-        if not pat.search(out_cf) or pat.search(outside_text):
-            continue
-        others = [(a, b) for t, (a, b) in zip(spans, out_offsets, strict=True) if t is not s]
-        own = any(not any(a <= m.start() and m.end() <= b for a, b in others) for m in pat.finditer(out_cf))
-        kind = "in place" if own else "collision"
-        if own and s.label == "DATE" and _YEAR.fullmatch(orig):
-            kind = "year kept"  # a bare year: Safe Harbor allows it (safe_harbor_year = "keep")
-        found.append((s.label, kind))
-    return found
 
 
 def main(argv: list[str]) -> int:

@@ -4,18 +4,23 @@ from __future__ import annotations
 
 import pytest
 
-from benchmarks._corpus import synthetic_notes
-from benchmarks.leakcheck import leaks_of
 from deid_core.doc import Doc
 from deid_core.keys import DEMO_KEY
+from deid_core.notes import Note
 from deid_core.replace import apply_replacements
 from deid_core.spans import resolve_overlaps
+from deid_core.surrogates.leaks import leaks_of
 from deid_core.surrogates.modes import ModeReplacer
+from deid_core.synth import generate
 
 
 @pytest.fixture(scope="module")
 def corpus():
-    return [(n, resolve_overlaps(s)) for n, s in synthetic_notes(300, 11)[1]]
+    out = []
+    for s in generate(300, 11):
+        known = tuple((v, "PATIENT") for v in (s.patient_first_name, s.patient_last_name) if v)
+        out.append((Note(s.note_id, s.text, s.patient_id, s.note_date, known), resolve_overlaps(s.spans)))
+    return out
 
 
 @pytest.mark.parametrize("mode,profile", [("surrogate", "default"), ("surrogate", "safe_harbor"),
