@@ -3,7 +3,8 @@
 Modules: modes (mode factories, per-label dispatch, requires_key), settings (conf/surrogates.toml),
 consistency (keyed randomness, scope, case, collision re-draws), names, dates, numbers (ids,
 phones and other format-preserving numbers), contact (email, URL, IP), locations, safe_harbor
-(ages, ZIP codes, year-only dates). Never imports pyspark; no PHI in logs or messages.
+(ages, ZIP codes), leaks (which gold originals survive an output). Never imports pyspark; no
+PHI in logs or messages.
 """
 
 from deid_core.surrogates.modes import (
