@@ -225,7 +225,7 @@ def _category(label: str) -> str:
 
 
 def mask_mode(config: dict, key: bytes) -> ModeReplacer:
-    """Factory for `mask` that also honours [surrogates.label_modes] (pipeline.mask_mode does not)."""
+    """Factory for `mask` ([**LABEL**]), honouring per-label overrides in [surrogates.label_modes]."""
     return ModeReplacer(config, key, "mask")
 
 
