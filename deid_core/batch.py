@@ -35,6 +35,8 @@ STAGED_CORE = [
     pa.field("error_stage", pa.string()), pa.field("error_class", pa.string()),
 ]
 
+STAGED_NOTE_DATE = pa.field("note_date", pa.date32())  # only when BatchSpec.note_date_out
+
 
 class InputSchemaError(ConfigError):
     """The input lacks a required column or has one of the wrong type (message names it)."""
@@ -46,13 +48,29 @@ class BatchSpec:
 
     name_columns: Mapping[str, str]
     passthrough: tuple[str, ...]
+    note_date_out: bool = False  # notes/ carries note_date moved by the patient's date shift
 
 
 def _is_string(t: pa.DataType) -> bool:
     return pa.types.is_string(t) or pa.types.is_large_string(t)
 
 
-def validate_input_schema(schema: pa.Schema, name_columns: Mapping[str, str], where: str) -> BatchSpec:
+def shifts_note_date(config: dict) -> bool:
+    """True when DATE spans get surrogates (shifted dates): then notes/ gets the shifted note_date.
+
+    In every other mode the note_date column is PHI with nothing to agree with: it is not output.
+    """
+    try:
+        from deid_core.surrogates.settings import surrogate_settings
+    except ImportError:
+        return False
+    settings = surrogate_settings(config)
+    mode = settings.get("label_modes", {}).get("DATE", config.get("pipeline", {}).get("mode"))
+    return mode == "surrogate" and settings.get("profile", "default") == "default"
+
+
+def validate_input_schema(schema: pa.Schema, name_columns: Mapping[str, str], where: str,
+                          shift_dates: bool = False) -> BatchSpec:
     """Check the input's columns and types (DESIGN.md §4); the spec of what passes through."""
     names = schema.names
     for col in ("note_id", "text"):
@@ -80,12 +98,13 @@ def validate_input_schema(schema: pa.Schema, name_columns: Mapping[str, str], wh
     if reserved:
         raise InputSchemaError(f"{where}: column names starting with {RESERVED_PREFIX!r} are reserved: {reserved}")
     passthrough = tuple(c for c in names if c not in CORE_COLUMNS and c not in name_columns)
-    return BatchSpec(dict(name_columns), passthrough)
+    return BatchSpec(dict(name_columns), passthrough, shift_dates and "note_date" in names)
 
 
 def staged_schema(input_schema: pa.Schema, spec: BatchSpec) -> pa.Schema:
     """Schema of the staged results: core fields, then pass-through columns as they came."""
-    return pa.schema(STAGED_CORE + [input_schema.field(c) for c in spec.passthrough])
+    dates = [STAGED_NOTE_DATE] if spec.note_date_out else []
+    return pa.schema(STAGED_CORE + dates + [input_schema.field(c) for c in spec.passthrough])
 
 
 def make_deidentifier(config: dict, bundle: Bundle, key: bytes) -> Deidentifier:
@@ -134,13 +153,22 @@ def process_batch(batch: pa.RecordBatch, deid: Deidentifier, spec: BatchSpec,
     dups = batch.column(DUP_COLUMN).to_pylist() if DUP_COLUMN in names else [False] * n
     known = _known_phi(batch, spec)
     results: list[NoteResult] = []
+    shifted: list[dt.date | None] = [None] * n
+    shift = getattr(deid.replacer, "shift_note_date", None) if spec.note_date_out else None
     for i in range(n):
         if dups[i]:
             results.append(NoteResult(ids[i], pids[i], error_stage="validate", error_class="DuplicateNoteId"))
         elif texts[i] is None:
             results.append(NoteResult(ids[i], pids[i], error_stage="validate", error_class="NullText"))
         else:
-            results.append(deid.process(Note(ids[i], texts[i], pids[i], _as_date(dates[i]), known[i])))
+            note = Note(ids[i], texts[i], pids[i], _as_date(dates[i]), known[i])
+            result = deid.process(note)
+            if result.ok and shift is not None:
+                try:
+                    shifted[i] = shift(note)
+                except Exception as exc:  # noqa: BLE001 - fail closed, like Deidentifier.process
+                    result = NoteResult(ids[i], pids[i], error_stage="replace", error_class=type(exc).__name__)
+            results.append(result)
     core = {
         "note_id": pa.array(ids, pa.string()),
         "patient_id": pa.array(pids, pa.string()),
@@ -149,6 +177,7 @@ def process_batch(batch: pa.RecordBatch, deid: Deidentifier, spec: BatchSpec,
                           pa.list_(SPAN_STRUCT)),
         "error_stage": pa.array([r.error_stage for r in results], pa.string()),
         "error_class": pa.array([r.error_class for r in results], pa.string()),
+        "note_date": pa.array([d if r.ok else None for d, r in zip(shifted, results, strict=True)], pa.date32()),
     }
     arrays = [core[f.name] if f.name in core else batch.column(f.name) for f in out_schema]
     return pa.RecordBatch.from_arrays(arrays, schema=out_schema)

@@ -22,6 +22,7 @@ from deid_core.batch import (
     BatchSpec,
     make_deidentifier,
     process_batch,
+    shifts_note_date,
     staged_schema,
     tagged_count,
     validate_input_schema,
@@ -101,7 +102,8 @@ def derive_outputs(staged: pa.Table, spec: BatchSpec) -> tuple[pa.Table, pa.Tabl
     """notes/, spans/ and quarantine/ projected from the staged results, sorted by note_id."""
     ok = pc.is_null(staged["error_stage"])
     done = staged.filter(ok)
-    notes = done.select(["note_id", "patient_id", "text", *spec.passthrough]).sort_by("note_id")
+    notes = done.select(["note_id", "patient_id", "text", *(["note_date"] if spec.note_date_out else []),
+                         *spec.passthrough]).sort_by("note_id")
     flat = pc.list_flatten(done["spans"])
     parent = pc.list_parent_indices(done["spans"])
     cols = {"note_id": pc.take(done["note_id"], parent), "patient_id": pc.take(done["patient_id"], parent)}
@@ -132,7 +134,8 @@ def run_local(input_path: str | Path, output: str | Path, options: RunOptions) -
     t0 = time.perf_counter()
     key, bundle = load_key_and_bundle(options)
     table = read_table(input_path)
-    spec = validate_input_schema(table.schema, options.name_columns, f"--input {input_path}")
+    spec = validate_input_schema(table.schema, options.name_columns, f"--input {input_path}",
+                                 shifts_note_date(options.config))
     input_rows = table.num_rows
     table, dropped = drop_null_ids(table, options.job.get("on_null_note_id", "fail"))
     table, extra = mark_duplicates(table, spec, options.job.get("on_duplicate", "quarantine"))

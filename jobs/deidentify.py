@@ -141,7 +141,7 @@ def run_job(spark, args: argparse.Namespace, options: RunOptions, key: bytes, bu
     where = f"--input {args.input}" if args.input else f"--input-table {args.input_table}"
     log.info("reading %s", where)
     df = plan.read_input(spark, args.input, args.input_table)
-    spec = plan.check_input(df, options.name_columns, where)
+    spec = plan.check_input(df, options.name_columns, where, options.config)
     log.debug("schema ok: %d pass-through column(s), %d name column(s); config digest %s",
               len(spec.passthrough), len(spec.name_columns), digest(options.config)[:12])
     if staging == "parquet" and not (args.staging_dir or args.output):

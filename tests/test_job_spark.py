@@ -126,13 +126,14 @@ def test_catalog_tables_in_and_out(spark, tmp_path):
         args = build_parser().parse_args(argv)
         options = run_options(args)
         run_job(spark, args, options, *load_key_and_bundle(options))
-    args = build_parser().parse_args([*argv, "--staging", "persist"])
+    args = build_parser().parse_args([*argv, "--staging", "persist", "--mode", "surrogate"])
     options = run_options(args)
     m = run_job(spark, args, options, *load_key_and_bundle(options))
     assert spark.table("deid_test.run_notes").count() == 48 == m["counts"]["notes"]
     assert spark.table("deid_test.run_spans").count() == m["counts"]["spans"]
     assert spark.table("deid_test.run_quarantine").count() == 0
     assert "patient_first_name" not in spark.table("deid_test.run_notes").columns
+    assert spark.table("deid_test.run_notes").filter("note_date is null").count() == 0  # shifted dates
     row = spark.table("deid_test.run_manifest").first()
     assert json.loads(row["manifest"])["counts"]["input_rows"] == 48
     spark.sql("DROP DATABASE deid_test CASCADE")

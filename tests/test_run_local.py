@@ -163,7 +163,7 @@ def test_key_changes_digests_only(tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize("override, message", [
-    ({"pipeline": {"mode": "scramble"}}, "accepted: ['mask'"),
+    ({"pipeline": {"mode": "scramble"}}, "unknown mode 'scramble'; accepted: "),
     ({"pipeline": {"stages": ["nope"]}}, "unknown pipeline stage"),
     ({"job": {"batch_size": 0}}, "batch_size = 0 is not accepted"),
     ({"job": {"on_duplicate": "keep"}}, "one of fail, quarantine"),
@@ -186,3 +186,19 @@ def test_rerun_is_identical(tmp_path):
     for part in ("notes", "spans", "quarantine"):
         assert read_rows(tmp_path / "a" / part, ("note_id",)) == read_rows(tmp_path / "b" / part, ("note_id",))
     check_outputs(SAMPLES, tmp_path / "a")
+
+
+def test_surrogate_mode_shifts_note_date_mask_mode_drops_it(tmp_path):
+    assert tag(SAMPLES, tmp_path / "s", "--mode", "surrogate") == 0
+    check_outputs(SAMPLES, tmp_path / "s")
+    src = {r["note_id"]: r for r in pq.read_table(SAMPLES).to_pylist()}
+    notes = read_rows(tmp_path / "s" / "notes")
+    assert all(r["note_date"] is not None for r in notes)
+    moved = [r for r in notes if r["note_date"] != src[r["note_id"]]["note_date"]]
+    assert len(moved) > len(notes) // 2
+    by_patient = {}
+    for r in notes:  # one shift per patient
+        by_patient.setdefault(r["patient_id"], set()).add(r["note_date"] - src[r["note_id"]]["note_date"])
+    assert all(len(v) == 1 for v in by_patient.values())
+    assert tag(SAMPLES, tmp_path / "m") == 0  # literal.toml: mask
+    assert "note_date" not in read_rows(tmp_path / "m" / "notes")[0]

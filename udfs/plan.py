@@ -17,8 +17,10 @@ from pyspark.sql.types import StructField, StructType
 from deid_core.batch import (
     DUP_COLUMN,
     STAGED_CORE,
+    STAGED_NOTE_DATE,
     BatchSpec,
     dedup_sort_keys,
+    shifts_note_date,
     validate_input_schema,
 )
 from deid_core.io.tables import AUDIT_SCHEMA
@@ -63,9 +65,9 @@ def read_input(spark: SparkSession, path: str | None, table: str | None) -> Data
         raise FileNotFoundError(f"{where}: cannot read it ({first})") from None
 
 
-def check_input(df: DataFrame, name_columns: dict[str, str], where: str) -> BatchSpec:
+def check_input(df: DataFrame, name_columns: dict[str, str], where: str, config: dict) -> BatchSpec:
     """validate_input_schema on the DataFrame's schema (before any work starts)."""
-    return validate_input_schema(arrow_schema(df.schema), name_columns, where)
+    return validate_input_schema(arrow_schema(df.schema), name_columns, where, shifts_note_date(config))
 
 
 def count_ids(df: DataFrame) -> InputCounts:
@@ -113,14 +115,16 @@ def staged_spark_schema(df: DataFrame, spec: BatchSpec) -> StructType:
     """The mapInArrow output schema: staged core fields, then pass-through fields as in the input."""
     from pyspark.sql.pandas.types import from_arrow_type
 
-    core = [StructField(f.name, from_arrow_type(f.type), True) for f in STAGED_CORE]
+    dates = [STAGED_NOTE_DATE] if spec.note_date_out else []
+    core = [StructField(f.name, from_arrow_type(f.type), True) for f in STAGED_CORE + dates]
     return StructType(core + [df.schema[c] for c in spec.passthrough])
 
 
 def project_outputs(staged: DataFrame, spec: BatchSpec) -> tuple[DataFrame, DataFrame, DataFrame]:
     """notes/, spans/ (audit rows, AUDIT_SCHEMA order) and quarantine/ from the staged results."""
     ok = F.col("error_stage").isNull()
-    notes = (staged.filter(ok).select("note_id", "patient_id", "text", *spec.passthrough)
+    dates = ["note_date"] if spec.note_date_out else []
+    notes = (staged.filter(ok).select("note_id", "patient_id", "text", *dates, *spec.passthrough)
              .sortWithinPartitions("note_id"))
     span_cols = [F.col(f"s.{f.name}").alias(f.name) for f in AUDIT_SCHEMA if f.name not in ("note_id", "patient_id")]
     spans = (staged.filter(ok).select("note_id", "patient_id", F.explode("spans").alias("s"))
