@@ -1,4 +1,4 @@
-"""The `deid` command: one subcommand per module in deid_core/commands/ (tag, eval, synth, train, bench)."""
+"""The `deid` command: one subcommand per module in deid_core/commands/ (tag, eval, synth, train, summary)."""
 
 from __future__ import annotations
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from deid_core.io.corpus import Corpus, apply_metadata, write_metadata
+from deid_core.io.corpus import Corpus, apply_metadata, note_file_stem, write_metadata
 from deid_core.notes import Note
 from deid_core.spans import Span, sort_spans
 from deid_core.taxonomy import normalize_label
@@ -81,10 +81,9 @@ def write_brat(corpus: Corpus, folder: str | Path) -> None:
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     for note in corpus.notes:
-        if "/" in note.note_id or note.note_id in ("", ".", ".."):
-            raise ValueError(f"note_id {note.note_id!r} cannot be a file name")
-        with open(folder / f"{note.note_id}.txt", "w", encoding="utf-8", newline="") as fh:
+        stem = note_file_stem(note.note_id)
+        with open(folder / f"{stem}.txt", "w", encoding="utf-8", newline="") as fh:
             fh.write(note.text)
-        with open(folder / f"{note.note_id}.ann", "w", encoding="utf-8", newline="") as fh:
+        with open(folder / f"{stem}.ann", "w", encoding="utf-8", newline="") as fh:
             fh.write(to_ann(note.text, corpus.gold.get(note.note_id, [])))
     write_metadata(corpus.notes, folder)

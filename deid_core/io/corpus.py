@@ -67,3 +67,10 @@ def apply_metadata(notes: list[Note], folder: Path) -> list[Note]:
             note_date=dt.date.fromisoformat(date) if date else None,
             known_phi=tuple((str(v), str(lab)) for v, lab in row.get("known_phi") or ())))
     return out
+
+
+def note_file_stem(note_id: str) -> str:
+    """The note_id as a file stem for one-file-per-note formats; ValueError if it cannot be one."""
+    if "/" in note_id or "\\" in note_id or note_id in ("", ".", ".."):
+        raise ValueError(f"note_id {note_id!r} cannot be a file name")
+    return note_id

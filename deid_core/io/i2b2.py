@@ -15,7 +15,7 @@ from pathlib import Path
 
 import regex
 
-from deid_core.io.corpus import Corpus, apply_metadata, write_metadata
+from deid_core.io.corpus import Corpus, apply_metadata, note_file_stem, write_metadata
 from deid_core.notes import Note
 from deid_core.spans import Span, sort_spans
 from deid_core.taxonomy import category_of, normalize_label
@@ -106,9 +106,8 @@ def write_i2b2(corpus: Corpus, folder: str | Path) -> None:
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     for note in corpus.notes:
-        if "/" in note.note_id or note.note_id in ("", ".", ".."):
-            raise ValueError(f"note_id {note.note_id!r} cannot be a file name")
+        stem = note_file_stem(note.note_id)
         xml = to_xml(note, corpus.gold.get(note.note_id, []))
-        with open(folder / f"{note.note_id}.xml", "w", encoding="utf-8", newline="") as fh:
+        with open(folder / f"{stem}.xml", "w", encoding="utf-8", newline="") as fh:
             fh.write(xml)
     write_metadata(corpus.notes, folder)
