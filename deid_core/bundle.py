@@ -86,3 +86,55 @@ def unpack_bundle(data: bytes, dest: Path) -> Bundle:
     with zipfile.ZipFile(io.BytesIO(data)) as zf:
         zf.extractall(dest)
     return load_bundle(dest)
+
+
+def _tree_digest(path: Path) -> str | None:
+    """sha256 (first 16 hex) over a folder's or file's bytes; None when absent."""
+    if not path.exists():
+        return None
+    files = [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
+    h = hashlib.sha256()
+    for f in files:
+        h.update(f.name.encode())
+        h.update(f.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def current_versions() -> dict[str, str | None]:
+    """Versions of what a CRF bundle depends on: features, taxonomy, rules, gazetteers."""
+    import importlib
+
+    from deid_core.config import conf_dir, conf_file
+    from deid_core.crf.features import FEATURES_VERSION
+
+    root = Path(__file__).resolve().parent
+    versions: dict[str, str | None] = {
+        "features": FEATURES_VERSION,
+        "taxonomy": str(conf_file("taxonomy.toml").get("version", "")),
+    }
+    for key, module, data in (("rules", "deid_core.rules", conf_dir() / "rules"),
+                              ("gazetteers", "deid_core.gazetteers", root / "gazetteers")):
+        try:
+            mod = importlib.import_module(module)
+        except ImportError:
+            versions[key] = None
+            continue
+        explicit = getattr(mod, "VERSION", None) or getattr(mod, f"{key.upper()}_VERSION", None)
+        versions[key] = str(explicit) if explicit else _tree_digest(data)
+    return versions
+
+
+def check_versions(bundle: Bundle, current: dict[str, str | None] | None = None) -> None:
+    """Raise BundleError naming each component whose version differs from what this engine has."""
+    recorded = bundle.manifest.get("versions")
+    if not recorded or not bundle.manifest.get("components", {}).get("crf"):
+        return
+    current = current or current_versions()
+    needed = set(bundle.manifest["components"]["crf"].get("depends_on", ["features", "taxonomy"]))
+    bad = [k for k in sorted(needed) if recorded.get(k) != current.get(k)]
+    if bad:
+        detail = "; ".join(f"{k}: bundle {recorded.get(k)!r}, engine {current.get(k)!r}" for k in bad)
+        raise BundleError(
+            f"model bundle {bundle.path} was built for other versions ({detail}); "
+            "retrain it with `deid train` (see docs/crf.md) or use a matching engine"
+        )

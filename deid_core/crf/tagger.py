@@ -1,0 +1,149 @@
+"""Token-CRF tagging: a bundle's crfsuite models + feature extractors as a pipeline stage."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import pycrfsuite
+
+from deid_core.crf.clusters import load_clusters
+from deid_core.crf.features import FeatureConfig, FeatureExtractor
+from deid_core.crf.labels import decode, tag_label
+from deid_core.doc import Doc
+from deid_core.spans import Span
+
+log = logging.getLogger(__name__)
+
+RuleSource = Callable[[Doc], Sequence[Span]]
+
+
+@dataclass
+class ModelSpec:
+    """One trained model's description as recorded in the bundle."""
+
+    name: str
+    file: str
+    families: list[str]
+    window: int
+    categories: list[str]
+
+
+class CrfModel:
+    """One crfsuite model and its feature extractor."""
+
+    def __init__(self, spec: ModelSpec, model_path: Path, clusters: dict | None, cache_size: int,
+                 domain: str = "") -> None:
+        self.spec = spec
+        self.extractor = FeatureExtractor(FeatureConfig(spec.families, spec.window), clusters, cache_size)
+        self.tagger = pycrfsuite.Tagger()
+        self.tagger.open(str(model_path))
+        self.labels = [x for x in self.tagger.labels()]
+        self.domain = domain
+
+    def features(self, doc: Doc, rule_spans: Sequence[Span]) -> list[list[str]]:
+        """Feature lists of a doc (EasyAdapt target copy when the model was trained with domains)."""
+        feats = self.extractor.extract(doc, rule_spans)
+        if self.domain:
+            pre = self.domain + "|"
+            feats = [f + [pre + x for x in f] for f in feats]
+        return feats
+
+    def predict(self, feats: list[list[str]], threshold: float = 1.0) -> tuple[list[str], list[float]]:
+        """Viterbi tags and per-token PHI marginal; tokens above `threshold` get their best PHI tag."""
+        if not feats:
+            return [], []
+        tags = self.tagger.tag(feats)
+        if threshold >= 1.0:
+            return tags, [0.0 if t == "O" else 1.0 for t in tags]
+        marg = self.tagger.marginal
+        phi = [1.0 - marg("O", i) for i in range(len(tags))]
+        for i, p in enumerate(phi):
+            if tags[i] == "O" and p > threshold:
+                best = max((lab for lab in self.labels if lab != "O"), key=lambda lab: marg(lab, i))
+                label = tag_label(best)
+                prev = tag_label(tags[i - 1]) if i else ""
+                tags[i] = ("I-" if prev == label else "B-") + label
+        return tags, phi
+
+
+class CrfTagger:
+    """Pipeline stage: runs each token-CRF model and returns its spans (source 'crf:<model>')."""
+
+    def __init__(self, models: Sequence[CrfModel], *, threshold: float = 1.0,
+                 rules: RuleSource | None = None, name: str = "crf") -> None:
+        self.models = list(models)
+        self.threshold = threshold
+        self.rules = rules
+        self.name = name
+
+    def rule_spans(self, doc: Doc) -> Sequence[Span]:
+        """Rule hits for the rule_hits features: the pipeline's rules output, else our own call."""
+        staged = doc.__dict__.get("stage_spans", {})
+        if "rules" in staged:
+            return staged["rules"]
+        if self.rules is None:
+            return ()
+        spans = self.rules(doc)
+        doc.__dict__.setdefault("stage_spans", {})["rules"] = spans
+        return spans
+
+    def tag(self, doc: Doc) -> list[Span]:
+        """PHI spans found by every model (may overlap across models; the merge resolves)."""
+        _, starts, ends = doc.tokens
+        if not starts:
+            return []
+        rules = self.rule_spans(doc) if any(m.extractor.uses_rules for m in self.models) else ()
+        out: list[Span] = []
+        for m in self.models:
+            tags, phi = m.predict(m.features(doc, rules), self.threshold)
+            for i, j, label in decode(tags, starts, ends):
+                conf = sum(phi[i:j]) / (j - i)
+                out.append(Span(starts[i], ends[j - 1], label, f"{self.name}:{m.spec.name}", round(conf, 4)))
+        return out
+
+
+def load_models(bundle, cache_size: int = 200_000) -> list[CrfModel]:
+    """The token-CRF models of a bundle (empty when it has none)."""
+    comp = bundle.manifest.get("components", {}).get("crf")
+    if not comp:
+        return []
+    clusters = load_clusters(bundle.file(comp["clusters"])) if comp.get("clusters") else None
+    domain = comp.get("target_domain", "") if comp.get("easyadapt") else ""
+    models = []
+    for name, m in comp["models"].items():
+        spec = ModelSpec(name, m["file"], list(m["features"]), int(m["window"]), list(m["categories"]))
+        models.append(CrfModel(spec, bundle.file(m["file"]), clusters, cache_size, domain))
+    return models
+
+
+def crf_stage(config: dict, bundle) -> CrfTagger:
+    """Stage factory (conf/deidentify.toml [registry.stages] crf): the bundle's token CRFs."""
+    from deid_core.bundle import check_versions
+    from deid_core.config import conf_file
+
+    check_versions(bundle)
+    crf_conf = config.get("crf") or conf_file("crf.toml")
+    tagging = crf_conf.get("tagging", {})
+    models = load_models(bundle, int(tagging.get("cache_size", 200_000)))
+    if not models:
+        log.warning("bundle %s has no CRF models: the crf stage finds nothing", getattr(bundle, "id", "?")[:12])
+    rules = None
+    if any(m.extractor.uses_rules for m in models):
+        rules = rule_source(config, bundle)
+    return CrfTagger(models, threshold=float(tagging.get("marginal_threshold", 1.0)), rules=rules)
+
+
+def rule_source(config: dict, bundle) -> RuleSource | None:
+    """The rules stage's tag function (for rule_hits features), or None when no rules exist."""
+    from deid_core.pipeline import _resolve
+
+    ref = config.get("registry", {}).get("stages", {}).get("rules")
+    if not ref:
+        return None
+    try:
+        return _resolve(ref)(config, bundle).tag
+    except (ImportError, AttributeError):
+        return None
