@@ -3,7 +3,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 ROOT=$(pwd)
-VENV="$ROOT/.venv"
+VENV="${DEID_VENV:-$ROOT/.venv}"  # DEID_VENV: reuse an existing virtualenv
 PY="$VENV/bin/python"
 export PYSPARK_PYTHON="$PY" PYSPARK_DRIVER_PYTHON="$PY"
 

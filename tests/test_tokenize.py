@@ -50,3 +50,16 @@ def test_sentences_are_ordered_and_inside_text(text):
     for a, b in sentence_bounds(text):
         assert prev <= a < b <= len(text)
         prev = b
+
+
+def test_ascii_fast_path_handles_control_characters():
+    # \x1c-\x1f are not whitespace for the tokenizer: each is a token of its own
+    assert words("a\x1cb \x1f\t12") == ["a", "\x1c", "b", "\x1f", "12"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet=st.characters(max_codepoint=127)))
+def test_ascii_fast_path_equals_the_unicode_pattern(text):
+    from deid_core.text.tokenize import _unicode_token_offsets
+
+    assert token_offsets(text) == _unicode_token_offsets(text)

@@ -4,24 +4,18 @@ from __future__ import annotations
 
 import csv
 from collections import defaultdict
-from dataclasses import dataclass
 from pathlib import Path
 
 import regex
 
 from deid_core.config import conf_file
+from deid_core.io.corpus import Corpus
 from deid_core.notes import Note
 from deid_core.spans import Span, sort_spans
 
 _RECORD_RE = regex.compile(r"START_OF_RECORD=([^|]+)\|\|\|\|([^|]+)\|\|\|\|\n(.*?)\|\|\|\|END_OF_RECORD", regex.S)
 
-
-@dataclass(frozen=True)
-class Corpus:
-    """Notes and gold spans (by note_id) of an annotated corpus."""
-
-    notes: list[Note]
-    gold: dict[str, list[Span]]
+__all__ = ["Corpus", "category_map", "note_id", "read_patients", "read_physionet", "write_physionet"]
 
 
 def note_id(patient: str, note: str) -> str:
