@@ -1,0 +1,63 @@
+"""Attribute-value pairs (seed 000 §3.3.1): 'Referral source: Dr. X' -> attribute 'referral source'.
+
+An attribute is a short label (1-4 words) at the start of a line or after a sentence end,
+followed by ':' (or ' - ' / '='); its value runs to the end of the line or to the next
+attribute on the same line. `attribute_of(doc)` gives, per token of `doc.tokens`, the
+normalized name of the attribute whose value contains the token ('' elsewhere): a CRF
+feature ("a token in the value of 'proxy'").
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from typing import NamedTuple
+
+import regex
+
+from deid_core.doc import Doc
+
+_ATTR_RE = regex.compile(
+    r"(?:(?<=^|\n|[.;]\s)|(?<=\s{2}))[ \t]*(?P<name>[A-Za-z][A-Za-z/&'()-]*(?:[ \t][A-Za-z/&'()-]+){0,3})"
+    r"[ \t]*(?::|=|[ \t]-[ \t]|-(?=[ \t]))[ \t]*(?P<value>[^\n]*)",
+)
+
+
+class Attribute(NamedTuple):
+    """One attribute-value pair: normalized name, and [value_start, value_end) offsets."""
+
+    name: str
+    value_start: int
+    value_end: int
+
+
+def normalize_name(name: str) -> str:
+    """Lower case, single spaces, no surrounding punctuation."""
+    return " ".join(name.lower().replace("(", " ").replace(")", " ").split()).strip("/&-'")
+
+
+def attributes(doc: Doc) -> list[Attribute]:
+    """Attribute-value pairs of the note, in text order (cached on the Doc)."""
+    cached = doc.__dict__.get("_attributes")
+    if cached is not None:
+        return cached
+    out: list[Attribute] = []
+    for m in _ATTR_RE.finditer(doc.text):
+        vs, ve = m.span("value")
+        while ve > vs and doc.text[ve - 1].isspace():
+            ve -= 1
+        if vs < ve:
+            out.append(Attribute(normalize_name(m.group("name")), vs, ve))
+    doc.__dict__["_attributes"] = out
+    return out
+
+
+def attribute_of(doc: Doc) -> list[str]:
+    """Per token of doc.tokens: the attribute name whose value holds the token, or ''."""
+    _, starts, _ = doc.tokens
+    out = [""] * len(starts)
+    for a in attributes(doc):
+        i = bisect_left(starts, a.value_start)
+        while i < len(starts) and starts[i] < a.value_end:
+            out[i] = a.name
+            i += 1
+    return out

@@ -1,0 +1,172 @@
+"""Gazetteers: word lists (data/*.txt) compiled once into sets and an Aho-Corasick automaton.
+
+`gazetteer_hits(doc)` finds every whole-word occurrence of any list entry (multi-word
+entries included) in one pass over the note; `token_gazetteers(doc)` gives, per token of
+`doc.tokens`, the set of list names it belongs to (a CRF feature). Lists are looked up in
+lower case with ASCII folding of the text done by `lowered(doc)`.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from functools import cache, lru_cache
+from pathlib import Path
+
+import ahocorasick
+
+from deid_core.doc import Doc
+
+DATA = Path(__file__).resolve().parent / "data"
+
+# list name -> data files (one entry per line; '#' comments). Generated files come from
+# build_data.py; medical_words.txt is hand-written (SOURCES.md).
+LISTS: dict[str, tuple[str, ...]] = {
+    "first_name": ("first_names.txt", "nicknames.txt"),
+    "last_name": ("last_names.txt",),
+    "us_state": ("us_states.txt",),
+    "us_state_abbr": ("us_state_abbr.txt",),
+    "country": ("countries.txt",),
+    "city": ("cities.txt",),
+    "profession": ("professions.txt",),
+    "company_suffix": ("company_suffixes.txt",),
+    "frequent_word": ("frequent_words.txt", "common_words.txt", "medical_words.txt"),
+    "english_word": ("english_words.txt",),
+    "medical_word": ("medical_words.txt",),
+}
+
+# Lists searched in running text by the automaton (abbreviation lists are matched by rules).
+SCANNED = ("first_name", "last_name", "us_state", "country", "city", "profession")
+
+
+def read_list(*files: str) -> frozenset[str]:
+    """Entries of the named data files, lower-cased, comments and blanks dropped."""
+    out: set[str] = set()
+    for name in files:
+        for line in (DATA / name).read_text(encoding="utf-8").splitlines():
+            word = line.split("#", 1)[0].strip().lower()
+            if word:
+                out.add(word)
+    return frozenset(out)
+
+
+@cache
+def words(list_name: str) -> frozenset[str]:
+    """One gazetteer as a frozen set of lower-case entries; KeyError names unknown lists."""
+    if list_name not in LISTS:
+        raise KeyError(f"unknown gazetteer {list_name!r}; known: {', '.join(sorted(LISTS))}")
+    return read_list(*LISTS[list_name])
+
+
+def is_frequent(word: str) -> bool:
+    """True for frequent English words and clinical words/abbreviations (never start a name)."""
+    return word.lower() in words("frequent_word")
+
+
+def is_common(word: str) -> bool:
+    """True for any English dictionary or clinical word (guards ambiguous names such as 'Will')."""
+    w = word.lower()
+    return w in words("frequent_word") or w in words("english_word")
+
+
+def is_name(word: str) -> bool:
+    """True when the word is a known first or last name."""
+    w = word.lower()
+    return w in words("first_name") or w in words("last_name")
+
+
+@lru_cache(maxsize=1)
+def automaton() -> ahocorasick.Automaton:
+    """The Aho-Corasick automaton over ' entry ' of every scanned list (whole-word matches)."""
+    auto = ahocorasick.Automaton()
+    entries: dict[str, set[str]] = {}
+    for name in SCANNED:
+        for entry in words(name):
+            entries.setdefault(entry, set()).add(name)
+    for entry, names in entries.items():
+        key = f" {_normalize(entry)} "
+        auto.add_word(key, (len(key) - 2, tuple(sorted(names))))
+    auto.make_automaton()
+    return auto
+
+
+_TABLE = {i: " " for i in range(128) if not chr(i).isalnum() and chr(i) not in "'"}
+
+
+def normalize_phrase(s: str) -> str:
+    """A phrase as it appears in `lowered(doc)` (lower case, punctuation as spaces)."""
+    return " ".join(_normalize(s).split())
+
+
+@lru_cache(maxsize=1)
+def rule_automaton() -> ahocorasick.Automaton:
+    """A smaller automaton for the rule tagger: places that are not dictionary words (or are
+    multi-word), and names that are not frequent words: the entries rules can act on."""
+    auto = ahocorasick.Automaton()
+    entries: dict[str, set[str]] = {}
+    for name in ("city", "us_state", "country"):
+        for entry in words(name):
+            if " " in entry or not is_common(entry):
+                entries.setdefault(entry, set()).add(name)
+    for name in ("first_name", "last_name"):
+        for entry in words(name):
+            if not is_frequent(entry):
+                entries.setdefault(entry, set()).add(name)
+    for entry, names in entries.items():
+        key = f" {_normalize(entry)} "
+        auto.add_word(key, (len(key) - 2, frozenset(names)))
+    auto.make_automaton()
+    return auto
+
+
+def rule_hits(doc: Doc) -> list[tuple[int, int, frozenset[str]]]:
+    """(start, end, list names) from rule_automaton(), in automaton order (ends ascending)."""
+    out = []
+    for end_idx, (length, names) in rule_automaton().iter(lowered(doc)):
+        out.append((end_idx - 1 - length, end_idx - 1, names))
+    return out
+
+
+def _normalize(s: str) -> str:
+    """Lower case, every ASCII non-alphanumeric except the apostrophe turned into a space."""
+    return s.lower().translate(_TABLE)
+
+
+def lowered(doc: Doc) -> str:
+    """' ' + normalized text + ' ', same length plus two: cached on the Doc."""
+    cached = doc.__dict__.get("_gaz_lowered")
+    if cached is None:
+        low = doc.text.lower()
+        if len(low) != len(doc.text):  # a few characters lower-case to two code points
+            low = "".join(c.lower() if len(c.lower()) == 1 else c for c in doc.text)
+        cached = " " + low.translate(_TABLE) + " "
+        doc.__dict__["_gaz_lowered"] = cached
+    return cached
+
+
+def gazetteer_hits(doc: Doc) -> list[tuple[int, int, tuple[str, ...]]]:
+    """(start, end, list names) of every whole-word gazetteer entry in the note, in text order."""
+    doc_hits = doc.__dict__.get("_gaz_hits")
+    if doc_hits is not None:
+        return doc_hits
+    text = lowered(doc)
+    out = []
+    for end_idx, (length, names) in automaton().iter(text):
+        # ' entry ' ends at padded index end_idx (its trailing space = doc offset end_idx - 1).
+        end = end_idx - 1
+        start = end - length
+        out.append((start, end, names))
+    out.sort(key=lambda h: (h[0], -h[1]))
+    doc.__dict__["_gaz_hits"] = out
+    return out
+
+
+def token_gazetteers(doc: Doc) -> list[frozenset[str]]:
+    """Per token of doc.tokens: names of the gazetteers with an entry covering the token."""
+    _, starts, ends = doc.tokens
+    member: list[set[str]] = [set() for _ in starts]
+    for s, e, names in gazetteer_hits(doc):
+        i = bisect_left(starts, s)
+        while i < len(starts) and ends[i] <= e:
+            member[i].update(names)
+            i += 1
+    return [frozenset(m) for m in member]

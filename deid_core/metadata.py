@@ -1,0 +1,199 @@
+"""EHR-metadata name matching (seed 002): find every mention of a note's known names.
+
+Given `note.known_phi` pairs (value, label), tags each mention with the pair's label: any
+case, first/last/full names, dotted initials of a full name ("J. S."), possessives, names
+glued to a neighbouring word by bad text extraction ("smithHx", "ptSmith", "SMITHpt"),
+and, for names of at least `fuzzy_min_len` letters, one-edit misspellings (substitution,
+insertion, deletion, adjacent transposition) of a whole token.
+
+Matching is one Aho-Corasick pass over the lower-cased note per distinct name tuple: the
+automaton (exact names plus the two halves used to find fuzzy candidates) is built once and
+cached by the tuple, so a patient's many notes share it.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import ahocorasick
+import regex
+
+from deid_core.doc import Doc
+from deid_core.gazetteers import is_common, lowered
+from deid_core.spans import Span
+
+SOURCE = "metadata"
+_MIN_LEN = 2  # shorter known values (initials) are matched only as dotted initials
+
+
+def _split_values(pairs: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
+    """Each value and each of its words, lower-cased, with its label (first label wins)."""
+    seen: dict[str, str] = {}
+    for value, label in pairs:
+        if not isinstance(value, str):
+            continue
+        low = value.strip().lower()
+        if not low:
+            continue
+        seen.setdefault(low, label or "PATIENT")
+        for part in low.replace(",", " ").split():
+            part = part.strip(".'-")
+            if len(part) >= _MIN_LEN:
+                seen.setdefault(part, label or "PATIENT")
+    return tuple(seen.items())
+
+
+class _Compiled:
+    """The automaton for one tuple of known names."""
+
+    __slots__ = ("auto", "names", "empty")
+
+    def __init__(self, names: tuple[tuple[str, str], ...], fuzzy_min_len: int) -> None:
+        self.names = dict(names)
+        self.auto = ahocorasick.Automaton()
+        keys: dict[str, list] = {}
+        for name, label in names:
+            keys.setdefault(name, []).append(("exact", name, label))
+            if fuzzy_min_len and len(name) >= fuzzy_min_len and " " not in name:
+                h = len(name) // 2
+                keys.setdefault(name[:h], []).append(("pre", name, label))
+                keys.setdefault(name[h:], []).append(("suf", name, label))
+        for key, vals in keys.items():
+            self.auto.add_word(key, (len(key), tuple(vals)))
+        self.empty = not keys
+        if keys:
+            self.auto.make_automaton()
+
+
+@lru_cache(maxsize=4096)
+def _compiled(names: tuple[tuple[str, str], ...], fuzzy_min_len: int) -> _Compiled:
+    return _Compiled(names, fuzzy_min_len)
+
+
+def within_one_edit(a: str, b: str) -> bool:
+    """True when a and b differ by at most one substitution, insertion, deletion or transposition."""
+    if a == b:
+        return True
+    la, lb = len(a), len(b)
+    if abs(la - lb) > 1:
+        return False
+    i = 0
+    while i < min(la, lb) and a[i] == b[i]:
+        i += 1
+    if la == lb:
+        if a[i + 1:] == b[i + 1:]:
+            return True
+        return i + 1 < la and a[i] == b[i + 1] and a[i + 1] == b[i] and a[i + 2:] == b[i + 2:]
+    if la > lb:
+        return a[i + 1:] == b[i:]
+    return a[i:] == b[i + 1:]
+
+
+def _is_letter(c: str) -> bool:
+    return c.isalpha()
+
+
+class MetadataMatcher:
+    """Finds mentions of a note's known names; picklable, holds only settings."""
+
+    name = "metadata"
+
+    def __init__(self, *, fuzzy: bool = True, fuzzy_min_len: int = 5, glued: bool = True) -> None:
+        self.fuzzy = fuzzy
+        self.fuzzy_min_len = fuzzy_min_len if fuzzy else 0
+        self.glued = glued
+
+    def match(self, doc: Doc) -> list[Span]:
+        """Spans (label of the known value, source 'metadata') of every mention, possibly overlapping."""
+        names = _split_values(doc.note.known_phi)
+        if not names:
+            return []
+        comp = _compiled(names, self.fuzzy_min_len)
+        if comp.empty:
+            return []
+        text = doc.text
+        low = lowered(doc)  # ' ' + text + ' ' normalized, same offsets shifted by one
+        n = len(text)
+        out: list[Span] = []
+        fuzzy_seen: set[tuple[int, int]] = set()
+        for end_idx, (length, vals) in comp.auto.iter(low):
+            end = end_idx  # inclusive end in the padded text == exclusive end in the note
+            start = end - length
+            if start < 0 or end > n:
+                continue
+            for kind, name, label in vals:
+                if kind == "exact":
+                    if self._exact_ok(text, start, end, len(name)):
+                        out.append(Span(start, end, label, SOURCE, 1.0))
+                else:
+                    span = self._fuzzy(text, low, start, end, kind, name)
+                    if span is not None and span not in fuzzy_seen:
+                        fuzzy_seen.add(span)
+                        out.append(Span(span[0], span[1], label, SOURCE + "-fuzzy", 0.8))
+        out.extend(self._initials(text, names))
+        return out
+
+    def _exact_ok(self, text: str, start: int, end: int, length: int) -> bool:
+        """A whole word, or (glued) a name at a case boundary / glued to a long token."""
+        before = text[start - 1] if start > 0 else " "
+        after = text[end] if end < len(text) else " "
+        left = not _is_letter(before)
+        right = not _is_letter(after)
+        if left and right:
+            return True
+        if not self.glued or length < 3:
+            return False
+        first, last = text[start], text[end - 1]
+        if not left:
+            # lower->Upper ("ptSmith") or UPPER->lower ("ptSMITH" / "hxJONES")
+            left = (before.islower() and first.isupper()) or (length >= 5 and before.islower() and text[start:end].isupper())
+        if not right:
+            right = (last.islower() and after.isupper()) or (last.isupper() and after.islower() and text[start:end].isupper())
+        if left and right:
+            return True
+        # a long name glued to other letters ("smithpt"): accept when the rest is short
+        if length >= 6:
+            ws, we = start, end
+            while ws > 0 and _is_letter(text[ws - 1]):
+                ws -= 1
+            while we < len(text) and _is_letter(text[we]):
+                we += 1
+            word = text[ws:we]
+            return not is_common(word) and (we - ws) - length <= 4
+        return False
+
+    def _fuzzy(self, text: str, low: str, start: int, end: int, kind: str, name: str) -> tuple[int, int] | None:
+        """The whole token around a half-name hit when it is one edit from the name."""
+        if kind == "pre":
+            if start > 0 and _is_letter(text[start - 1]):
+                return None
+            we = end
+            while we < len(text) and _is_letter(text[we]):
+                we += 1
+            ws = start
+        else:
+            if end < len(text) and _is_letter(text[end]):
+                return None
+            ws = start
+            while ws > 0 and _is_letter(text[ws - 1]):
+                ws -= 1
+            we = end
+        word = low[ws + 1:we + 1]
+        if word == name or len(word) < len(name) - 1 or len(word) > len(name) + 1:
+            return None
+        if not within_one_edit(word, name) or is_common(word):
+            return None
+        return (ws, we)
+
+    def _initials(self, text: str, names: tuple[tuple[str, str], ...]) -> list[Span]:
+        """Dotted initials of multi-word known values, e.g. 'J. S.' or 'J.S.'."""
+        out = []
+        for value, label in names:
+            parts = value.split()
+            if len(parts) < 2:
+                continue
+            pat = r"(?<![\w.])" + r"\.?\s?".join(regex.escape(p[0]) for p in parts) + r"\.(?!\w)"
+            for m in regex.finditer(pat, text, flags=regex.IGNORECASE):
+                if "." in m.group(0)[:-1]:
+                    out.append(Span(m.start(), m.end(), label, SOURCE + "-initials", 0.7))
+        return out

@@ -1,0 +1,1 @@
+"""Declarative regex rule sets (conf/rules/*.toml): loading, compiling and the RuleTagger."""

@@ -1,0 +1,157 @@
+"""Load rule sets from conf/rules/*.toml into validated, compiled Rule objects.
+
+A rule file holds an optional `[macros]` table (NAME = "regex", used as `{{NAME}}` in
+patterns of any loaded file) and `[[rule]]` entries: id, label (a taxonomy label, or
+NONPHI for a suppressor), pattern (the `regex` package's syntax; a named group `phi` marks
+the PHI part, otherwise the whole match; a group `from`, e.g. inside a look-behind, moves
+the span's start back to it), priority, description, optional `flags`
+("i" ignore case, "m" multiline), `filter` (see filters.py), `context` / `context_after`
+(a regex that must match within `window` characters before / after the hit),
+`triggers` (words or phrases, any case: the pattern is then tried only where one of them
+starts a word, found by one Aho-Corasick pass for all rules; much faster than scanning), and
+`examples` / `negatives`: example texts with the expected PHI marked as [[...]].
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import regex
+
+from deid_core import taxonomy
+from deid_core.config import ConfigError, conf_dir, load_toml
+
+NONPHI = "NONPHI"
+_MACRO_RE = regex.compile(r"\{\{([A-Z_][A-Z0-9_]*)\}\}")
+_EXAMPLE_RE = regex.compile(r"\[\[(.*?)\]\]", regex.S)
+_FLAGS = {"i": regex.IGNORECASE, "m": regex.MULTILINE, "s": regex.DOTALL, "x": regex.VERBOSE}
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One declarative rule, pattern already macro-expanded."""
+
+    id: str
+    label: str
+    pattern: str
+    priority: int = 50
+    description: str = ""
+    flags: str = ""
+    filter: str = ""
+    context: str = ""
+    context_after: str = ""
+    window: int = 40
+    confidence: float = 0.9
+    triggers: tuple[str, ...] = ()
+    examples: tuple[str, ...] = ()
+    negatives: tuple[str, ...] = ()
+    file: str = ""
+    compiled: object = field(default=None, compare=False, repr=False)
+
+    @property
+    def suppressor(self) -> bool:
+        """True for a NONPHI rule that cancels lower-priority PHI hits it overlaps."""
+        return self.label == NONPHI
+
+
+def parse_example(example: str) -> tuple[str, list[tuple[int, int]]]:
+    """Plain text of an example and the [start, end) of each [[marked]] part."""
+    out, marks, pos = [], [], 0
+    length = 0
+    for m in _EXAMPLE_RE.finditer(example):
+        out.append(example[pos:m.start()])
+        length += m.start() - pos
+        marks.append((length, length + len(m.group(1))))
+        out.append(m.group(1))
+        length += len(m.group(1))
+        pos = m.end()
+    out.append(example[pos:])
+    return "".join(out), marks
+
+
+def rule_files(names: list[str] | tuple[str, ...]) -> list[Path]:
+    """Resolve rule file names (relative to conf/, or absolute)."""
+    paths = []
+    for name in names:
+        p = Path(name)
+        if not p.is_absolute():
+            p = conf_dir() / p
+        if not p.is_file():
+            raise ConfigError(f"rule file not found: {p}")
+        paths.append(p)
+    return paths
+
+
+def _expand(pattern: str, macros: dict[str, str], rule_id: str, depth: int = 0) -> str:
+    if depth > 8:
+        raise ConfigError(f"rule {rule_id}: macros nest too deeply")
+
+    def sub(m: regex.Match) -> str:
+        if m.group(1) not in macros:
+            raise ConfigError(f"rule {rule_id}: unknown macro {{{{{m.group(1)}}}}}")
+        return "(?:" + _expand(macros[m.group(1)], macros, rule_id, depth + 1) + ")"
+
+    return _MACRO_RE.sub(sub, pattern)
+
+
+def compile_rule(rule: Rule) -> Rule:
+    """The rule with its compiled pattern; ConfigError names the rule when it does not compile."""
+    flags = regex.V0
+    for f in rule.flags:
+        if f not in _FLAGS:
+            raise ConfigError(f"rule {rule.id}: unknown flag {f!r}; accepted: {', '.join(_FLAGS)}")
+        flags |= _FLAGS[f]
+    try:
+        compiled = regex.compile(rule.pattern, flags)
+        ctx = regex.compile(rule.context, regex.IGNORECASE) if rule.context else None
+        ctx_after = regex.compile(rule.context_after, regex.IGNORECASE) if rule.context_after else None
+    except regex.error as exc:
+        raise ConfigError(f"rule {rule.id}: pattern does not compile: {exc}") from None
+    object.__setattr__(rule, "compiled", (compiled, ctx, ctx_after, "phi" in compiled.groupindex,
+                                         "from" in compiled.groupindex))
+    return rule
+
+
+def load_settings(files: list[str] | tuple[str, ...]) -> dict:
+    """The merged `[settings]` tables of the rule files (data the filters read)."""
+    out: dict = {}
+    for p in rule_files(files):
+        out.update(load_toml(p).get("settings", {}))
+    return out
+
+
+def load_rules(files: list[str] | tuple[str, ...]) -> list[Rule]:
+    """All rules of the given files, macro-expanded, validated and compiled, in file order."""
+    paths = rule_files(files)
+    docs = [(p, load_toml(p)) for p in paths]
+    macros: dict[str, str] = {}
+    for _, data in docs:
+        macros.update(data.get("macros", {}))
+    known = set(taxonomy.labels()) | {NONPHI}
+    rules: list[Rule] = []
+    seen: set[str] = set()
+    for p, data in docs:
+        for raw in data.get("rule", []):
+            rid = raw.get("id")
+            if not rid or rid in seen:
+                raise ConfigError(f"{p.name}: rule id missing or duplicated: {rid!r}")
+            seen.add(rid)
+            unknown = set(raw) - set(Rule.__dataclass_fields__) - {"compiled"}
+            if unknown:
+                raise ConfigError(f"rule {rid}: unknown field(s) {sorted(unknown)}")
+            if raw.get("label") not in known:
+                raise ConfigError(f"rule {rid}: unknown label {raw.get('label')!r}")
+            if "pattern" not in raw:
+                raise ConfigError(f"rule {rid}: no pattern")
+            fields = dict(raw)
+            fields["pattern"] = _expand(raw["pattern"], macros, rid)
+            for key in ("context", "context_after"):
+                if key in fields:
+                    fields[key] = _expand(fields[key], macros, rid)
+            fields["examples"] = tuple(raw.get("examples", ()))
+            fields["negatives"] = tuple(raw.get("negatives", ()))
+            fields["triggers"] = tuple(raw.get("triggers", ()))
+            fields["file"] = p.name
+            rules.append(compile_rule(Rule(**fields)))
+    return rules

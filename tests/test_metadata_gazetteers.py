@@ -1,0 +1,82 @@
+"""Metadata name matching, gazetteer lookups, attribute extraction."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from deid_core.doc import Doc
+from deid_core.gazetteers import gazetteer_hits, is_common, is_name, token_gazetteers, words
+from deid_core.metadata import MetadataMatcher, within_one_edit
+from deid_core.notes import Note
+
+NAMES = (("Quentin", "PATIENT"), ("VORSTADT", "PATIENT"), ("Hal Brisco", "DOCTOR"))
+
+
+def _found(text: str, names=NAMES, **kw) -> list[tuple[str, str]]:
+    doc = Doc(Note("m", text, known_phi=names))
+    return sorted({(text[s.start:s.end], s.label) for s in MetadataMatcher(**kw).match(doc)})
+
+
+def test_any_case_possessive_and_label():
+    got = _found("QUENTIN seen; vorstadt's wife; Dr brisco aware")
+    assert ("QUENTIN", "PATIENT") in got and ("vorstadt", "PATIENT") in got
+    assert ("brisco", "DOCTOR") in got
+
+
+def test_conjoined_tokens():
+    got = [t for t, _ in _found("ptVorstadt and hxQUENTIN then VORSTADTpt")]
+    assert "Vorstadt" in got and "QUENTIN" in got and "VORSTADT" in got
+
+
+def test_fuzzy_one_edit_only_for_long_names():
+    assert ("Vorstad", "PATIENT") in _found("Mr Vorstad here")
+    assert ("Qentin", "PATIENT") in _found("Qentin called")
+    assert _found("Mr Vorstad here", fuzzy=False) == []
+    assert _found("Hl here") == []  # 'Hal' is too short for fuzzy matching
+    assert _found("Vorxxadt here") == []  # two edits
+
+
+def test_no_match_inside_ordinary_words():
+    names = (("Art", "PATIENT"), ("Ana", "PATIENT"))
+    assert _found("arterial line, banana", names) == []
+
+
+def test_initials():
+    assert ("H.B.", "DOCTOR") in _found("signed H.B. today")
+
+
+def test_no_names_no_spans():
+    assert _found("anything at all", names=()) == []
+
+
+def test_within_one_edit():
+    assert within_one_edit("smith", "smyth") and within_one_edit("smith", "smiht")
+    assert within_one_edit("smith", "smit") and within_one_edit("smith", "smiths")
+    assert not within_one_edit("smith", "jones") and not within_one_edit("smith", "sm")
+
+
+@given(st.text(max_size=200))
+def test_metadata_spans_inside_text(text):
+    for s in MetadataMatcher().match(Doc(Note("m", text, known_phi=NAMES))):
+        assert 0 <= s.start < s.end <= len(text)
+
+
+def test_gazetteer_lists_and_guard():
+    assert is_name("maria") and is_common("will") and is_name("will")
+    assert "texas" in words("us_state") and "denver" in words("city")
+    assert not is_common("zelnikowski")
+
+
+def test_gazetteer_hits_whole_words():
+    doc = Doc(Note("g", "From Denver, Texas; denverite."))
+    hits = {(doc.text[s:e], n) for s, e, ns in gazetteer_hits(doc) for n in ns}
+    assert ("Denver", "city") in hits and ("Texas", "us_state") in hits
+    assert not any(t.startswith("denverite") for t, _ in hits)
+
+
+def test_token_gazetteers_aligned_with_tokens():
+    doc = Doc(Note("g", "Maria moved to Ohio"))
+    member = token_gazetteers(doc)
+    assert len(member) == len(doc.tokens[0])
+    assert "first_name" in member[0] and "us_state" in member[3] and not member[2] - {"last_name"}
