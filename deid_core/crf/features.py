@@ -228,7 +228,7 @@ class DocContext:
     starts: list[int]
     ends: list[int]
     rule_spans: Sequence[Span] = ()
-    gazetteer: Callable[[Doc], list[tuple[int, int, str]]] | None = None
+    gazetteer: Callable[[Doc], list] | None = None
 
 
 def _token_index_of(starts: Sequence[int], offset: int) -> int:
@@ -299,24 +299,27 @@ def d_line(ctx: DocContext, feats: list[list[str]]) -> None:
 _ATTR_RE = regex.compile(r"(?m)^[ \t]*([A-Za-z][A-Za-z /&]{0,30}?)[ \t]*:[ \t]*(\S[^\n]*)$")
 
 
-def _attributes(text: str) -> list[tuple[str, int, int]]:
-    """(attribute name, value start, value end) of 'Name: value' lines."""
-    try:  # the rules engineer's attribute parser, when present
-        from deid_core.attributes import attribute_values  # type: ignore[attr-defined]
+def _attribute_names(ctx: DocContext) -> list[str]:
+    """Per token: the attribute whose value holds it ('' elsewhere); the rules' parser if present."""
+    try:
+        from deid_core.attributes import attribute_of
 
-        return [(a, s, e) for a, s, e in attribute_values(text)]
+        return attribute_of(ctx.doc)
     except ImportError:
         pass
-    return [(m.group(1).lower().strip(), m.start(2), m.end(2)) for m in _ATTR_RE.finditer(text)]
+    out = [""] * len(ctx.starts)
+    for m in _ATTR_RE.finditer(ctx.doc.text):
+        for i in _span_token_range(ctx, m.start(2), m.end(2)):
+            out[i] = m.group(1).lower().strip()
+    return out
 
 
 @doc_family("attribute")
 def d_attribute(ctx: DocContext, feats: list[list[str]]) -> None:
     """Attribute name when the token is in the value of an attribute-value pair."""
-    for name, s, e in _attributes(ctx.doc.text):
-        tag = "attr=" + name
-        for i in _span_token_range(ctx, s, e):
-            feats[i].append(tag)
+    for i, name in enumerate(_attribute_names(ctx)):
+        if name:
+            feats[i].append("attr=" + name)
 
 
 @lru_cache(maxsize=4096)
@@ -372,20 +375,31 @@ def d_rule_hits(ctx: DocContext, feats: list[list[str]]) -> None:
             feats[rng.stop].append("-1" + tag)
 
 
+def _token_gazetteers(ctx: DocContext) -> list:
+    """Per token: gazetteer names covering it (deid_core.gazetteers), or None when absent."""
+    if ctx.gazetteer is not None:
+        return ctx.gazetteer(ctx.doc)
+    try:
+        from deid_core.gazetteers import token_gazetteers
+    except ImportError:
+        return []
+    return token_gazetteers(ctx.doc)
+
+
 @doc_family("gazetteer")
 def d_gazetteer(ctx: DocContext, feats: list[list[str]]) -> None:
-    """Gazetteer membership of the token and of its neighbours (when gazetteers are available)."""
-    if ctx.gazetteer is None:
-        return
-    n = len(ctx.toks)
-    for s, e, kind in ctx.gazetteer(ctx.doc):
-        tag = "gz=" + kind
-        for i in _span_token_range(ctx, s, e):
-            feats[i].append(tag)
-            if i:
-                feats[i - 1].append("+1" + tag)
-            if i + 1 < n:
-                feats[i + 1].append("-1" + tag)
+    """Gazetteer membership of the token and of its neighbours (first/last names, places, words...)."""
+    member = _token_gazetteers(ctx)
+    n = len(member)
+    for i, names in enumerate(member):
+        if not names:
+            continue
+        tags = ["gz=" + g for g in sorted(names)]
+        feats[i].extend(tags)
+        if i:
+            feats[i - 1].extend("+1" + t for t in tags)
+        if i + 1 < n:
+            feats[i + 1].extend("-1" + t for t in tags)
 
 
 # ---------------------------------------------------------------- extractor
