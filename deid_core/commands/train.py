@@ -19,6 +19,8 @@ from pathlib import Path
 from deid_core.crf.train import TrainDoc, crf_config, make_docs, set_bundle_metadata, train_bundle
 
 log = logging.getLogger("deid.train")
+# Known-PHI metadata columns used when a Parquet training corpus has them (EHR features).
+NAME_COLUMNS = {"patient_first_name": "PATIENT", "patient_last_name": "PATIENT", "attending_name": "DOCTOR"}
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -44,11 +46,13 @@ def read_corpus(path: str):
     if (folder / "id.text").is_file():
         c = read_physionet(folder)
         return c.notes, c.gold
-    from deid_core.io.tables import read_notes, read_spans
+    from deid_core.io.tables import read_notes, read_spans, read_table
 
     for notes_name, gold_name in (("notes.parquet", "gold.parquet"), ("notes", "gold"), ("notes", "spans")):
         if (folder / notes_name).exists() and (folder / gold_name).exists():
-            return read_notes(folder / notes_name), read_spans(folder / gold_name)
+            present = set(read_table(folder / notes_name).column_names)
+            names = {c: lab for c, lab in NAME_COLUMNS.items() if c in present}
+            return read_notes(folder / notes_name, names), read_spans(folder / gold_name)
     raise FileNotFoundError(f"{folder}: neither id.text nor notes(.parquet) + gold(.parquet) found")
 
 

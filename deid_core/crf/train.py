@@ -6,7 +6,7 @@ import json
 import logging
 import time
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -57,20 +57,16 @@ def _rules_for(docs: Sequence[TrainDoc], rules: RuleSource | None) -> list[Seque
     return [rules(d.doc) if rules else () for d in docs]
 
 
-def train_model(
-    docs: Sequence[TrainDoc], conf: dict, model: str, out_file: Path, *, clusters: dict | None,
-    rule_spans: Sequence[Sequence[Span]], c1: float, c2: float, easy: bool = False,
-) -> dict:
-    """Train one [models.<model>] CRF into out_file; its bundle entry."""
+def model_sequences(
+    docs: Sequence[TrainDoc], conf: dict, model: str, *, clusters: dict | None,
+    rule_spans: Sequence[Sequence[Span]], easy: bool = False,
+) -> Iterator[tuple[list[list[str]], list[str]]]:
+    """(features, tags) per non-empty training doc for one [models.<model>] (runs anywhere: driver or executor)."""
     mconf = conf["models"][model]
-    tconf = conf.get("training", {})
     scheme = check_scheme(conf.get("labels", {}).get("scheme", "BIO"))
     lmap = conf.get("labels", {}).get("map", {})
     keep = model_labels(conf, model)
     ext = FeatureExtractor(FeatureConfig(list(mconf["features"]), int(mconf.get("window", 2))), clusters)
-    trainer = pycrfsuite.Trainer(algorithm=tconf.get("algorithm", "lbfgs"), verbose=False)
-    t0 = time.perf_counter()
-    counts: Counter = Counter()
     for d, rs in zip(docs, rule_spans, strict=True):
         _, starts, ends = d.doc.tokens
         if not starts:
@@ -78,7 +74,23 @@ def train_model(
         x = ext.extract(d.doc, rs)
         if easy:
             x = easyadapt(x, d.domain)
-        y = encode(d.gold, starts, ends, scheme, lmap, keep)
+        yield x, encode(d.gold, starts, ends, scheme, lmap, keep)
+
+
+def train_model(
+    docs: Sequence[TrainDoc], conf: dict, model: str, out_file: Path, *, clusters: dict | None,
+    rule_spans: Sequence[Sequence[Span]], c1: float, c2: float, easy: bool = False,
+    sequences: Iterable[tuple[list[list[str]], list[str]]] | None = None,
+) -> dict:
+    """Train one [models.<model>] CRF into out_file (from `sequences` if given); its bundle entry."""
+    mconf = conf["models"][model]
+    tconf = conf.get("training", {})
+    trainer = pycrfsuite.Trainer(algorithm=tconf.get("algorithm", "lbfgs"), verbose=False)
+    t0 = time.perf_counter()
+    counts: Counter = Counter()
+    if sequences is None:
+        sequences = model_sequences(docs, conf, model, clusters=clusters, rule_spans=rule_spans, easy=easy)
+    for x, y in sequences:
         counts.update(t for t in y if t != "O")
         trainer.append(x, y)
     t_feat = time.perf_counter() - t0
@@ -91,7 +103,7 @@ def train_model(
              time.perf_counter() - t0 - t_feat)
     return {
         "file": out_file.name, "features": list(mconf["features"]), "window": int(mconf.get("window", 2)),
-        "categories": list(mconf["categories"]), "labels": sorted(keep), "c1": c1, "c2": c2,
+        "categories": list(mconf["categories"]), "labels": sorted(model_labels(conf, model)), "c1": c1, "c2": c2,
         "tag_counts": dict(sorted(counts.items())),
     }
 
@@ -100,6 +112,7 @@ def train_bundle(
     docs: Sequence[TrainDoc], conf: dict, out_dir: Path, *, rules: RuleSource | None = None,
     c1: float | None = None, c2: float | None = None, models: Sequence[str] | None = None,
     easy: bool | None = None, extra: dict | None = None,
+    sequence_provider: Callable[[str, dict | None, bool], Iterable] | None = None,
 ) -> Bundle:
     """Train clusters and every configured model on `docs`; write a complete bundle to out_dir."""
     out_dir = Path(out_dir)
@@ -118,10 +131,12 @@ def train_bundle(
                                   dims=int(cconf.get("dims", 50)), k=tuple(cconf.get("k", (32, 256))),
                                   seed=int(cconf.get("seed", 13)))
         save_clusters(clusters, out_dir / "clusters.tsv")
-    rule_spans = _rules_for(docs, rules) if any(
+    rule_spans = [()] * len(docs) if sequence_provider else _rules_for(docs, rules) if any(
         "rule_hits" in conf["models"][m]["features"] for m in models) else [()] * len(docs)
     entries = {m: train_model(docs, conf, m, out_dir / f"crf-{m}.crfsuite", clusters=clusters,
-                              rule_spans=rule_spans, c1=c1, c2=c2, easy=easy) for m in models}
+                              rule_spans=rule_spans, c1=c1, c2=c2, easy=easy,
+                              sequences=sequence_provider(m, clusters, easy) if sequence_provider else None)
+               for m in models}
     depends = ["features", "taxonomy"]
     fams = {f for m in models for f in conf["models"][m]["features"]}
     if "rule_hits" in fams:
