@@ -22,7 +22,8 @@ from deid_core.spans import Span, resolve_overlaps, sort_spans
 
 DEFAULT_PRIORITY = ("rules", "metadata", "crf_char", "crf")
 _DEFAULTS = {"priority": list(DEFAULT_PRIORITY), "reconcile": True, "propagate": True,
-             "propagate_categories": ["NAME", "LOCATION"], "propagate_min_length": 3}
+             "propagate_categories": ["NAME", "LOCATION"], "propagate_min_length": 3,
+             "rule_gate": 0.0, "rule_gate_exempt": ["metadata"]}
 
 
 def source_kind(source: str) -> str:
@@ -53,10 +54,30 @@ class Merger:
         return not source_kind(s.source).startswith("crf")
 
     def __call__(self, spans: Sequence[Span], doc=None) -> list[Span]:
+        gate = float(self.options["rule_gate"])
+        if gate > 0 and doc is not None and doc.__dict__.get("crf_phi") is not None:
+            spans = gate_rules(spans, doc, gate, set(self.options["rule_gate_exempt"]), self)
         merged = POLICIES[self.policy](self, spans)
         if doc is not None and (self.options["reconcile"] or self.options["propagate"]):
             merged = reconcile(merged, doc.text, self)
         return merged
+
+
+def gate_rules(spans: Sequence[Span], doc, gate: float, exempt: set[str], m: Merger) -> list[Span]:
+    """Drop rule spans on which the CRF (trained with rule-hit features) puts a PHI marginal below `gate`."""
+    from bisect import bisect_left, bisect_right
+
+    phi = doc.__dict__["crf_phi"]
+    _, starts, ends = doc.tokens
+    out = []
+    for s in spans:
+        if not m.is_rule(s) or source_kind(s.source) in exempt:
+            out.append(s)
+            continue
+        i, j = bisect_right(ends, s.start), bisect_left(starts, s.end)
+        if i >= j or max(phi[i:j]) >= gate:
+            out.append(s)
+    return out
 
 
 def _rules_win(m: Merger, spans: Sequence[Span]) -> list[Span]:

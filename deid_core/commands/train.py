@@ -105,8 +105,8 @@ def run(args: argparse.Namespace) -> int:
             for c2 in tconf.get("grid_c2", [tconf.get("c2", 0.01)]):
                 rep = run_cv(notes, gold, conf, dconf, k, extra=extra, c1=c1, c2=c2, use_rules=use_rules,
                              models=models, easy=easy)
-                key = (rep["overlap"]["recall"] + rep["overlap"]["ppv"], rep["binary_token"]["f1"])
-                log.info("c1=%s c2=%s: overlap recall %.4f ppv %.4f", c1, c2, rep["overlap"]["recall"], rep["overlap"]["ppv"])
+                key = (rep["overlap"]["recall"] + rep["overlap"]["precision"], rep["binary_token"]["f1"])
+                log.info("c1=%s c2=%s: overlap recall %.4f ppv %.4f", c1, c2, rep["overlap"]["recall"], rep["overlap"]["precision"])
                 if best is None or key > best[0]:
                     best = (key, c1, c2, rep)
         _, tconf["c1"], tconf["c2"], cv_report = best
@@ -123,6 +123,6 @@ def run(args: argparse.Namespace) -> int:
         if args.report:
             Path(args.report).write_text(json.dumps(cv_report, indent=2) + "\n")
         log.info("CV overlap recall %.4f ppv %.4f, binary token F1 %.4f", cv_report["overlap"]["recall"],
-                 cv_report["overlap"]["ppv"], cv_report["binary_token"]["f1"])
+                 cv_report["overlap"]["precision"], cv_report["binary_token"]["f1"])
     log.info("bundle %s written to %s in %.0fs", bundle.id[:12], bundle.path, time.perf_counter() - t0)
     return 0

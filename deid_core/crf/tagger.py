@@ -51,12 +51,13 @@ class CrfModel:
             feats = [f + [pre + x for x in f] for f in feats]
         return feats
 
-    def predict(self, feats: list[list[str]], threshold: float = 1.0) -> tuple[list[str], list[float]]:
+    def predict(self, feats: list[list[str]], threshold: float = 1.0,
+                marginals: bool = False) -> tuple[list[str], list[float]]:
         """Viterbi tags and per-token PHI marginal; tokens above `threshold` get their best PHI tag."""
         if not feats:
             return [], []
         tags = self.tagger.tag(feats)
-        if threshold >= 1.0:
+        if threshold >= 1.0 and not marginals:
             return tags, [0.0 if t == "O" else 1.0 for t in tags]
         marg = self.tagger.marginal
         phi = [1.0 - marg("O", i) for i in range(len(tags))]
@@ -73,8 +74,9 @@ class CrfTagger:
     """Pipeline stage: runs each token-CRF model and returns its spans (source 'crf:<model>')."""
 
     def __init__(self, models: Sequence[CrfModel], *, threshold: float = 1.0,
-                 rules: RuleSource | None = None, name: str = "crf") -> None:
+                 rules: RuleSource | None = None, name: str = "crf", keep_marginals: bool = False) -> None:
         self.models = list(models)
+        self.keep_marginals = keep_marginals
         self.threshold = threshold
         self.rules = rules
         self.name = name
@@ -97,11 +99,15 @@ class CrfTagger:
             return []
         rules = self.rule_spans(doc) if any(m.extractor.uses_rules for m in self.models) else ()
         out: list[Span] = []
+        doc_phi: list[float] | None = None
         for m in self.models:
-            tags, phi = m.predict(m.features(doc, rules), self.threshold)
+            tags, phi = m.predict(m.features(doc, rules), self.threshold, self.keep_marginals)
+            doc_phi = phi if doc_phi is None else [max(a, b) for a, b in zip(doc_phi, phi, strict=True)]
             for i, j, label in decode(tags, starts, ends):
                 conf = sum(phi[i:j]) / (j - i)
                 out.append(Span(starts[i], ends[j - 1], label, f"{self.name}:{m.spec.name}", round(conf, 4)))
+        if self.threshold < 1.0 or self.keep_marginals:
+            doc.__dict__["crf_phi"] = doc_phi  # per-token PHI marginal: the merge's rule gate reads it
         return out
 
 
