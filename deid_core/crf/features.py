@@ -21,7 +21,7 @@ import regex
 from deid_core.doc import Doc
 from deid_core.spans import Span
 
-FEATURES_VERSION = "1"
+FEATURES_VERSION = "2"
 
 TokenFn = Callable[[str], list[str]]
 DocFn = Callable[["DocContext", list[list[str]]], None]
@@ -33,6 +33,7 @@ WINDOW_FAMILIES: dict[str, tuple[str, int | None]] = {
     "window_word": ("low", None),
     "window_shape": ("cshape", None),
     "context_shape": ("rshape", 3),
+    "window_gazetteer": ("gz", 1),
 }
 NGRAM_FAMILIES = ("word_bigram", "shape_ngram")
 SPECIAL_FAMILIES = ("cluster",)  # needs the bundle's cluster table
@@ -200,6 +201,7 @@ class TypeEntry:
     low: str
     cshape: str
     rshape: str
+    gz: str = ""
     win: dict[int, list[str]] = field(default_factory=dict)
 
 
@@ -323,7 +325,8 @@ def d_attribute(ctx: DocContext, feats: list[list[str]]) -> None:
 
 
 @lru_cache(maxsize=4096)
-def _known_tokens(known: tuple[tuple[str, str], ...]) -> dict[str, str]:
+def _known_tokens(known: tuple[tuple[str, str], ...]) -> tuple[dict[str, str], frozenset[str]]:
+    """Known name tokens (lower case) -> label, and their prefixes of 3+ letters (clipped names)."""
     from deid_core.text.tokenize import token_offsets
 
     out: dict[str, str] = {}
@@ -331,31 +334,31 @@ def _known_tokens(known: tuple[tuple[str, str], ...]) -> dict[str, str]:
         for t in token_offsets(value)[0]:
             if len(t) >= 2 and t.isalpha():
                 out.setdefault(t.lower(), label)
-    return out
+    prefixes = frozenset(k[:n] for k in out for n in range(3, len(k)))
+    return out, prefixes
 
 
 @doc_family("metadata")
 def d_metadata(ctx: DocContext, feats: list[list[str]]) -> None:
     """Seed 002: the token (or a clipped prefix of it) is a known name of the note's patient."""
-    known = _known_tokens(ctx.doc.note.known_phi)
+    known, prefixes = _known_tokens(ctx.doc.note.known_phi)
     if not known:
         return
     n = len(ctx.toks)
-    hits = [""] * n
     for i, t in enumerate(ctx.toks):
         low = t.lower()
         lab = known.get(low)
         if lab:
-            hits[i] = "meta=" + lab
-        elif len(low) >= 3 and t.isalpha() and any(k.startswith(low) for k in known):
-            hits[i] = "meta~"
-    for i, h in enumerate(hits):
-        if h:
-            feats[i].append(h)
-            if i:
-                feats[i - 1].append("+1" + h)
-            if i + 1 < n:
-                feats[i + 1].append("-1" + h)
+            h = "meta=" + lab
+        elif low in prefixes:
+            h = "meta~"
+        else:
+            continue
+        feats[i].append(h)
+        if i:
+            feats[i - 1].append("+1" + h)
+        if i + 1 < n:
+            feats[i + 1].append("-1" + h)
 
 
 @doc_family("rule_hits")
@@ -375,31 +378,38 @@ def d_rule_hits(ctx: DocContext, feats: list[list[str]]) -> None:
             feats[rng.stop].append("-1" + tag)
 
 
-def _token_gazetteers(ctx: DocContext) -> list:
-    """Per token: gazetteer names covering it (deid_core.gazetteers), or None when absent."""
-    if ctx.gazetteer is not None:
-        return ctx.gazetteer(ctx.doc)
+GAZ_LISTS = ("first_name", "last_name", "city", "us_state", "country", "profession",
+             "frequent_word", "english_word")
+
+
+@lru_cache(maxsize=1)
+def _gaz_sets() -> tuple[tuple[str, frozenset[str]], ...]:
     try:
-        from deid_core.gazetteers import token_gazetteers
+        from deid_core.gazetteers import words
     except ImportError:
-        return []
-    return token_gazetteers(ctx.doc)
+        return ()
+    return tuple((name, words(name)) for name in GAZ_LISTS)
+
+
+def gazetteer_names(low: str) -> str:
+    """'+'-joined names of the gazetteers holding the lower-cased token ('' if none): per type."""
+    return "+".join(name for name, ws in _gaz_sets() if low in ws)
 
 
 @doc_family("gazetteer")
 def d_gazetteer(ctx: DocContext, feats: list[list[str]]) -> None:
-    """Gazetteer membership of the token and of its neighbours (first/last names, places, words...)."""
-    member = _token_gazetteers(ctx)
-    n = len(member)
-    for i, names in enumerate(member):
-        if not names:
+    """Multi-word gazetteer entries covering the token ('new haven'); single tokens are per type."""
+    try:
+        from deid_core.gazetteers import gazetteer_hits
+    except ImportError:
+        return
+    for s, e, names in gazetteer_hits(ctx.doc):
+        rng = _span_token_range(ctx, s, e)
+        if len(rng) < 2:
             continue
-        tags = ["gz=" + g for g in sorted(names)]
-        feats[i].extend(tags)
-        if i:
-            feats[i - 1].extend("+1" + t for t in tags)
-        if i + 1 < n:
-            feats[i + 1].extend("-1" + t for t in tags)
+        tags = ["gzm=" + g for g in names]
+        for i in rng:
+            feats[i].extend(tags)
 
 
 # ---------------------------------------------------------------- extractor
@@ -413,9 +423,13 @@ class FeatureExtractor:
         config: FeatureConfig,
         clusters: dict[str, tuple[str, ...]] | None = None,
         cache_size: int = 200_000,
-        gazetteer: Callable[[Doc], list[tuple[int, int, str]]] | None = None,
+        gazetteer: Callable[[Doc], list] | None = None,
+        known: set[str] | None = None,
     ) -> None:
         self.config = config
+        # At tagging time: the model's attribute set. Cached per-type strings the model never
+        # learned (zero weight, e.g. pruned by L1) are dropped once, so they cost nothing later.
+        self.known = known
         fam = set(config.families)
         self.token_fns = [TOKEN_FAMILIES[f] for f in config.families if f in TOKEN_FAMILIES]
         self.use_clusters = "cluster" in fam and bool(clusters)
@@ -423,6 +437,7 @@ class FeatureExtractor:
         self.doc_fns = [DOC_FAMILIES[f] for f in config.families if f in DOC_FAMILIES]
         self.uses_rules = "rule_hits" in fam
         self.gazetteer = gazetteer if "gazetteer" in fam else None
+        self.use_gazetteer = "gazetteer" in fam
         offsets: dict[int, list[str]] = {}
         for f in config.families:
             if f in WINDOW_FAMILIES:
@@ -453,9 +468,16 @@ class FeatureExtractor:
                 own.extend(f"c{i}={c}" for i, c in enumerate(cl))
             else:
                 own.append("c=<UNK>")
-        e = TypeEntry(own, low, short_shape(token), regex_shape(token))
+        gz = gazetteer_names(low) if self.use_gazetteer else ""
+        if gz:
+            own.extend("gz=" + g for g in gz.split("+"))
+        known = self.known
+        if known is not None:
+            own = [f for f in own if f in known]
+        e = TypeEntry(own, low, short_shape(token), regex_shape(token), gz or "-")
         for o, views in self.offsets:
-            e.win[o] = [f"{o}:{v}={getattr(e, v)}" for v in views]
+            w = [f"{o}:{v}={getattr(e, v)}" for v in views]
+            e.win[o] = w if known is None else [f for f in w if f in known]
         if len(self.cache) >= self.cache_size:
             self.cache.clear()
         self.cache[token] = e

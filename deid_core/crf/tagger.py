@@ -37,11 +37,16 @@ class CrfModel:
     def __init__(self, spec: ModelSpec, model_path: Path, clusters: dict | None, cache_size: int,
                  domain: str = "") -> None:
         self.spec = spec
-        self.extractor = FeatureExtractor(FeatureConfig(spec.families, spec.window), clusters, cache_size)
         self.tagger = pycrfsuite.Tagger()
         self.tagger.open(str(model_path))
         self.labels = [x for x in self.tagger.labels()]
         self.domain = domain
+        known = {attr for attr, _ in self.tagger.info().state_features}
+        if domain:
+            pre = domain + "|"
+            known |= {a[len(pre):] for a in known if a.startswith(pre)}
+        self.extractor = FeatureExtractor(FeatureConfig(spec.families, spec.window), clusters, cache_size,
+                                          known=known)
 
     def features(self, doc: Doc, rule_spans: Sequence[Span]) -> list[list[str]]:
         """Feature lists of a doc (EasyAdapt target copy when the model was trained with domains)."""
