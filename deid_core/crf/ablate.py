@@ -121,5 +121,30 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+
+
+def holdout_main(argv: list[str] | None = None) -> int:
+    """`python -m deid_core.crf.ablate holdout --bundle B --corpus C`: score a bundle on a held-out corpus."""
+    ap = argparse.ArgumentParser(prog="python -m deid_core.crf.ablate holdout")
+    ap.add_argument("--bundle", required=True)
+    ap.add_argument("--corpus", required=True)
+    ap.add_argument("--stages", default="rules,crf")
+    ap.add_argument("--merge", default=None)
+    ap.add_argument("--json", default=None, help="write the full report here")
+    args = ap.parse_args(argv)
+    from deid_core.crf.cv import evaluate_bundle
+
+    notes, gold = read_corpus(args.corpus)
+    rep = evaluate_bundle(args.bundle, notes, gold, pipeline_config(None), args.stages.split(","), args.merge)
+    if args.json:
+        Path(args.json).write_text(json.dumps(rep, indent=1) + "\n")
+    print(json.dumps({**brief(rep), "binary_token_recall": round(rep["binary_token"]["recall"], 4),
+                      "strict_recall": round(rep["strict"]["recall"], 4),
+                      "strict_precision": round(rep["strict"]["precision"], 4)}))
+    return 0
+
+
 if __name__ == "__main__":
-    raise SystemExit(main())
+    import sys
+
+    raise SystemExit(holdout_main(sys.argv[2:]) if sys.argv[1:2] == ["holdout"] else main())

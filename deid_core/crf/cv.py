@@ -78,3 +78,19 @@ def brief(report: dict) -> dict:
         "per_category_overlap": {c: [round(v["recall"], 3), round(v["precision"], 3), v["tp"] + v["fn"]]
                                  for c, v in report["per_category"]["overlap"].items()},
     }
+
+
+def evaluate_bundle(bundle_path, notes: Sequence[Note], gold: dict[str, list[Span]], config: dict,
+                    stages: Sequence[str] = ("rules", "crf"), merge: str | None = None) -> dict:
+    """Score the Deidentifier built from a bundle on a held-out corpus (e.g. synthetic, unseen seed)."""
+    import copy
+
+    from deid_core.bundle import load_bundle
+    from deid_core.pipeline import build_deidentifier
+
+    cfg = copy.deepcopy(config)
+    cfg["pipeline"]["stages"] = list(stages)
+    if merge:
+        cfg["pipeline"]["merge"] = merge
+    deid = build_deidentifier(cfg, load_bundle(bundle_path), b"evaluation-key-not-secret-00000")
+    return score(notes, gold, {n.note_id: deid.tag(n) for n in notes})
