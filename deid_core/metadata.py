@@ -1,7 +1,8 @@
 """EHR-metadata name matching (seed 002): find every mention of a note's known names.
 
 Given `note.known_phi` pairs (value, label), tags each mention with the pair's label: any
-case, first/last/full names, dotted initials of a full name ("J. S."), possessives, names
+case (names that are frequent or clinical words only as Title-case names mid-sentence),
+first/last/full names, dotted initials of a full name ("J. S."), possessives, names
 glued to a neighbouring word by bad text extraction ("smithHx", "ptSmith", "SMITHpt"),
 and, for names of at least `fuzzy_min_len` letters, one-edit misspellings (substitution,
 insertion, deletion, adjacent transposition) of a whole token.
@@ -19,7 +20,7 @@ import ahocorasick
 import regex
 
 from deid_core.doc import Doc
-from deid_core.gazetteers import is_common, lowered
+from deid_core.gazetteers import is_common, is_frequent, is_name, lowered
 from deid_core.spans import Span
 
 SOURCE = "metadata"
@@ -36,9 +37,12 @@ def _split_values(pairs: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], 
         if not low:
             continue
         seen.setdefault(low, label or "PATIENT")
-        for part in low.replace(",", " ").split():
-            part = part.strip(".'-")
-            if len(part) >= _MIN_LEN:
+        parts = [p.strip(".'-") for p in low.replace(",", " ").split()]
+        if len(parts) < 2:
+            continue
+        for part in parts:
+            # titles and suffixes of a multi-word value ("Dr.", "MD", "Jr") are not names
+            if len(part) >= _MIN_LEN and (is_name(part) or not is_frequent(part)):
                 seen.setdefault(part, label or "PATIENT")
     return tuple(seen.items())
 
@@ -46,10 +50,12 @@ def _split_values(pairs: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], 
 class _Compiled:
     """The automaton for one tuple of known names."""
 
-    __slots__ = ("auto", "names", "empty")
+    __slots__ = ("auto", "names", "empty", "ambiguous")
 
     def __init__(self, names: tuple[tuple[str, str], ...], fuzzy_min_len: int) -> None:
         self.names = dict(names)
+        # names that are frequent or clinical words ("Will", "Hope", "Foley"): Title case only
+        self.ambiguous = frozenset(n for n, _ in names if " " not in n and is_frequent(n))
         self.auto = ahocorasick.Automaton()
         keys: dict[str, list] = {}
         for name, label in names:
@@ -93,6 +99,22 @@ def _is_letter(c: str) -> bool:
     return c.isalpha()
 
 
+def _title_mid_sentence(text: str, start: int, end: int) -> bool:
+    """'Will' written as a name: Title case and not the first word of a sentence or line."""
+    word = text[start:end]
+    if not (word[:1].isupper() and word[1:].islower()):
+        return False
+    i = start - 1
+    while i >= 0 and text[i] in " \t":
+        i -= 1
+    if i >= 0 and text[i] == "." and _TITLE_BEFORE.search(text, max(0, i - 5), i + 1):
+        return True  # "Mr. Will", "Dr. Hope"
+    return i >= 0 and text[i] not in ".!?:;\n\r-*"
+
+
+_TITLE_BEFORE = regex.compile(r"(?i)\b(?:mr|mrs|ms|dr|drs|miss)\.$")
+
+
 class MetadataMatcher:
     """Finds mentions of a note's known names; picklable, holds only settings."""
 
@@ -123,7 +145,8 @@ class MetadataMatcher:
                 continue
             for kind, name, label in vals:
                 if kind == "exact":
-                    if self._exact_ok(text, start, end, len(name)):
+                    if self._exact_ok(text, start, end, len(name)) and (
+                            name not in comp.ambiguous or _title_mid_sentence(text, start, end)):
                         out.append(Span(start, end, label, SOURCE, 1.0))
                 else:
                     span = self._fuzzy(text, low, start, end, kind, name)
@@ -134,11 +157,19 @@ class MetadataMatcher:
         return out
 
     def _exact_ok(self, text: str, start: int, end: int, length: int) -> bool:
-        """A whole word, or (glued) a name at a case boundary / glued to a long token."""
+        """A whole word, or (glued) a name at a case boundary / glued to a long token.
+
+        Names of 3 letters or fewer ("Al", "Don") match only as Title-case whole words, and
+        never before a contraction ("don't")."""
         before = text[start - 1] if start > 0 else " "
         after = text[end] if end < len(text) else " "
         left = not _is_letter(before)
         right = not _is_letter(after)
+        if after in "'’" and text[end + 1:end + 2].lower() == "t" and not _is_letter(text[end + 2:end + 3] or " "):
+            return False
+        if length <= 3:
+            word = text[start:end]
+            return left and right and word[:1].isupper() and (length == 1 or word[1:].islower())
         if left and right:
             return True
         if not self.glued or length < 3:

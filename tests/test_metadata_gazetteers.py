@@ -80,3 +80,18 @@ def test_token_gazetteers_aligned_with_tokens():
     member = token_gazetteers(doc)
     assert len(member) == len(doc.tokens[0])
     assert "first_name" in member[0] and "us_state" in member[3] and not member[2] - {"last_name"}
+
+
+def test_names_that_are_common_words_need_title_case_mid_sentence():
+    names = (("WILL", "PATIENT"), ("FOLEY", "PATIENT"))
+    text = "Will follow up. Pt will walk. foley draining. Spoke with Will today. Mr. Foley aware."
+    got = [(text[s.start:s.end], s.start) for s in MetadataMatcher().match(Doc(Note("c", text, known_phi=names)))]
+    assert ("Will", text.index("Will today")) in got and ("Foley", text.index("Foley aware")) in got
+    assert len(got) == 2
+
+
+def test_titles_inside_known_values_are_not_names():
+    names = (("Dr. Hal Brisco MD", "DOCTOR"),)
+    text = "Dr. Lund and the MD saw him; Brisco aware."
+    got = [text[s.start:s.end] for s in MetadataMatcher().match(Doc(Note("t", text, known_phi=names)))]
+    assert got == ["Brisco"]

@@ -145,3 +145,14 @@ def test_spans_inside_text_on_rule_like_input(text):
 
 
 _PROP_TAGGER = RuleTagger.from_config({"rules": {"min_age": 0}})
+
+
+def test_required_labels_have_rules_with_examples(tagger):
+    """Every label the rule tagger is responsible for has a rule (or gazetteer rule) with examples."""
+    required = {"PHONE", "FAX", "EMAIL", "URL", "IPADDR", "SSN", "MEDICALRECORD", "HEALTHPLAN",
+                "ACCOUNT", "LICENSE", "VEHICLE", "DEVICE", "BIOID", "IDNUM", "DATE", "AGE", "ZIP",
+                "STATE", "STREET", "USERNAME", "ROOM", "CITY", "HOSPITAL", "COUNTRY", "DOCTOR",
+                "PATIENT", "PROFESSION", "ORGANIZATION"}
+    covered = {r.label for r in list(tagger.rules) + list(tagger.gazetteer_rules) if r.examples}
+    assert required <= covered, sorted(required - covered)
+    assert any(r.label == "NONPHI" for r in tagger.rules)

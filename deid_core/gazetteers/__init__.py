@@ -27,10 +27,11 @@ LISTS: dict[str, tuple[str, ...]] = {
     "us_state_abbr": ("us_state_abbr.txt",),
     "country": ("countries.txt",),
     "city": ("cities.txt",),
-    "profession": ("professions.txt",),
+    "profession": ("professions.txt", "professions_extra.txt"),
     "company_suffix": ("company_suffixes.txt",),
     "frequent_word": ("frequent_words.txt", "common_words.txt", "medical_words.txt"),
     "english_word": ("english_words.txt",),
+    "function_word": ("frequent_words.txt",),
     "medical_word": ("medical_words.txt",),
 }
 
@@ -60,6 +61,11 @@ def words(list_name: str) -> frozenset[str]:
 def is_frequent(word: str) -> bool:
     """True for frequent English words and clinical words/abbreviations (never start a name)."""
     return word.lower() in words("frequent_word")
+
+
+def is_function_word(word: str) -> bool:
+    """True for the hand-written function words and note verbs (frequent_words.txt)."""
+    return word.lower() in words("function_word")
 
 
 def is_common(word: str) -> bool:

@@ -58,9 +58,12 @@ def _folder(path: Path) -> Path:
 
 
 def _parquet_part(path: Path, part: str) -> Path:
-    """The notes/ or spans/ subfolder of a Parquet corpus folder, else the path itself."""
-    sub = path / part
-    return sub if path.is_dir() and sub.is_dir() and any(sub.rglob("*.parquet")) else path
+    """The notes/ or spans/ (or a synthetic corpus's gold/) subfolder of a Parquet folder, else the path."""
+    for name in (part, "gold") if part == "spans" else (part,):
+        sub = path / name
+        if path.is_dir() and sub.is_dir() and any(sub.rglob("*.parquet")):
+            return sub
+    return path
 
 
 def _columns(path: Path) -> list[str]:

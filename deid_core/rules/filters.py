@@ -3,7 +3,7 @@
 Each filter takes (text, start, end, settings) and returns the kept (start, end) or None.
 Word classes: *frequent* words (function words, clinical terms) never belong to a name or
 place; other *dictionary* words do only when they are known names (or places) written with
-a capital; unknown words ("Rakusin") are name-like.
+a capital; unknown words ("Zelnik") are name-like.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 import regex
 
-from deid_core.gazetteers import is_common, is_frequent, is_name, words
+from deid_core.gazetteers import is_common, is_frequent, is_function_word, is_name, words
 
 _WORD_RE = regex.compile(r"[^\W\d_](?:[\w'’-]*[^\W\d_])?\.?|\d+")
 _POSSESSIVE_RE = regex.compile(r"['’]s$", regex.I)
@@ -36,7 +36,7 @@ def _is_initial(word: str) -> bool:
     return len(_base(word)) == 1 and word[:1].isalpha()
 
 
-def first_name_ok(word: str, *, strong: bool = False, unknown_ok: bool = False) -> bool:
+def first_name_ok(word: str, *, strong: bool = False, unknown_ok: int = 0) -> bool:
     """Can this word start a person's name? `strong`: right after Dr./Mr./Mrs.
 
     Known names qualify unless they are frequent words in lower or upper case ("will");
@@ -48,15 +48,19 @@ def first_name_ok(word: str, *, strong: bool = False, unknown_ok: bool = False) 
         return False
     if "-" in low:  # hyphenated: every part must be name-like ("Smith-Jones", not "called-update")
         parts = [p for p in low.split("-") if p]
+        while len(parts) > 1 and parts[-1] in words("medical_word"):  # "Quellor-PT"
+            parts.pop()
         return bool(parts) and all(not is_frequent(p) and (is_name(p) or not is_common(p)) for p in parts) and (
             strong or _titled(word) or any(is_name(p) for p in parts))
     if is_frequent(low):
-        return is_name(low) and _titled(word)
+        # a known name that is also a common word ("Price", "Green") after Dr./Mr.
+        return is_name(low) and (_titled(word) or (strong and not is_function_word(low)))
     if is_name(low):
         return True
     if not is_common(low):
-        return strong or unknown_ok or _titled(word)
-    return strong
+        return strong or unknown_ok == 2 or (unknown_ok == 1 and not word.islower()) or _titled(word)
+    # after Dr./Mr. a dictionary word may be a surname ("Dr. Pica"), but not a verb form
+    return strong and not (word.islower() and low.endswith(("ing", "ed", "ly")))
 
 
 def later_name_ok(word: str, first: str) -> bool:
@@ -82,18 +86,19 @@ def name_like(word: str, *, strong: bool = False) -> bool:
 _AND = {"and", "&"}
 
 
-def _name_run(text: str, start: int, end: int, strong: bool, from_left: bool) -> tuple[int, int] | None:
+def _name_run(text: str, start: int, end: int, strong: bool, from_left: bool,
+              unknown_ok: int = 0) -> tuple[int, int] | None:
     pieces = _pieces(text, start, end)
-    unknown_ok = from_left
+    unknown_ok = 2 if from_left else unknown_ok
     if from_left:  # drop leading words until one can start a name (signatures: "called covering MD")
-        while pieces and not (first_name_ok(pieces[0][2], strong=strong, unknown_ok=True) or (
-                _is_initial(pieces[0][2]) and len(pieces) > 1 and first_name_ok(pieces[1][2], unknown_ok=True))):
+        while pieces and not (first_name_ok(pieces[0][2], strong=strong, unknown_ok=2) or (
+                _is_initial(pieces[0][2]) and len(pieces) > 1 and first_name_ok(pieces[1][2], unknown_ok=2))):
             pieces = pieces[1:]
-        if not pieces:
-            return None
+    if not pieces:
+        return None
     i = 0
     if _is_initial(pieces[0][2]) and len(pieces) > 1:  # "E. Welsh", "s. roberto"
-        first_ok = first_name_ok(pieces[1][2], strong=True) or later_name_ok(pieces[1][2], pieces[1][2])
+        first_ok = first_name_ok(pieces[1][2], strong=strong, unknown_ok=max(unknown_ok, 1))
         if not first_ok:
             return None
         i = 2
@@ -135,6 +140,14 @@ def name_strong_filter(text: str, start: int, end: int, settings: dict) -> tuple
     return _name_run(text, start, end, strong=True, from_left=False)
 
 
+def name_role_filter(text: str, start: int, end: int, settings: dict) -> tuple[int, int] | None:
+    """After a clinician role ("NP Drumic"): unknown words may start the name in any case."""
+    pieces = _pieces(text, start, end)
+    if pieces and not _is_initial(pieces[0][2]) and not first_name_ok(pieces[0][2], unknown_ok=1):
+        return None
+    return _name_run(text, start, end, strong=False, from_left=False, unknown_ok=1)
+
+
 def name_before_filter(text: str, start: int, end: int, settings: dict) -> tuple[int, int] | None:
     """The trailing run of name-like words before a credential ("... Jane Roe, RN")."""
     return _name_run(text, start, end, strong=False, from_left=True)
@@ -143,8 +156,10 @@ def name_before_filter(text: str, start: int, end: int, settings: dict) -> tuple
 def place_like(word: str, *, loose: bool = False) -> bool:
     """Can this word be part of a place or institution name?
 
-    Unknown words and known places/names qualify; other dictionary words only in Title
-    case (or, `loose`, in any case when a hospital keyword follows).
+    Unknown words qualify, except in lower case where they must be known places; known
+    names and places qualify unless in lower case; other dictionary words qualify in Title
+    case or, `loose` (a hospital keyword follows), in lower case too unless they look like
+    verb forms (-ing, -ed, -ly).
     """
     low = _base(word)
     if low.isdigit():
@@ -153,13 +168,20 @@ def place_like(word: str, *, loose: bool = False) -> bool:
         return False
     if "-" in low:
         return all(place_like(p, loose=loose) for p in word.split("-") if p)
-    if not is_common(low) or is_name(low) or low in words("city") or low in words("us_state"):
+    lower = word.islower()
+    if low in words("city"):
+        return loose or not (lower and is_common(low))
+    if not is_common(low) or is_name(low):
+        return not lower or loose or not is_common(low) and not is_name(low)
+    if _titled(word) or (word.isupper() and loose):
         return True
-    return loose or _titled(word)
+    return loose and lower and not low.endswith(("ing", "ed", "ly"))
 
 
 def location_filter(text: str, start: int, end: int, settings: dict) -> tuple[int, int] | None:
-    """Leading run of place-like words (no frequent or clinical word; no leading number)."""
+    """Leading run of place-like words (no frequent or clinical word; no leading number).
+
+    A lone US state or country name is left to the gazetteer rules (STATE / COUNTRY)."""
     pieces = _pieces(text, start, end)
     keep = 0
     for i, (_, _, w) in enumerate(pieces):
@@ -168,13 +190,15 @@ def location_filter(text: str, start: int, end: int, settings: dict) -> tuple[in
         keep += 1
     if keep == 0:
         return None
+    if keep == 1 and (_base(pieces[0][2]) in words("us_state") or _base(pieces[0][2]) in words("country")):
+        return None
     s, e = pieces[0][0], pieces[keep - 1][1]
     if text[e - 1] == ".":
         e -= 1
     return (s, e)
 
 
-def place_keyword_filter(text: str, start: int, end: int, settings: dict) -> tuple[int, int] | None:
+def place_keyword_filter(text: str, start: int, end: int, settings: dict, loose: bool = True) -> tuple[int, int] | None:
     """'<place words> <keyword>': keyword words at the end, then place words leftwards."""
     pieces = _pieces(text, start, end)
     kw = settings.get("_kw_words", frozenset())
@@ -184,19 +208,52 @@ def place_keyword_filter(text: str, start: int, end: int, settings: dict) -> tup
     if k == len(pieces):
         return None
     i = k
-    while i > 0 and place_like(pieces[i - 1][2], loose=True):
+    while i > 0 and place_like(pieces[i - 1][2], loose=loose):
         i -= 1
     if i == k:
         return None
+    if i > 0 and _base(pieces[i - 1][2]) in ("st", "mt", "saint", "mount"):
+        i -= 1
     s, e = pieces[i][0], pieces[-1][1]
     if text[e - 1] == ".":
         e -= 1
     return (s, e)
 
 
+def place_keyword_strict_filter(text: str, start: int, end: int, settings: dict) -> tuple[int, int] | None:
+    """As place_keyword for ambiguous keywords (house, general, rehab): no lower-case dictionary words."""
+    return place_keyword_filter(text, start, end, settings, loose=False)
+
+
+def city_filter(text: str, start: int, end: int, settings: dict) -> tuple[int, int] | None:
+    """A place name that is a known city, or Title-case and not a dictionary word."""
+    kept = location_filter(text, start, end, settings)
+    if kept is None:
+        return None
+    surface = text[kept[0]:kept[1]]
+    low = " ".join(_base(w) for w in surface.split())
+    if low in words("city") or all(_titled(w) and not is_common(_base(w)) for w in surface.split()):
+        return kept
+    return None
+
+
+def profession_filter(text: str, start: int, end: int, settings: dict) -> tuple[int, int] | None:
+    """The longest leading run of words (up to 4) that is a known profession ('truck driver')."""
+    pieces = _pieces(text, start, end)
+    jobs = words("profession")
+    for n in range(min(4, len(pieces)), 0, -1):
+        phrase = " ".join(_base(p[2]) for p in pieces[:n])
+        if phrase in jobs or (phrase.endswith("s") and phrase[:-1] in jobs):
+            e = pieces[n - 1][1]
+            return (pieces[0][0], e - 1 if text[e - 1] == "." else e)
+    return None
+
+
 def age_filter(text: str, start: int, end: int, settings: dict) -> tuple[int, int] | None:
     """Keep an age of at least settings['min_age'] (HIPAA: only ages over 89 are PHI)."""
-    digits = regex.search(r"\d+", text[start:end])
+    if start >= end:
+        return None
+    digits = regex.search(r"[0-9]+", text[start:end])
     if digits is None:
         return (start, end) if settings.get("min_age", 0) <= 90 else None
     return (start, end) if int(digits.group(0)) >= settings.get("min_age", 0) else None
@@ -204,15 +261,19 @@ def age_filter(text: str, start: int, end: int, settings: dict) -> tuple[int, in
 
 def not_common_filter(text: str, start: int, end: int, settings: dict) -> tuple[int, int] | None:
     """Drop a single-word hit that is a common or clinical word."""
-    return None if is_common(_base(text[start:end])) else (start, end)
+    return None if start >= end or is_common(_base(text[start:end])) else (start, end)
 
 
 FILTERS: dict[str, Filter] = {
     "name": name_filter,
     "name_strong": name_strong_filter,
     "name_before": name_before_filter,
+    "name_role": name_role_filter,
     "location": location_filter,
     "place_keyword": place_keyword_filter,
+    "place_keyword_strict": place_keyword_strict_filter,
+    "city": city_filter,
     "age": age_filter,
+    "profession": profession_filter,
     "not_common": not_common_filter,
 }

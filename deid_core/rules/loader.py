@@ -8,7 +8,8 @@ the span's start back to it), priority, description, optional `flags`
 ("i" ignore case, "m" multiline), `filter` (see filters.py), `context` / `context_after`
 (a regex that must match within `window` characters before / after the hit),
 `triggers` (words or phrases, any case: the pattern is then tried only where one of them
-starts a word, found by one Aho-Corasick pass for all rules; much faster than scanning), and
+starts a word, found by one Aho-Corasick pass for all rules; much faster than scanning),
+`requires` (literal substrings: the rule is skipped for a note containing none of them), and
 `examples` / `negatives`: example texts with the expected PHI marked as [[...]].
 """
 
@@ -44,6 +45,7 @@ class Rule:
     window: int = 40
     confidence: float = 0.9
     triggers: tuple[str, ...] = ()
+    requires: tuple[str, ...] = ()
     examples: tuple[str, ...] = ()
     negatives: tuple[str, ...] = ()
     file: str = ""
@@ -152,6 +154,7 @@ def load_rules(files: list[str] | tuple[str, ...]) -> list[Rule]:
             fields["examples"] = tuple(raw.get("examples", ()))
             fields["negatives"] = tuple(raw.get("negatives", ()))
             fields["triggers"] = tuple(raw.get("triggers", ()))
+            fields["requires"] = tuple(raw.get("requires", ()))
             fields["file"] = p.name
             rules.append(compile_rule(Rule(**fields)))
     return rules

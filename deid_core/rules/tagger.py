@@ -7,13 +7,15 @@ Every span's `source` is the rule id ("metadata" for known-name matches).
 
 from __future__ import annotations
 
+import re
+from bisect import bisect_left
 from dataclasses import dataclass
 
 import ahocorasick
 
 from deid_core.config import ConfigError, conf_file
 from deid_core.doc import Doc
-from deid_core.gazetteers import is_common, is_frequent, lowered, normalize_phrase, rule_hits
+from deid_core.gazetteers import LISTS, is_common, is_frequent, lowered, normalize_phrase, rule_hits
 from deid_core.metadata import MetadataMatcher
 from deid_core.rules.filters import FILTERS
 from deid_core.rules.loader import NONPHI, Rule, load_rules, load_settings
@@ -39,7 +41,7 @@ class GazetteerRule:
     label: str
     lists: tuple[str, ...]
     then: tuple[str, ...] = ()
-    case: str = "any"  # any | title | upper | title_or_upper
+    case: str = "any"  # any | title | upper | capitalized
     guard: bool = True  # drop single words that are common/clinical words
     priority: int = 30
     min_len: int = 3
@@ -49,17 +51,28 @@ class GazetteerRule:
     negatives: tuple[str, ...] = ()
 
 
+def _title_word(word: str) -> bool:
+    """'Smith', 'Smith-Jones', "O'Neil", 'McLean' (not 'LEs', not 'SMITH')."""
+    for part in re.split(r"[-'’]", word):
+        if not part:
+            continue
+        if part.startswith("Mc") and len(part) > 3:
+            part = part[2:]
+        if not (part[:1].isupper() and (len(part) == 1 or not any(c.isupper() for c in part[1:]))):
+            return False
+    return True
+
+
 def _case_ok(surface: str, case: str) -> bool:
+    """Case test of a gazetteer rule: any | title (strict) | upper | capitalized (first letters)."""
     words = surface.split()
     if case == "any":
         return True
-    title = all(w[:1].isupper() and not w[1:].isupper() for w in words if w[:1].isalpha())
-    upper = surface.isupper()
     if case == "title":
-        return title
+        return all(_title_word(w) for w in words if w[:1].isalpha())
     if case == "upper":
-        return upper
-    return title or upper
+        return surface.isupper()
+    return all(w[:1].isupper() for w in words if w[:1].isalpha())
 
 
 def load_gazetteer_rules(name: str) -> list[GazetteerRule]:
@@ -74,9 +87,16 @@ def load_gazetteer_rules(name: str) -> list[GazetteerRule]:
             for key in ("lists", "then", "examples", "negatives"):
                 fields[key] = tuple(fields.get(key, ()))
             try:
-                out.append(GazetteerRule(**fields))
+                rule = GazetteerRule(**fields)
             except TypeError as exc:
                 raise ConfigError(f"gazetteer rule {raw.get('id')!r}: {exc}") from None
+            if rule.case not in ("any", "title", "upper", "capitalized"):
+                raise ConfigError(f"gazetteer rule {rule.id!r}: unknown case {rule.case!r}; "
+                                  "accepted: any, title, upper, capitalized")
+            unknown = [n for n in rule.lists + rule.then if n not in LISTS]
+            if unknown or not rule.lists:
+                raise ConfigError(f"gazetteer rule {rule.id!r}: unknown or missing lists {unknown}")
+            out.append(rule)
     return out
 
 
@@ -144,7 +164,13 @@ class RuleTagger:
                 for i in idx:
                     starts.setdefault(i, []).append(pos)
         for i in self.scan_rules:
-            self._apply(self.rules[i], self.rules[i].compiled[0].finditer(text), text, phi, sup)
+            rule = self.rules[i]
+            if rule.requires and not any(r in text for r in rule.requires):
+                continue
+            pattern = rule.compiled[0]
+            first = pattern.search(text)  # most rules find nothing in most notes: no generator
+            if first is not None:
+                self._apply(rule, [first, *pattern.finditer(text, first.end() if first.end() > first.start() else first.end() + 1)], text, phi, sup)
         for i, positions in starts.items():
             pattern = self.rules[i].compiled[0]
             matches = [m for m in (pattern.match(text, p) for p in positions) if m is not None]
@@ -227,9 +253,18 @@ class RuleTagger:
         if sup:
             prio = self.priority
             mp = self.settings["metadata_priority"]
-            sup_p = [(s, prio.get(s.source, 50)) for s in sup]
-            phi = [p for p in phi
-                   if not any(p.overlaps(s) and prio.get(p.source, mp) < sp for s, sp in sup_p)]
+            sup.sort(key=lambda s: s.start)
+            sup_starts = [s.start for s in sup]
+            # suppressors are short: any one overlapping p starts within max_len before p.end
+            max_len = max(s.end - s.start for s in sup)
+            kept = []
+            for p in phi:
+                pp = prio.get(p.source, mp)
+                lo = bisect_left(sup_starts, p.start - max_len)
+                hi = bisect_left(sup_starts, p.end)
+                if not any(sup[k].end > p.start and pp < prio.get(sup[k].source, 50) for k in range(lo, hi)):
+                    kept.append(p)
+            phi = kept
         return phi
 
     def tag(self, doc: Doc) -> list[Span]:
@@ -237,7 +272,7 @@ class RuleTagger:
         prio = self.priority
         mp = self.settings["metadata_priority"]
         return resolve_overlaps(self.tag_raw(doc),
-                                rank=lambda s: (prio.get(s.source, mp), s.end - s.start, s.confidence, -s.start))
+                            rank=lambda s: (prio.get(s.source, mp), s.end - s.start, s.confidence, -s.start))
 
 
 def rule_stage(config: dict, bundle) -> RuleTagger:

@@ -1,0 +1,125 @@
+"""Rule engine features on small rule files: triggers, requires, `from` groups, suppressors, filters."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from deid_core.doc import Doc
+from deid_core.notes import Note
+from deid_core.rules.filters import FILTERS, first_name_ok, name_filter, place_like
+from deid_core.rules.tagger import RuleTagger
+
+RULES = '''
+[macros]
+NUM = '\\d{3}'
+
+[[rule]]
+id = "t-trig"
+label = "IDNUM"
+priority = 50
+description = "trigger-anchored"
+triggers = ["code word"]
+pattern = '(?i:code\\s+word)\\s+(?P<phi>{{NUM}})'
+examples = ["x [[123]]"]
+
+[[rule]]
+id = "t-req"
+label = "ACCOUNT"
+priority = 50
+description = "skipped without '#'"
+requires = ["#"]
+pattern = 'acct\\s*#?\\s*(?P<phi>\\d+)'
+examples = ["x"]
+
+[[rule]]
+id = "t-from"
+label = "DATE"
+priority = 50
+description = "keyword first, start moved back by a look-behind group"
+pattern = 'ZZ(?<=(?P<from>\\d\\d)\\sZZ)'
+examples = ["x"]
+
+[[rule]]
+id = "t-sup"
+label = "NONPHI"
+priority = 60
+description = "suppresses 999"
+pattern = '999'
+examples = ["x"]
+'''
+
+
+@pytest.fixture()
+def small(tmp_path) -> RuleTagger:
+    f = tmp_path / "small.toml"
+    f.write_text(RULES)
+    return RuleTagger({"files": [str(f)], "gazetteer_file": "", "metadata": False})
+
+
+def _tag(t: RuleTagger, text: str) -> list[tuple[str, str]]:
+    return [(text[s.start:s.end], s.source) for s in t.tag(Doc(Note("e", text)))]
+
+
+def test_triggers_anchor_the_pattern(small):
+    assert _tag(small, "the Code Word 123 here") == [("123", "t-trig")]
+    assert _tag(small, "the code-word 123") == [], "pattern needs whitespace"
+    assert _tag(small, "codeword 123") == []
+
+
+def test_requires_skips_notes_without_the_substring(small):
+    assert _tag(small, "acct # 42") == [("42", "t-req")]
+    assert _tag(small, "acct 42") == []
+
+
+def test_from_group_moves_the_start_back(small):
+    assert _tag(small, "on 12 ZZ ok") == [("12 ZZ", "t-from")]
+
+
+def test_suppressor_cancels_lower_priority_hits(small):
+    assert _tag(small, "code word 999") == []
+    assert _tag(small, "code word 998") == [("998", "t-trig")]
+
+
+def test_first_name_ok_classes():
+    assert first_name_ok("Zelnik") and not first_name_ok("zelnik")
+    assert first_name_ok("zelnik", strong=True)
+    assert first_name_ok("MARIA") and first_name_ok("maria")
+    assert not first_name_ok("aware", strong=True) and not first_name_ok("called")
+    assert first_name_ok("YOUNG", strong=True) and not first_name_ok("YOUNG")
+    assert not first_name_ok("will", strong=True)
+
+
+def test_name_filter_trims_trailing_words():
+    text = "Marisol called back"
+    assert name_filter(text, 0, len(text), {}) == (0, 7)
+    text = "lucia and maggie visited"
+    assert name_filter(text, 0, len(text), {}) == (0, 16)
+    assert name_filter("in to visit", 0, 11, {}) is None
+
+
+def test_place_like():
+    assert place_like("Towson") and place_like("GH") and place_like("Denver")
+    assert not place_like("floor") and not place_like("MICU") and not place_like("normal")
+    assert place_like("square", loose=True) and not place_like("leaving", loose=True)
+
+
+@given(st.text(min_size=1, max_size=60), st.sampled_from(sorted(FILTERS)))
+def test_filters_stay_inside_their_span(text, name):
+    out = FILTERS[name](text, 0, len(text), {"min_age": 0, "_kw_words": frozenset({"hospital"})})
+    if out is not None:
+        assert 0 <= out[0] < out[1] <= len(text)
+
+
+_SPAN = st.builds(lambda a, n, c: __import__("deid_core.spans", fromlist=["Span"]).Span(a, a + n, "DATE", "r", c),
+                  st.integers(0, 60), st.integers(1, 12), st.sampled_from([0.5, 0.9]))
+
+
+@given(st.lists(_SPAN, max_size=40))
+def test_resolve_overlaps_equals_naive_reference(spans):
+    """The O(n log n) resolution keeps exactly what the quadratic reference keeps."""
+    from deid_core.spans import default_rank, naive_resolve_overlaps, resolve_overlaps
+
+    assert resolve_overlaps(spans, default_rank) == naive_resolve_overlaps(spans, default_rank)
+
