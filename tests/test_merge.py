@@ -55,3 +55,18 @@ def test_merge_output_is_non_overlapping():
              Span(11, 15, "PATIENT", "crf:b")]
     for pol in ("rules_win", "cascade", "union"):
         validate_spans(Merger(pol, OFF)(spans), 20)
+
+
+def test_rule_gate_drops_rule_spans_the_crf_rejects():
+    doc = Doc(Note("n", "Ward 5 seen by Dr Moreau"))
+    toks = doc.tokens[0]
+    phi = [0.0] * len(toks)
+    phi[toks.index("Moreau")] = 0.9
+    doc.__dict__["crf_phi"] = phi
+    ward = Span(0, 6, "HOSPITAL", "hospital-ward-number")
+    name = Span(18, 24, "DOCTOR", "name-doctor-title")
+    meta = Span(0, 4, "PATIENT", "metadata")
+    m = Merger("rules_win", {**OFF, "rule_gate": 0.1})
+    assert m([ward, name], doc=doc) == [name]
+    assert m([meta], doc=doc) == [meta]  # exempt source
+    assert Merger("rules_win", OFF)([ward, name], doc=doc) == [ward, name]  # gate off
