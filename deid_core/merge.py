@@ -64,14 +64,20 @@ class Merger:
 
 
 def gate_rules(spans: Sequence[Span], doc, gate: float, exempt: set[str], m: Merger) -> list[Span]:
-    """Drop rule spans on which the CRF (trained with rule-hit features) puts a PHI marginal below `gate`."""
+    """Drop rule spans on which the CRF (trained with rule-hit features) puts a PHI marginal below `gate`.
+
+    Only spans of categories the CRF learned from enough examples are gated (the tagger puts
+    them on the doc); rare categories (too few training examples) keep their rule spans.
+    """
     from bisect import bisect_left, bisect_right
 
     phi = doc.__dict__["crf_phi"]
+    gated = doc.__dict__.get("crf_gate_categories")  # categories the CRF learned from enough examples
     _, starts, ends = doc.tokens
     out = []
     for s in spans:
-        if not m.is_rule(s) or source_kind(s.source) in exempt:
+        if (not m.is_rule(s) or source_kind(s.source) in exempt
+                or (gated is not None and taxonomy.category_of(s.label) not in gated)):
             out.append(s)
             continue
         i, j = bisect_right(ends, s.start), bisect_left(starts, s.end)

@@ -35,8 +35,9 @@ class CrfModel:
     """One crfsuite model and its feature extractor."""
 
     def __init__(self, spec: ModelSpec, model_path: Path, clusters: dict | None, cache_size: int,
-                 domain: str = "") -> None:
+                 domain: str = "", tag_counts: dict[str, int] | None = None) -> None:
         self.spec = spec
+        self.tag_counts = dict(tag_counts or {})
         self.tagger = pycrfsuite.Tagger()
         self.tagger.open(str(model_path))
         self.labels = [x for x in self.tagger.labels()]
@@ -75,13 +76,28 @@ class CrfModel:
         return tags, phi
 
 
+def learned_categories(models: Sequence[CrfModel], min_examples: int) -> frozenset[str]:
+    """Categories with at least `min_examples` training mentions (B-/S- tags) in some model."""
+    from deid_core.taxonomy import category_of
+
+    counts: dict[str, int] = {}
+    for m in models:
+        for tag, n in m.tag_counts.items():
+            if tag[:2] in ("B-", "S-"):
+                cat = category_of(tag[2:])
+                counts[cat] = counts.get(cat, 0) + n
+    return frozenset(c for c, n in counts.items() if n >= min_examples)
+
+
 class CrfTagger:
     """Pipeline stage: runs each token-CRF model and returns its spans (source 'crf:<model>')."""
 
     def __init__(self, models: Sequence[CrfModel], *, threshold: float = 1.0,
-                 rules: RuleSource | None = None, name: str = "crf", keep_marginals: bool = False) -> None:
+                 rules: RuleSource | None = None, name: str = "crf", keep_marginals: bool = False,
+                 min_gate_examples: int = 50) -> None:
         self.models = list(models)
         self.keep_marginals = keep_marginals
+        self.gate_categories = learned_categories(self.models, min_gate_examples)
         self.threshold = threshold
         self.rules = rules
         self.name = name
@@ -113,6 +129,7 @@ class CrfTagger:
                 out.append(Span(starts[i], ends[j - 1], label, f"{self.name}:{m.spec.name}", round(conf, 4)))
         if self.threshold < 1.0 or self.keep_marginals:
             doc.__dict__["crf_phi"] = doc_phi  # per-token PHI marginal: the merge's rule gate reads it
+            doc.__dict__["crf_gate_categories"] = self.gate_categories
         return out
 
 
@@ -126,7 +143,7 @@ def load_models(bundle, cache_size: int = 200_000) -> list[CrfModel]:
     models = []
     for name, m in comp["models"].items():
         spec = ModelSpec(name, m["file"], list(m["features"]), int(m["window"]), list(m["categories"]))
-        models.append(CrfModel(spec, bundle.file(m["file"]), clusters, cache_size, domain))
+        models.append(CrfModel(spec, bundle.file(m["file"]), clusters, cache_size, domain, m.get("tag_counts")))
     return models
 
 
@@ -144,7 +161,8 @@ def crf_stage(config: dict, bundle) -> CrfTagger:
     rules = None
     if any(m.extractor.uses_rules for m in models):
         rules = rule_source(config, bundle)
-    return CrfTagger(models, threshold=float(tagging.get("marginal_threshold", 1.0)), rules=rules)
+    return CrfTagger(models, threshold=float(tagging.get("marginal_threshold", 1.0)), rules=rules,
+                     min_gate_examples=int(tagging.get("min_gate_examples", 50)))
 
 
 def rule_source(config: dict, bundle) -> RuleSource | None:
