@@ -149,9 +149,11 @@ def load_models(bundle, cache_size: int = 200_000) -> list[CrfModel]:
 
 def crf_stage(config: dict, bundle) -> CrfTagger:
     """Stage factory (conf/deidentify.toml [registry.stages] crf): the bundle's token CRFs."""
-    from deid_core.bundle import check_versions
+    from deid_core.bundle import check_versions, load_bundle
     from deid_core.config import conf_file
 
+    if bundle is None:  # no bundle named: the default one (models/default)
+        bundle = load_bundle()
     check_versions(bundle)
     crf_conf = config.get("crf") or conf_file("crf.toml")
     tagging = crf_conf.get("tagging", {})
