@@ -43,7 +43,8 @@ class Merger:
         self.options = {**_DEFAULTS, **(options or {})}
         pri = list(self.options["priority"])
         self._pri = {k: i for i, k in enumerate(pri)}
-        self._unknown = 1  # unknown sources rank right after the first (rules)
+        # rule ids and other unnamed sources rank where "rules" stands
+        self._unknown = self._pri.get("rules", len(pri))
 
     def priority(self, s: Span) -> int:
         """Smaller is stronger."""
