@@ -94,13 +94,27 @@ class CrfTagger:
 
     def __init__(self, models: Sequence[CrfModel], *, threshold: float = 1.0,
                  rules: RuleSource | None = None, name: str = "crf", keep_marginals: bool = False,
-                 min_gate_examples: int = 50) -> None:
+                 min_gate_examples: int = 50, gate: bool = True) -> None:
         self.models = list(models)
         self.keep_marginals = keep_marginals
+        self.gate = gate  # the merge gates rule spans: compute marginals under them
         self.gate_categories = learned_categories(self.models, min_gate_examples)
         self.threshold = threshold
         self.rules = rules
         self.name = name
+
+    def _gate_positions(self, doc: Doc, rules: Sequence[Span]) -> list[int]:
+        """Token positions under rule spans of gated categories (where marginals are needed)."""
+        from bisect import bisect_left, bisect_right
+
+        from deid_core.taxonomy import category_of
+
+        _, starts, ends = doc.tokens
+        pos: set[int] = set()
+        for s in rules:
+            if category_of(s.label) in self.gate_categories and s.source != "metadata":
+                pos.update(range(bisect_right(ends, s.start), bisect_left(starts, s.end)))
+        return sorted(pos)
 
     def rule_spans(self, doc: Doc) -> Sequence[Span]:
         """Rule hits for the rule_hits features: the pipeline's rules output, else our own call."""
@@ -119,15 +133,21 @@ class CrfTagger:
         if not starts:
             return []
         rules = self.rule_spans(doc) if any(m.extractor.uses_rules for m in self.models) else ()
+        full = self.threshold < 1.0 or self.keep_marginals
+        gate_pos = [] if full or not self.gate else self._gate_positions(doc, rules)
         out: list[Span] = []
         doc_phi: list[float] | None = None
         for m in self.models:
             tags, phi = m.predict(m.features(doc, rules), self.threshold, self.keep_marginals)
+            if gate_pos:  # marginals only where the merge's rule gate will look
+                marg = m.tagger.marginal
+                for i in gate_pos:
+                    phi[i] = 1.0 - marg("O", i)
             doc_phi = phi if doc_phi is None else [max(a, b) for a, b in zip(doc_phi, phi, strict=True)]
             for i, j, label in decode(tags, starts, ends):
                 conf = sum(phi[i:j]) / (j - i)
                 out.append(Span(starts[i], ends[j - 1], label, f"{self.name}:{m.spec.name}", round(conf, 4)))
-        if self.threshold < 1.0 or self.keep_marginals:
+        if full or gate_pos:
             doc.__dict__["crf_phi"] = doc_phi  # per-token PHI marginal: the merge's rule gate reads it
             doc.__dict__["crf_gate_categories"] = self.gate_categories
         return out
@@ -164,7 +184,8 @@ def crf_stage(config: dict, bundle) -> CrfTagger:
     if any(m.extractor.uses_rules for m in models):
         rules = rule_source(config, bundle)
     return CrfTagger(models, threshold=float(tagging.get("marginal_threshold", 1.0)), rules=rules,
-                     min_gate_examples=int(tagging.get("min_gate_examples", 50)))
+                     min_gate_examples=int(tagging.get("min_gate_examples", 50)),
+                     gate=float(config.get("merge", {}).get("rule_gate", 0.0)) > 0)
 
 
 def rule_source(config: dict, bundle) -> RuleSource | None:
