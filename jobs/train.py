@@ -55,6 +55,7 @@ def main(argv: list[str] | None = None) -> int:
     from deid_core.crf.tagger import rule_source
     from deid_core.crf.train import crf_config, make_docs, set_bundle_metadata, train_bundle
 
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)  # local mode: workers run this interpreter
     builder = SparkSession.builder.appName("deid-train")
     if os.environ.get("DEID_SPARK_MASTER") or "SPARK_HOME" not in os.environ:
         builder = builder.master(os.environ.get("DEID_SPARK_MASTER", "local[*]"))
