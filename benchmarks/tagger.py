@@ -96,7 +96,7 @@ def main(argv: list[str]) -> int:
     chars = sum(len(n.text) for n in notes)
     print(f"tagger: {len(notes)} PhysioNet nursing notes, {chars / len(notes):.0f} chars/note avg; "
           f"stages={config['pipeline']['stages']} merge={config['pipeline']['merge']} "
-          f"marginal_threshold={deid.taggers[-1].threshold if deid.taggers else '-'} "
+          f"marginal_threshold={getattr(deid.taggers[-1], 'threshold', '-') if deid.taggers else '-'} "
           f"bundle={bundle.id[:12]}; load {load_s:.2f} s; process CPU time, one core")
     best = float("inf")
     for _ in range(args.repeat):
