@@ -124,17 +124,31 @@ def current_versions() -> dict[str, str | None]:
     return versions
 
 
-def check_versions(bundle: Bundle, current: dict[str, str | None] | None = None) -> None:
-    """Raise BundleError naming each component whose version differs from what this engine has."""
+# Mismatches that make a model unusable (feature strings or labels changed) always refuse;
+# rule and gazetteer versions only shift the rule-hit / gazetteer features, so they refuse
+# only in strict mode ([tagging] strict_versions) and otherwise log a warning.
+HARD_VERSIONS = ("features", "taxonomy")
+
+
+def check_versions(bundle: Bundle, current: dict[str, str | None] | None = None, *, strict: bool = True) -> list[str]:
+    """Raise BundleError naming each mismatched version; soft mismatches are returned when not strict."""
+    import logging
+
     recorded = bundle.manifest.get("versions")
     if not recorded or not bundle.manifest.get("components", {}).get("crf"):
-        return
+        return []
     current = current or current_versions()
     needed = set(bundle.manifest["components"]["crf"].get("depends_on", ["features", "taxonomy"]))
     bad = [k for k in sorted(needed) if recorded.get(k) != current.get(k)]
-    if bad:
-        detail = "; ".join(f"{k}: bundle {recorded.get(k)!r}, engine {current.get(k)!r}" for k in bad)
+    hard = [k for k in bad if strict or k in HARD_VERSIONS]
+    if hard:
+        detail = "; ".join(f"{k}: bundle {recorded.get(k)!r}, engine {current.get(k)!r}" for k in hard)
         raise BundleError(
             f"model bundle {bundle.path} was built for other versions ({detail}); "
             "retrain it with `deid train` (see docs/crf.md) or use a matching engine"
         )
+    if bad:
+        logging.getLogger(__name__).warning(
+            "model bundle %s was trained with other %s versions; retrain it for best accuracy (docs/crf.md)",
+            bundle.id[:12], ", ".join(bad))
+    return bad

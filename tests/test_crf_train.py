@@ -64,6 +64,13 @@ def test_version_mismatch_is_refused(tiny_bundle, tmp_path):
     with pytest.raises(BundleError, match="features: bundle '0-old'"):
         check_versions(load_bundle(dst))
     check_versions(tiny_bundle)  # the fresh one passes
+    mf["versions"]["features"] = tiny_bundle.manifest["versions"]["features"]
+    mf["versions"]["rules"] = "old-rules"
+    mf["components"]["crf"]["depends_on"] = ["features", "taxonomy", "rules"]
+    (dst / "bundle.json").write_text(json.dumps(mf))
+    assert check_versions(load_bundle(dst), strict=False) == ["rules"]  # soft: warning only
+    with pytest.raises(BundleError, match="rules: bundle 'old-rules'"):
+        check_versions(load_bundle(dst), strict=True)
 
 
 def test_patient_folds_are_disjoint_and_cover():

@@ -174,9 +174,9 @@ def crf_stage(config: dict, bundle) -> CrfTagger:
 
     if bundle is None:  # no bundle named: the default one (models/default)
         bundle = load_bundle()
-    check_versions(bundle)
     crf_conf = config.get("crf") or conf_file("crf.toml")
     tagging = crf_conf.get("tagging", {})
+    check_versions(bundle, strict=bool(tagging.get("strict_versions", False)))
     models = load_models(bundle, int(tagging.get("cache_size", 200_000)))
     if not models:
         log.warning("bundle %s has no CRF models: the crf stage finds nothing", getattr(bundle, "id", "?")[:12])
