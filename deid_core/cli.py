@@ -13,6 +13,7 @@ SUBCOMMANDS = {
     "eval": ("deid_core.commands.eval", "score predicted spans against gold spans"),
     "synth": ("deid_core.commands.synth", "generate a synthetic annotated corpus"),
     "train": ("deid_core.commands.train", "train the CRF taggers and write a model bundle"),
+    "summary": ("deid_core.commands.summary", "summarize an output folder (counts only, no text)"),
 }
 
 

@@ -147,11 +147,6 @@ def build_deidentifier(config: dict, bundle, key: bytes) -> Deidentifier:
                         bundle_id=getattr(bundle, "id", ""))
 
 
-def mask_mode(config: dict, key: bytes) -> Replacer:
-    """Factory for the `mask` mode."""
-    return mask_replacer
-
-
 def longest_merge(config: dict) -> Merger:
     """Factory for the default merge: overlapping spans resolved longest-first."""
     return resolve_overlaps

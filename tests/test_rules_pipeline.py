@@ -34,3 +34,16 @@ def test_plain_clinical_text_gives_no_phi():
             "transfer to floor when stable, pt to OR at 0730.")
     spans = RuleTagger.from_config({}).tag(Doc(Note("c", text)))
     assert [(text[s.start:s.end], s.label) for s in spans] == []
+
+
+def test_email_wins_over_known_name_inside_it():
+    """A patient's name inside an e-mail address is part of one EMAIL span, not PATIENT spans."""
+    from deid_core.config import conf_file
+    from deid_core.doc import Doc
+    from deid_core.notes import Note
+    from deid_core.rules.tagger import RuleTagger
+
+    tagger = RuleTagger.from_config(dict(conf_file("deidentify.toml")))
+    text = "write to maria.lopez@example.org today"
+    spans = tagger.tag(Doc(Note("1", text, "p", known_phi=(("Maria", "PATIENT"), ("Lopez", "PATIENT")))))
+    assert [(text[s.start:s.end], s.label) for s in spans] == [("maria.lopez@example.org", "EMAIL")]

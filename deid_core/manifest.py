@@ -1,0 +1,112 @@
+"""The run manifest (_manifest.json): counts, versions, digests and timings; ids and counts only."""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import deid_core
+from deid_core.bundle import Bundle
+from deid_core.config import conf_dir, digest
+from deid_core.keys import key_id
+
+MANIFEST_NAME = "_manifest.json"
+
+
+def rules_version(bundle: Bundle, config: dict[str, Any]) -> str:
+    """The bundle's rules_version if it has one, else a content hash of the configured rule files."""
+    v = bundle.manifest.get("rules_version")
+    if isinstance(v, str) and v:
+        return v
+    rules = config.get("rules", {})
+    names = list(rules.get("files", [])) + ([rules["gazetteer_file"]] if rules.get("gazetteer_file") else [])
+    if not names or "rules" not in config.get("pipeline", {}).get("stages", []):
+        return "none"
+    h = hashlib.sha256()
+    for name in names:
+        p = conf_dir() / name
+        h.update(name.encode() + b"\0" + (p.read_bytes() if p.is_file() else b"<missing>"))
+    return "rules-" + h.hexdigest()[:12]
+
+
+def status_counts(rows: Iterable[tuple[str | None, str | None, int]]) -> dict[str, Any]:
+    """(error_stage, error_class, n) rows -> notes, quarantined totals and breakdowns."""
+    notes = quarantined = duplicates = 0
+    by_stage: dict[str, int] = {}
+    by_class: dict[str, int] = {}
+    for stage, cls, n in rows:
+        if stage is None:
+            notes += n
+            continue
+        quarantined += n
+        by_stage[stage] = by_stage.get(stage, 0) + n
+        by_class[str(cls)] = by_class.get(str(cls), 0) + n
+        if cls == "DuplicateNoteId":
+            duplicates += n
+    return {"notes": notes, "quarantined": quarantined, "duplicates_quarantined": duplicates,
+            "quarantined_by_stage": dict(sorted(by_stage.items())),
+            "quarantined_by_error_class": dict(sorted(by_class.items()))}
+
+
+def build_manifest(
+    *,
+    runner: str,
+    counts: Mapping[str, Any],
+    spans_by_label: Mapping[str, int],
+    config: dict[str, Any],
+    bundle: Bundle,
+    key: bytes,
+    timings: Mapping[str, float],
+    started: dt.datetime,
+    extra: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The manifest dict; `counts` holds input_rows, null_note_id_dropped, tagged and status_counts()."""
+    total = float(timings.get("total_s", 0.0)) or 0.0
+    processed = int(counts.get("input_rows", 0)) - int(counts.get("null_note_id_dropped", 0))
+    pipe = config.get("pipeline", {})
+    manifest: dict[str, Any] = {
+        "engine": "deid-spark",
+        "engine_version": deid_core.__version__,
+        "runner": runner,
+        "started_at": started.isoformat(timespec="seconds"),
+        "bundle_id": bundle.id,
+        "rules_version": rules_version(bundle, config),
+        "config_digest": digest(config),
+        "key_id": key_id(key),
+        "mode": pipe.get("mode"),
+        "stages": list(pipe.get("stages", [])),
+        "counts": {**dict(counts), "spans": int(sum(spans_by_label.values())),
+                   "spans_by_label": dict(sorted(spans_by_label.items()))},
+        "timings_s": {k: round(float(v), 3) for k, v in timings.items()},
+        "throughput_notes_per_s": round(processed / total, 1) if total > 0 else None,
+    }
+    manifest.update(dict(extra or {}))
+    return manifest
+
+
+def manifest_json(manifest: Mapping[str, Any]) -> str:
+    """Stable, readable JSON text of a manifest."""
+    return json.dumps(manifest, indent=2, sort_keys=True) + "\n"
+
+
+def summary_lines(manifest: Mapping[str, Any]) -> list[str]:
+    """A short human summary of a manifest (counts only)."""
+    c = manifest.get("counts", {})
+    lines = [
+        f"notes in: {c.get('input_rows', 0)}   de-identified: {c.get('notes', 0)}   "
+        f"quarantined: {c.get('quarantined', 0)}   spans: {c.get('spans', 0)}",
+        f"mode: {manifest.get('mode')}   stages: {', '.join(manifest.get('stages', []))}   "
+        f"bundle: {str(manifest.get('bundle_id', ''))[:12]}   key id: {manifest.get('key_id')}",
+    ]
+    if c.get("quarantined_by_error_class"):
+        lines.append("quarantined by error: " + ", ".join(
+            f"{k} {v}" for k, v in c["quarantined_by_error_class"].items()))
+    if c.get("spans_by_label"):
+        lines.append("spans by label: " + ", ".join(f"{k} {v}" for k, v in c["spans_by_label"].items()))
+    if manifest.get("throughput_notes_per_s"):
+        lines.append(f"time: {manifest['timings_s'].get('total_s')} s   "
+                     f"throughput: {manifest['throughput_notes_per_s']} notes/s")
+    return lines

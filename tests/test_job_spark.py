@@ -1,0 +1,139 @@
+"""The Spark job: same rows as `deid tag`, any partitioning, tagged once, bad input defined."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pyarrow.parquet as pq
+import pytest
+
+from deid_core.config import ConfigError
+from deid_core.options import run_options
+from deid_core.run import DuplicateNoteIdError, load_key_and_bundle, run_local
+from tests.helpers_job import (
+    CHECKER,
+    LITERAL_CONF,
+    NAME_COLUMNS,
+    SAMPLES,
+    read_rows,
+    write_edge_input,
+)
+
+pytestmark = pytest.mark.spark
+SORT = {"notes": ("note_id",), "spans": ("note_id", "start"), "quarantine": ("note_id", "patient_id")}
+
+
+def run(spark, inp, out, *extra: str) -> dict:
+    from jobs.deidentify import build_parser, run_job
+
+    args = build_parser().parse_args(["--input", str(inp), "--output", str(out), "--config", str(LITERAL_CONF),
+                                      "--name-columns", NAME_COLUMNS, "--demo-key", *extra])
+    options = run_options(args)
+    key, bundle = load_key_and_bundle(options)
+    return run_job(spark, args, options, key, bundle)
+
+
+@pytest.fixture(scope="module")
+def runs(spark, tmp_path_factory):
+    base = tmp_path_factory.mktemp("job")
+    inp = write_edge_input(base / "in.parquet", big_chars=1_000_000)
+    one = run(spark, inp, base / "p1", "--partitions", "1", "--staging", "persist", "--batch-size", "5")
+    eight = run(spark, inp, base / "p8", "--partitions", "8", "--staging", "parquet")
+    import argparse
+
+    from deid_core.commands.tag import add_arguments  # same options as the job, Spark-free
+
+    p = argparse.ArgumentParser()
+    add_arguments(p)
+    targs = p.parse_args(["--input", str(inp), "--output", str(base / "local"), "--config", str(LITERAL_CONF),
+                          "--name-columns", NAME_COLUMNS, "--demo-key"])
+    local = run_local(inp, base / "local", run_options(targs))
+    return inp, base, {"p1": one, "p8": eight, "local": local}
+
+
+def test_same_rows_any_partitioning_and_as_deid_tag(runs):
+    _, base, _ = runs
+    for part, keys in SORT.items():
+        local = read_rows(base / "local" / part, keys)
+        assert local, part
+        assert read_rows(base / "p1" / part, keys) == local, part
+        assert read_rows(base / "p8" / part, keys) == local, part
+    assert not list(base.glob("p8/staging-*"))
+
+
+def test_tagged_once_per_note(runs):
+    _, _, m = runs
+    for name in ("p1", "p8"):
+        c = m[name]["counts"]
+        # accumulator inside the tagging function == notes that reach the tagger, once each
+        assert c["tagged"] == m["local"]["counts"]["tagged"] == c["input_rows"] - 3
+        for k in ("notes", "quarantined", "spans", "spans_by_label", "quarantined_by_error_class"):
+            assert c[k] == m["local"]["counts"][k], k
+
+
+def test_contract_checker(runs):
+    inp, base, _ = runs
+    if not CHECKER.is_file():
+        pytest.skip("shared checker absent")
+    res = subprocess.run([sys.executable, str(CHECKER), str(inp), str(base / "p8"), "--name-columns", NAME_COLUMNS],
+                         capture_output=True, text=True)
+    fails = [line for line in res.stdout.splitlines() if line.startswith("FAIL")]
+    # the one expected complaint: the quarantined copies of a duplicate id share the kept note's id
+    assert fails == ["FAIL input note not in exactly one of notes/ and quarantine/: 1 (first: E-dup)"], res.stdout
+    m = json.loads((base / "p8" / "_manifest.json").read_text())
+    assert m["runner"] == "spark" and m["partitions"] == 8 and m["counts"]["duplicate_rows"] == 2
+
+
+def test_fault_note_only_in_quarantine(runs):
+    _, base, _ = runs
+    q = [r for r in read_rows(base / "p8" / "quarantine") if r["note_id"] == "E-FAULTME"]
+    assert [(r["stage"], r["error_class"]) for r in q] == [("tag", "RuntimeError")]
+    for part in ("notes", "spans"):
+        assert not [r for r in read_rows(base / "p8" / part) if r["note_id"] == "E-FAULTME"]
+
+
+def test_bad_input_stops_before_work(spark, tmp_path):
+    pq.write_table(pq.read_table(SAMPLES).drop_columns(["text"]), tmp_path / "notext.parquet")
+    with pytest.raises(ConfigError, match="missing required column 'text'"):
+        run(spark, tmp_path / "notext.parquet", tmp_path / "o1")
+    assert not (tmp_path / "o1").exists()
+    with pytest.raises(DuplicateNoteIdError, match="2 duplicate note_id row"):
+        run(spark, write_edge_input(tmp_path / "in.parquet"), tmp_path / "o2", "--on-duplicate", "fail")
+    assert not (tmp_path / "o2").exists()
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(FileNotFoundError, match="--input"):
+        run(spark, tmp_path / "empty", tmp_path / "o3")
+
+
+def test_zero_rows_give_empty_outputs(spark, tmp_path):
+    pq.write_table(pq.read_table(SAMPLES).slice(0, 0), tmp_path / "zero.parquet")
+    m = run(spark, tmp_path / "zero.parquet", tmp_path / "out")
+    assert m["counts"]["input_rows"] == 0 and m["counts"]["notes"] == 0
+    for part in ("notes", "spans", "quarantine"):
+        assert (tmp_path / "out" / part).is_dir() and read_rows(tmp_path / "out" / part) == []
+
+
+def test_catalog_tables_in_and_out(spark, tmp_path):
+    from jobs.deidentify import build_parser, run_job
+
+    spark.read.parquet(str(SAMPLES)).createOrReplaceTempView("deid_test_notes")
+    spark.sql(f"CREATE DATABASE IF NOT EXISTS deid_test LOCATION '{tmp_path / 'db'}'")
+    argv = ["--input-table", "deid_test_notes", "--output-table-prefix", "deid_test.run_", "--config",
+            str(LITERAL_CONF), "--name-columns", NAME_COLUMNS, "--demo-key", "--partitions", "2"]
+    with pytest.raises(ConfigError, match="needs --staging-dir"):
+        args = build_parser().parse_args(argv)
+        options = run_options(args)
+        run_job(spark, args, options, *load_key_and_bundle(options))
+    args = build_parser().parse_args([*argv, "--staging", "persist", "--mode", "surrogate"])
+    options = run_options(args)
+    m = run_job(spark, args, options, *load_key_and_bundle(options))
+    assert spark.table("deid_test.run_notes").count() == 48 == m["counts"]["notes"]
+    assert spark.table("deid_test.run_spans").count() == m["counts"]["spans"]
+    assert spark.table("deid_test.run_quarantine").count() == 0
+    assert "patient_first_name" not in spark.table("deid_test.run_notes").columns
+    assert spark.table("deid_test.run_notes").filter("note_date is null").count() == 0  # shifted dates
+    row = spark.table("deid_test.run_manifest").first()
+    assert json.loads(row["manifest"])["counts"]["input_rows"] == 48
+    spark.sql("DROP DATABASE deid_test CASCADE")

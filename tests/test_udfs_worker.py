@@ -1,0 +1,64 @@
+"""The worker side of the job without Spark: one Deidentifier per worker, per-note quarantine."""
+
+from __future__ import annotations
+
+import pickle
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from deid_core.batch import validate_input_schema
+from deid_core.bundle import bundle_bytes, load_bundle
+from deid_core.commands.summary import main as summary_main
+from deid_core.keys import DEMO_KEY
+from deid_core.options import effective_config, parse_name_columns
+from tests.helpers_job import LITERAL_CONF, NAME_COLUMNS, SAMPLES, write_edge_input
+from udfs import deidentify as worker
+
+
+def payload(config=None):
+    table = pq.read_table(SAMPLES)
+    spec = validate_input_schema(table.schema, parse_name_columns(NAME_COLUMNS), "test")
+    bundle = load_bundle()
+    return worker.WorkerPayload(bundle.id, bundle_bytes(bundle), config or effective_config(str(LITERAL_CONF)),
+                                DEMO_KEY, spec)
+
+
+def test_deidentifier_built_once_per_worker_and_payload():
+    p = payload()
+    p2 = pickle.loads(pickle.dumps(p))  # what an executor receives
+    before = worker.BUILDS["count"]
+    first = worker.worker_deidentifier(p2)
+    assert worker.worker_deidentifier(p2) is first and worker.worker_deidentifier(p) is first
+    assert worker.BUILDS["count"] == before + 1
+    other = payload(effective_config(str(LITERAL_CONF), {"pipeline": {"mode": "mask", "merge": "longest"},
+                                                          "job": {"batch_size": 3}}))
+    assert worker.worker_deidentifier(other) is not first  # another config digest, another build
+
+
+def test_one_failing_note_does_not_stop_the_batch(tmp_path):
+    table = pq.read_table(write_edge_input(tmp_path / "in.parquet"))
+    table = table.append_column("_deid_duplicate", pa.array([False] * table.num_rows))
+    run = worker.tag_batches(payload())
+    out = pa.Table.from_batches(list(run(iter(table.to_batches(10)))))
+    assert out.num_rows == table.num_rows
+    by_id = {}
+    for r in out.to_pylist():
+        by_id.setdefault(r["note_id"], r)
+    assert by_id["E-FAULTME"]["error_class"] == "RuntimeError" and by_id["E-FAULTME"]["text"] is None
+    assert by_id["E-ctrl"]["error_stage"] is None and by_id["E-ctrl"]["spans"]
+    assert "patient_first_name" not in out.column_names and "encounter_type" in out.column_names
+
+
+def test_summary_prints_counts_not_text(tmp_path, capsys):
+    from deid_core.cli import main as deid_main
+
+    assert deid_main(["tag", "--input", str(SAMPLES), "--output", str(tmp_path / "o"), "--config",
+                      str(LITERAL_CONF), "--name-columns", NAME_COLUMNS, "--demo-key"]) == 0
+    capsys.readouterr()
+    assert summary_main([str(tmp_path / "o")]) == 0
+    text = capsys.readouterr().out
+    assert "notes in: 48" in text and "spans by label:" in text and "quarantine" in text
+    names = set(pq.read_table(SAMPLES, columns=["patient_last_name"]).column(0).to_pylist())
+    assert not any(n in text for n in names)
+    assert summary_main([str(tmp_path / "missing")]) == 2

@@ -1,0 +1,71 @@
+"""The Spark-side tagging function: Arrow batches in, staged results out, one Deidentifier per worker.
+
+Nothing here touches a SparkContext: the function closes over plain bytes and dicts (bundle
+zip, config, key, column spec), so it runs the same under classic Spark and Spark Connect.
+PySpark broadcasts a pickled function over 1 MB by itself, so a large bundle still travels
+once per executor. The Deidentifier is built on first use in each Python worker and cached
+there by (bundle id, config digest, key id); workers are reused across tasks.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+
+from deid_core.batch import BatchSpec, make_deidentifier, process_batch, staged_schema, tagged_count
+from deid_core.bundle import BundleError, unpack_bundle
+from deid_core.config import digest
+from deid_core.keys import key_id
+from deid_core.pipeline import Deidentifier
+
+_CACHE: dict[str, Deidentifier] = {}
+BUILDS = {"count": 0}  # how many Deidentifiers this worker built (tests, diagnostics)
+
+
+@dataclass(frozen=True)
+class WorkerPayload:
+    """What every Python worker needs to build the Deidentifier: plain, picklable values only."""
+
+    bundle_id: str
+    bundle_zip: bytes
+    config: dict[str, Any]
+    key: bytes
+    spec: BatchSpec
+
+    @property
+    def cache_key(self) -> str:
+        """Identity of the Deidentifier this payload builds."""
+        return f"{self.bundle_id}:{digest(self.config)}:{key_id(self.key)}"
+
+
+def worker_deidentifier(payload: WorkerPayload) -> Deidentifier:
+    """This worker's Deidentifier for the payload, built (bundle unpacked) on first use only."""
+    deid = _CACHE.get(payload.cache_key)
+    if deid is None:
+        dest = Path(tempfile.mkdtemp(prefix=f"deid-bundle-{payload.bundle_id[:12]}-"))
+        bundle = unpack_bundle(payload.bundle_zip, dest)
+        if bundle.id != payload.bundle_id:
+            raise BundleError(f"shipped bundle id {bundle.id[:12]} != expected {payload.bundle_id[:12]}")
+        deid = make_deidentifier(payload.config, bundle, payload.key)
+        _CACHE[payload.cache_key] = deid
+        BUILDS["count"] += 1
+    return deid
+
+
+def tag_batches(payload: WorkerPayload, counter: Any | None = None
+                ) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
+    """The mapInArrow function; `counter` (an accumulator, classic Spark only) counts tagged notes."""
+
+    def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        deid = worker_deidentifier(payload)
+        for batch in batches:
+            if counter is not None:
+                counter.add(tagged_count(batch))
+            yield process_batch(batch, deid, payload.spec, staged_schema(batch.schema, payload.spec))
+
+    return run
