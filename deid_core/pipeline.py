@@ -64,9 +64,12 @@ class Deidentifier:
 
     def _tag_doc(self, doc: Doc) -> list[Span]:
         found: list[Span] = []
+        staged = doc.__dict__.setdefault("stage_spans", {})  # later stages may read earlier output
         for tagger in self.taggers:
-            found.extend(tagger.tag(doc))
-        merged = self.merge(found)
+            spans = tagger.tag(doc)
+            staged[tagger.name] = spans
+            found.extend(spans)
+        merged = self.merge(found, doc=doc) if getattr(self.merge, "wants_doc", False) else self.merge(found)
         validate_spans(merged, len(doc.text))
         return merged
 

@@ -1,0 +1,1 @@
+"""CRF taggers: features, label schemes, word clusters, training and tagging."""

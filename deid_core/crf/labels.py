@@ -1,0 +1,73 @@
+"""Label schemes (BIO, BIOES): spans -> token tags and token tags -> spans."""
+
+from __future__ import annotations
+
+from bisect import bisect_left, bisect_right
+from collections.abc import Sequence
+
+from deid_core.spans import Span
+
+SCHEMES = ("BIO", "BIOES")
+
+
+def check_scheme(scheme: str) -> str:
+    """The scheme name, upper-cased; ValueError for an unknown scheme."""
+    s = scheme.upper()
+    if s not in SCHEMES:
+        raise ValueError(f"unknown label scheme {scheme!r}; accepted: {', '.join(SCHEMES)}")
+    return s
+
+
+def encode(
+    spans: Sequence[Span], starts: Sequence[int], ends: Sequence[int], scheme: str = "BIO",
+    label_map: dict[str, str] | None = None, keep: set[str] | None = None,
+) -> list[str]:
+    """One tag per token: tokens overlapping a span take its (mapped) label; others O."""
+    scheme = check_scheme(scheme)
+    tags = ["O"] * len(starts)
+    label_map = label_map or {}
+    for s in spans:
+        label = label_map.get(s.label, s.label)
+        if keep is not None and label not in keep:
+            continue
+        i = bisect_right(ends, s.start)  # first token ending after span start
+        j = bisect_left(starts, s.end)  # first token starting at/after span end
+        if i >= j:
+            continue
+        for k in range(i, j):
+            tags[k] = f"I-{label}"
+        tags[i] = f"B-{label}"
+        if scheme == "BIOES":
+            if j - i == 1:
+                tags[i] = f"S-{label}"
+            else:
+                tags[j - 1] = f"E-{label}"
+    return tags
+
+
+def decode(tags: Sequence[str], starts: Sequence[int], ends: Sequence[int]) -> list[tuple[int, int, str]]:
+    """(first token, last token + 1, label) runs; tolerant of I without B and of both schemes."""
+    out: list[tuple[int, int, str]] = []
+    cur_start, cur_label = -1, ""
+    for i, tag in enumerate(tags):
+        if tag == "O":
+            if cur_label:
+                out.append((cur_start, i, cur_label))
+            cur_label = ""
+            continue
+        prefix, label = tag[0], tag[2:]
+        if prefix in "BS" or label != cur_label:
+            if cur_label:
+                out.append((cur_start, i, cur_label))
+            cur_start, cur_label = i, label
+        if prefix in "ES":
+            out.append((cur_start, i + 1, cur_label))
+            cur_label = ""
+    if cur_label:
+        out.append((cur_start, len(tags), cur_label))
+    return out
+
+
+def tag_label(tag: str) -> str:
+    """The PHI label of a tag ('' for O)."""
+    return "" if tag == "O" else tag[2:]

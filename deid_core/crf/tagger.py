@@ -1,0 +1,201 @@
+"""Token-CRF tagging: a bundle's crfsuite models + feature extractors as a pipeline stage."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import pycrfsuite
+
+from deid_core.crf.clusters import load_clusters
+from deid_core.crf.features import FeatureConfig, FeatureExtractor
+from deid_core.crf.labels import decode, tag_label
+from deid_core.doc import Doc
+from deid_core.spans import Span
+
+log = logging.getLogger(__name__)
+
+RuleSource = Callable[[Doc], Sequence[Span]]
+
+
+@dataclass
+class ModelSpec:
+    """One trained model's description as recorded in the bundle."""
+
+    name: str
+    file: str
+    families: list[str]
+    window: int
+    categories: list[str]
+
+
+class CrfModel:
+    """One crfsuite model and its feature extractor."""
+
+    def __init__(self, spec: ModelSpec, model_path: Path, clusters: dict | None, cache_size: int,
+                 domain: str = "", tag_counts: dict[str, int] | None = None) -> None:
+        self.spec = spec
+        self.tag_counts = dict(tag_counts or {})
+        self.tagger = pycrfsuite.Tagger()
+        self.tagger.open(str(model_path))
+        self.labels = [x for x in self.tagger.labels()]
+        self.domain = domain
+        known = {attr for attr, _ in self.tagger.info().state_features}
+        if domain:
+            pre = domain + "|"
+            known |= {a[len(pre):] for a in known if a.startswith(pre)}
+        self.extractor = FeatureExtractor(FeatureConfig(spec.families, spec.window), clusters, cache_size,
+                                          known=known)
+
+    def features(self, doc: Doc, rule_spans: Sequence[Span]) -> list[list[str]]:
+        """Feature lists of a doc (EasyAdapt target copy when the model was trained with domains)."""
+        feats = self.extractor.extract(doc, rule_spans)
+        if self.domain:
+            pre = self.domain + "|"
+            feats = [f + [pre + x for x in f] for f in feats]
+        return feats
+
+    def predict(self, feats: list[list[str]], threshold: float = 1.0,
+                marginals: bool = False) -> tuple[list[str], list[float]]:
+        """Viterbi tags and per-token PHI marginal; tokens above `threshold` get their best PHI tag."""
+        if not feats:
+            return [], []
+        tags = self.tagger.tag(feats)
+        if threshold >= 1.0 and not marginals:
+            return tags, [0.0 if t == "O" else 1.0 for t in tags]
+        marg = self.tagger.marginal
+        phi = [1.0 - marg("O", i) for i in range(len(tags))]
+        for i, p in enumerate(phi):
+            if tags[i] == "O" and p > threshold:
+                best = max((lab for lab in self.labels if lab != "O"), key=lambda lab: marg(lab, i))
+                label = tag_label(best)
+                prev = tag_label(tags[i - 1]) if i else ""
+                tags[i] = ("I-" if prev == label else "B-") + label
+        return tags, phi
+
+
+def learned_categories(models: Sequence[CrfModel], min_examples: int) -> frozenset[str]:
+    """Categories with at least `min_examples` training mentions (B-/S- tags) in some model."""
+    from deid_core.taxonomy import category_of
+
+    counts: dict[str, int] = {}
+    for m in models:
+        for tag, n in m.tag_counts.items():
+            if tag[:2] in ("B-", "S-"):
+                cat = category_of(tag[2:])
+                counts[cat] = counts.get(cat, 0) + n
+    return frozenset(c for c, n in counts.items() if n >= min_examples)
+
+
+class CrfTagger:
+    """Pipeline stage: runs each token-CRF model and returns its spans (source 'crf:<model>')."""
+
+    def __init__(self, models: Sequence[CrfModel], *, threshold: float = 1.0,
+                 rules: RuleSource | None = None, name: str = "crf", keep_marginals: bool = False,
+                 min_gate_examples: int = 50, gate: bool = True) -> None:
+        self.models = list(models)
+        self.keep_marginals = keep_marginals
+        self.gate = gate  # the merge gates rule spans: compute marginals under them
+        self.gate_categories = learned_categories(self.models, min_gate_examples)
+        self.threshold = threshold
+        self.rules = rules
+        self.name = name
+
+    def _gate_positions(self, doc: Doc, rules: Sequence[Span]) -> list[int]:
+        """Token positions under rule spans of gated categories (where marginals are needed)."""
+        from bisect import bisect_left, bisect_right
+
+        from deid_core.taxonomy import category_of
+
+        _, starts, ends = doc.tokens
+        pos: set[int] = set()
+        for s in rules:
+            if category_of(s.label) in self.gate_categories and s.source != "metadata":
+                pos.update(range(bisect_right(ends, s.start), bisect_left(starts, s.end)))
+        return sorted(pos)
+
+    def rule_spans(self, doc: Doc) -> Sequence[Span]:
+        """Rule hits for the rule_hits features: the pipeline's rules output, else our own call."""
+        staged = doc.__dict__.get("stage_spans", {})
+        if "rules" in staged:
+            return staged["rules"]
+        if self.rules is None:
+            return ()
+        spans = self.rules(doc)
+        doc.__dict__.setdefault("stage_spans", {})["rules"] = spans
+        return spans
+
+    def tag(self, doc: Doc) -> list[Span]:
+        """PHI spans found by every model (may overlap across models; the merge resolves)."""
+        _, starts, ends = doc.tokens
+        if not starts:
+            return []
+        rules = self.rule_spans(doc) if any(m.extractor.uses_rules for m in self.models) else ()
+        full = self.threshold < 1.0 or self.keep_marginals
+        gate_pos = [] if full or not self.gate else self._gate_positions(doc, rules)
+        out: list[Span] = []
+        doc_phi: list[float] | None = None
+        for m in self.models:
+            tags, phi = m.predict(m.features(doc, rules), self.threshold, self.keep_marginals)
+            if gate_pos:  # marginals only where the merge's rule gate will look
+                marg = m.tagger.marginal
+                for i in gate_pos:
+                    phi[i] = 1.0 - marg("O", i)
+            doc_phi = phi if doc_phi is None else [max(a, b) for a, b in zip(doc_phi, phi, strict=True)]
+            for i, j, label in decode(tags, starts, ends):
+                conf = sum(phi[i:j]) / (j - i)
+                out.append(Span(starts[i], ends[j - 1], label, f"{self.name}:{m.spec.name}", round(conf, 4)))
+        if full or gate_pos:
+            doc.__dict__["crf_phi"] = doc_phi  # per-token PHI marginal: the merge's rule gate reads it
+            doc.__dict__["crf_gate_categories"] = self.gate_categories
+        return out
+
+
+def load_models(bundle, cache_size: int = 200_000) -> list[CrfModel]:
+    """The token-CRF models of a bundle (empty when it has none)."""
+    comp = bundle.manifest.get("components", {}).get("crf")
+    if not comp:
+        return []
+    clusters = load_clusters(bundle.file(comp["clusters"])) if comp.get("clusters") else None
+    domain = comp.get("target_domain", "") if comp.get("easyadapt") else ""
+    models = []
+    for name, m in comp["models"].items():
+        spec = ModelSpec(name, m["file"], list(m["features"]), int(m["window"]), list(m["categories"]))
+        models.append(CrfModel(spec, bundle.file(m["file"]), clusters, cache_size, domain, m.get("tag_counts")))
+    return models
+
+
+def crf_stage(config: dict, bundle) -> CrfTagger:
+    """Stage factory (conf/deidentify.toml [registry.stages] crf): the bundle's token CRFs."""
+    from deid_core.bundle import check_versions, load_bundle
+    from deid_core.config import conf_file
+
+    if bundle is None:  # no bundle named: the default one (models/default)
+        bundle = load_bundle()
+    crf_conf = config.get("crf") or conf_file("crf.toml")
+    tagging = crf_conf.get("tagging", {})
+    check_versions(bundle, strict=bool(tagging.get("strict_versions", False)))
+    models = load_models(bundle, int(tagging.get("cache_size", 200_000)))
+    if not models:
+        log.warning("bundle %s has no CRF models: the crf stage finds nothing", getattr(bundle, "id", "?")[:12])
+    rules = None
+    if any(m.extractor.uses_rules for m in models):
+        rules = rule_source(config, bundle)
+    return CrfTagger(models, threshold=float(tagging.get("marginal_threshold", 1.0)), rules=rules,
+                     min_gate_examples=int(tagging.get("min_gate_examples", 50)),
+                     gate=float(config.get("merge", {}).get("rule_gate", 0.0)) > 0)
+
+
+def rule_source(config: dict, bundle) -> RuleSource | None:
+    """The rules stage's tag function (for rule_hits features), or None when no rules exist."""
+    from deid_core.pipeline import _resolve
+
+    ref = config.get("registry", {}).get("stages", {}).get("rules")
+    if not ref:
+        return None
+    try:
+        return _resolve(ref)(config, bundle).tag
+    except (ImportError, AttributeError):
+        return None

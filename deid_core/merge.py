@@ -1,0 +1,184 @@
+"""Merge policies for the spans of several taggers, and global reconciliation per document.
+
+- rules_win (seed 000): a CRF span overlapping a rule span is dropped; the rest longest-first.
+- cascade (seed 001): priority order of sources (rules > char CRF > token CRF), then length.
+- union (max recall): overlapping spans become one span covering their union; the label is
+  the highest-priority source's (then the longest span's).
+Then, with the document at hand (seed 000 §3.3.4): type agreement (one label per surface
+string: the majority, ties to priority) and propagation (other whole-token occurrences of a
+tagged name or location string in the same note are tagged too).
+Configured by the [merge] table of the pipeline configuration.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Callable, Sequence
+
+import regex
+
+from deid_core import taxonomy
+from deid_core.spans import Span, resolve_overlaps, sort_spans
+
+DEFAULT_PRIORITY = ("rules", "metadata", "crf_char", "crf")
+_DEFAULTS = {"priority": list(DEFAULT_PRIORITY), "reconcile": True, "propagate": True,
+             "propagate_categories": ["NAME", "LOCATION"], "propagate_min_length": 3,
+             "rule_gate": 0.0, "rule_gate_exempt": ["metadata"]}
+
+
+def source_kind(source: str) -> str:
+    """The family of a span source ('crf:single' -> 'crf', 'rules:date' -> 'rules')."""
+    return source.split(":", 1)[0].split("/", 1)[0]
+
+
+class Merger:
+    """A configured merge policy: callable (spans, doc=None) -> non-overlapping spans."""
+
+    wants_doc = True
+
+    def __init__(self, policy: str, options: dict | None = None) -> None:
+        if policy not in POLICIES:
+            raise ValueError(f"unknown merge policy {policy!r}; accepted: {', '.join(POLICIES)}")
+        self.policy = policy
+        self.options = {**_DEFAULTS, **(options or {})}
+        pri = list(self.options["priority"])
+        self._pri = {k: i for i, k in enumerate(pri)}
+        # rule ids and other unnamed sources rank where "rules" stands
+        self._unknown = self._pri.get("rules", len(pri))
+
+    def priority(self, s: Span) -> int:
+        """Smaller is stronger."""
+        return self._pri.get(source_kind(s.source), self._unknown)
+
+    def is_rule(self, s: Span) -> bool:
+        """True for spans that are not from a CRF."""
+        return not source_kind(s.source).startswith("crf")
+
+    def __call__(self, spans: Sequence[Span], doc=None) -> list[Span]:
+        gate = float(self.options["rule_gate"])
+        if gate > 0 and doc is not None and doc.__dict__.get("crf_phi") is not None:
+            spans = gate_rules(spans, doc, gate, set(self.options["rule_gate_exempt"]), self)
+        merged = POLICIES[self.policy](self, spans)
+        if doc is not None and (self.options["reconcile"] or self.options["propagate"]):
+            merged = reconcile(merged, doc.text, self)
+        return merged
+
+
+def gate_rules(spans: Sequence[Span], doc, gate: float, exempt: set[str], m: Merger) -> list[Span]:
+    """Drop rule spans on which the CRF (trained with rule-hit features) puts a PHI marginal below `gate`.
+
+    Only spans of categories the CRF learned from enough examples are gated (the tagger puts
+    them on the doc); rare categories (too few training examples) keep their rule spans.
+    """
+    from bisect import bisect_left, bisect_right
+
+    phi = doc.__dict__["crf_phi"]
+    gated = doc.__dict__.get("crf_gate_categories")  # categories the CRF learned from enough examples
+    _, starts, ends = doc.tokens
+    out = []
+    for s in spans:
+        if (not m.is_rule(s) or source_kind(s.source) in exempt
+                or (gated is not None and taxonomy.category_of(s.label) not in gated)):
+            out.append(s)
+            continue
+        i, j = bisect_right(ends, s.start), bisect_left(starts, s.end)
+        if i >= j or max(phi[i:j]) >= gate:
+            out.append(s)
+    return out
+
+
+def _rules_win(m: Merger, spans: Sequence[Span]) -> list[Span]:
+    rules = resolve_overlaps([s for s in spans if m.is_rule(s)])
+    others = [s for s in spans if not m.is_rule(s) and not any(s.overlaps(r) for r in rules)]
+    return sort_spans(rules + resolve_overlaps(others))
+
+
+def _cascade(m: Merger, spans: Sequence[Span]) -> list[Span]:
+    return resolve_overlaps(spans, rank=lambda s: (-m.priority(s), s.end - s.start, s.confidence, -s.start))
+
+
+def _union(m: Merger, spans: Sequence[Span]) -> list[Span]:
+    out: list[Span] = []
+    group: list[Span] = []
+    end = -1
+    for s in sort_spans(spans):
+        if group and s.start >= end:
+            out.append(_union_of(m, group))
+            group = []
+        group.append(s)
+        end = max(end, s.end) if len(group) > 1 else s.end
+    if group:
+        out.append(_union_of(m, group))
+    return out
+
+
+def _union_of(m: Merger, group: list[Span]) -> Span:
+    best = min(group, key=lambda s: (m.priority(s), -(s.end - s.start), -s.confidence))
+    start = min(s.start for s in group)
+    end = max(s.end for s in group)
+    if len(group) == 1:
+        return best
+    return Span(start, end, best.label, best.source, max(s.confidence for s in group))
+
+
+POLICIES: dict[str, Callable[[Merger, Sequence[Span]], list[Span]]] = {
+    "rules_win": _rules_win,
+    "cascade": _cascade,
+    "union": _union,
+}
+
+
+def reconcile(spans: list[Span], text: str, m: Merger) -> list[Span]:
+    """Type agreement per surface string, then propagation to untagged repeats."""
+    opts = m.options
+    if opts["reconcile"] and spans:
+        by_key: dict[str, list[Span]] = defaultdict(list)
+        for s in spans:
+            by_key[text[s.start:s.end].lower()].append(s)
+        fixed: dict[str, str] = {}
+        for key, group in by_key.items():
+            labels = Counter(s.label for s in group)
+            if len(labels) > 1:
+                top = max(labels.items(), key=lambda kv: (kv[1], -min(m.priority(s) for s in group if s.label == kv[0])))
+                fixed[key] = top[0]
+        if fixed:
+            spans = [s.with_label(fixed[k]) if (k := text[s.start:s.end].lower()) in fixed and s.label != fixed[k] else s
+                     for s in spans]
+    if opts["propagate"] and spans:
+        spans = _propagate(spans, text, opts)
+    return spans
+
+
+def _propagate(spans: list[Span], text: str, opts: dict) -> list[Span]:
+    cats = set(opts["propagate_categories"])
+    min_len = int(opts["propagate_min_length"])
+    strings: dict[str, str] = {}
+    for s in spans:
+        surface = text[s.start:s.end]
+        if len(surface) >= min_len and surface[0].isalpha() and taxonomy.category_of(s.label) in cats:
+            strings.setdefault(surface.lower(), s.label)
+    if not strings:
+        return spans
+    alternation = "|".join(regex.escape(k) for k in sorted(strings, key=len, reverse=True))
+    pat = regex.compile(rf"(?<![\p{{L}}\p{{N}}])(?:{alternation})(?![\p{{L}}\p{{N}}])", regex.I)
+    starts = sorted(spans, key=lambda s: s.start)
+    added: list[Span] = []
+    for mt in pat.finditer(text):
+        a, b = mt.span()
+        if any(s.start < b and a < s.end for s in starts):
+            continue
+        added.append(Span(a, b, strings[mt.group(0).lower()], "crf:propagate", 0.5))
+    return sort_spans(spans + added) if added else spans
+
+
+def _factory(policy: str) -> Callable[[dict], Merger]:
+    def make(config: dict) -> Merger:
+        return Merger(policy, config.get("merge", {}))
+
+    make.__doc__ = f"Merge factory for the {policy} policy."
+    return make
+
+
+rules_win_merge = _factory("rules_win")
+cascade_merge = _factory("cascade")
+union_merge = _factory("union")

@@ -1,0 +1,96 @@
+"""CRF feature families, label schemes and EasyAdapt."""
+
+from __future__ import annotations
+
+import pytest
+
+from deid_core.crf.features import (
+    FeatureConfig,
+    FeatureExtractor,
+    all_families,
+    easyadapt,
+    regex_shape,
+    shape,
+    short_shape,
+)
+from deid_core.crf.labels import decode, encode
+from deid_core.doc import Doc
+from deid_core.notes import Note
+from deid_core.spans import Span
+
+
+def test_shapes():
+    assert shape("Smith") == "Aaaaa"
+    assert short_shape("Smith") == "Aa"
+    assert short_shape("12/03") == "#/#"
+    assert regex_shape("1998") == "YEAR"
+    assert regex_shape("Dec") == "MONTH"
+    assert regex_shape("SMITH") == "ALLCAPS"
+    assert regex_shape("7") == "D12"
+    assert regex_shape("Dr") == "TITLE"
+
+
+def test_unknown_family_is_refused():
+    with pytest.raises(ValueError, match="unknown feature families"):
+        FeatureConfig(["word", "nope"])
+
+
+def test_window_features_by_reference_and_type_cache():
+    ext = FeatureExtractor(FeatureConfig(["word", "window_word", "window_shape"], window=2))
+    doc = Doc(Note("n", "Dr. Smith saw Smith today"))
+    feats = ext.extract(doc)
+    assert len(feats) == len(doc.tokens[0])
+    smith = ext.cache["Smith"]
+    # the left neighbour of 'saw' is 'Smith': its pre-built window string, the same object
+    saw = feats[3]
+    hit = [f for f in saw if f == "-1:low=smith"]
+    assert hit and hit[0] is smith.win[-1][0]
+    assert "1:low=<PAD>" in feats[-1]
+    assert len(ext.cache) == 5  # 'Dr', '.', 'Smith', 'saw', 'today': one entry per type
+
+
+def test_doc_families_metadata_and_rules():
+    note = Note("n", "Patient Kowalski seen.\nPlan:\ncall Anna", known_phi=(("KOWALSKI", "PATIENT"),))
+    ext = FeatureExtractor(FeatureConfig(["word", "metadata", "rule_hits", "line", "sentence"]))
+    doc = Doc(note)
+    feats = ext.extract(doc, [Span(34, 38, "PATIENT", "r")])
+    toks = doc.tokens[0]
+    assert "meta=PATIENT" in feats[toks.index("Kowalski")]
+    assert "-1meta=PATIENT" in feats[toks.index("seen")]
+    assert "rule=PATIENT" in feats[toks.index("Anna")]
+    assert "bol" in feats[toks.index("Plan")]
+    assert "ss=colon" in feats[toks.index("Plan")]
+
+
+def test_all_configured_families_are_registered():
+    from deid_core.crf.train import crf_config
+
+    conf = crf_config()
+    for m in conf["models"].values():
+        assert set(m["features"]) <= set(all_families())
+
+
+@pytest.mark.parametrize("scheme", ["BIO", "BIOES"])
+def test_encode_decode_roundtrip(scheme):
+    text = "Dr. John Smith on 3/4 ok"
+    doc = Doc(Note("n", text))
+    _, starts, ends = doc.tokens
+    spans = [Span(4, 14, "DOCTOR"), Span(18, 21, "DATE")]
+    tags = encode(spans, starts, ends, scheme)
+    runs = decode(tags, starts, ends)
+    assert [(starts[i], ends[j - 1], lab) for i, j, lab in runs] == [(4, 14, "DOCTOR"), (18, 21, "DATE")]
+    if scheme == "BIOES":
+        assert tags[tags.index("B-DOCTOR") + 1] == "E-DOCTOR"
+
+
+def test_encode_label_map_and_keep():
+    doc = Doc(Note("n", "at Mercy on 3/4"))
+    _, starts, ends = doc.tokens
+    tags = encode([Span(3, 8, "HOSPITAL"), Span(12, 15, "DATE")], starts, ends, "BIO",
+                  {"HOSPITAL": "LOCATION-OTHER"}, keep={"LOCATION-OTHER"})
+    assert tags == ["O", "B-LOCATION-OTHER", "O", "O", "O", "O"]
+
+
+def test_easyadapt_copies_features_per_domain():
+    out = easyadapt([["a", "b"]], "S")
+    assert out == [["a", "b", "S|a", "S|b"]]

@@ -1,0 +1,102 @@
+"""Training a tiny CRF bundle, tagging with it through build_deidentifier, version checks, CV."""
+
+from __future__ import annotations
+
+import copy
+import json
+
+import pytest
+from crf_fixtures import tiny_corpus
+
+from deid_core.bundle import BundleError, check_versions, load_bundle
+from deid_core.config import conf_file
+from deid_core.crf.train import crf_config, make_docs, patient_folds, train_bundle
+from deid_core.pipeline import build_deidentifier
+
+
+@pytest.fixture(scope="module")
+def tiny_bundle(tmp_path_factory):
+    notes, gold = tiny_corpus(60)
+    conf = copy.deepcopy(crf_config())
+    conf["training"]["max_iterations"] = 40
+    conf["clusters"]["k"] = [4, 8]
+    conf["clusters"]["min_count"] = 2
+    out = tmp_path_factory.mktemp("bundle")
+    return train_bundle(make_docs(notes, gold), conf, out, models=["quant", "names"])
+
+
+def test_bundle_manifest(tiny_bundle):
+    m = tiny_bundle.manifest
+    crf = m["components"]["crf"]
+    assert set(crf["models"]) == {"quant", "names"}
+    assert "DATE" in crf["models"]["quant"]["labels"] and "DOCTOR" not in crf["models"]["quant"]["labels"]
+    assert (tiny_bundle.path / "clusters.tsv").is_file()
+    assert m["training"]["notes"] == 60 and m["versions"]["features"]
+    assert len(m["id"]) == 64
+
+
+def test_pipeline_tags_with_crf(tiny_bundle):
+    config = copy.deepcopy(conf_file("deidentify.toml"))
+    config["pipeline"]["stages"] = ["crf"]
+    config["pipeline"]["merge"] = "rules_win"
+    deid = build_deidentifier(config, tiny_bundle, b"k" * 32)
+    notes, gold = tiny_corpus(10, seed=99)
+    found = total = 0
+    for n in notes:
+        spans = deid.tag(n)
+        assert all(s.source.startswith("crf") for s in spans)
+        for g in gold[n.note_id]:
+            total += 1
+            found += any(g.start < s.end and s.start < g.end for s in spans)
+        res = deid.process(n)
+        assert res.ok
+    assert found / total > 0.8
+
+
+def test_version_mismatch_is_refused(tiny_bundle, tmp_path):
+    import shutil
+
+    dst = tmp_path / "b"
+    shutil.copytree(tiny_bundle.path, dst)
+    mf = json.loads((dst / "bundle.json").read_text())
+    mf["versions"]["features"] = "0-old"
+    (dst / "bundle.json").write_text(json.dumps(mf))
+    with pytest.raises(BundleError, match="features: bundle '0-old'"):
+        check_versions(load_bundle(dst))
+    check_versions(tiny_bundle)  # the fresh one passes
+    mf["versions"]["features"] = tiny_bundle.manifest["versions"]["features"]
+    mf["versions"]["rules"] = "old-rules"
+    mf["components"]["crf"]["depends_on"] = ["features", "taxonomy", "rules"]
+    (dst / "bundle.json").write_text(json.dumps(mf))
+    assert check_versions(load_bundle(dst), strict=False) == ["rules"]  # soft: warning only
+    with pytest.raises(BundleError, match="rules: bundle 'old-rules'"):
+        check_versions(load_bundle(dst), strict=True)
+
+
+def test_patient_folds_are_disjoint_and_cover():
+    notes, _ = tiny_corpus(60, patients=12)
+    folds = patient_folds(notes, 5)
+    assert sum(len(f) for f in folds) == 12
+    assert all(not (a & b) for i, a in enumerate(folds) for b in folds[i + 1:])
+
+
+def test_train_command_with_cv(tmp_path):
+    from deid_core.cli import main
+    from deid_core.io.physionet import Corpus, write_physionet
+
+    notes, gold = tiny_corpus(40, patients=8)
+    write_physionet(Corpus(notes, gold), tmp_path / "corpus", {"HOSPITAL": "Location"})
+    conf = tmp_path / "crf.toml"
+
+
+    from deid_core.config import conf_dir
+
+    raw = (conf_dir() / "crf.toml").read_text().replace("max_iterations = 150", "max_iterations = 20")
+    conf.write_text(raw)
+    rc = main(["train", "--physionet", str(tmp_path / "corpus"), "--output", str(tmp_path / "out"),
+               "--crf-config", str(conf), "--cv", "2", "--no-rules", "--report", str(tmp_path / "cv.json")])
+    assert rc == 0
+    b = load_bundle(tmp_path / "out")
+    assert b.manifest["cv"]["setup"]["folds"] == 2
+    assert 0.0 <= b.manifest["cv"]["overlap"]["recall"] <= 1.0
+    assert json.loads((tmp_path / "cv.json").read_text())["setup"]["grouped_by"] == "patient"

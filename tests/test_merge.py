@@ -1,0 +1,72 @@
+"""Merge policies and global reconciliation."""
+
+from __future__ import annotations
+
+from deid_core.doc import Doc
+from deid_core.merge import Merger, source_kind
+from deid_core.notes import Note
+from deid_core.spans import Span
+
+OFF = {"reconcile": False, "propagate": False}
+
+
+def test_source_kind():
+    assert source_kind("crf:single") == "crf"
+    assert source_kind("date_mdy") == "date_mdy"
+
+
+def test_rules_win_drops_overlapping_crf():
+    rule = Span(0, 5, "DATE", "date_mdy")
+    crf = Span(3, 12, "DOCTOR", "crf:single")
+    other = Span(20, 25, "DOCTOR", "crf:single")
+    assert Merger("rules_win", OFF)([rule, crf, other]) == [rule, other]
+
+
+def test_cascade_prefers_char_crf_over_token_crf():
+    tok = Span(0, 10, "DOCTOR", "crf:single")
+    char = Span(2, 6, "PATIENT", "crf_char:x")
+    assert Merger("cascade", OFF)([tok, char]) == [char]
+
+
+def test_union_takes_extent_and_priority_label():
+    rule = Span(5, 9, "DATE", "date_mdy")
+    crf = Span(0, 7, "AGE", "crf:single", 0.4)
+    crf2 = Span(8, 14, "DATE", "crf:single", 0.9)
+    out = Merger("union", OFF)([rule, crf, crf2])
+    assert out == [Span(0, 14, "DATE", "date_mdy", 1.0)]
+
+
+def test_reconcile_majority_label_and_propagation():
+    text = "Dr. Moreau called. Moreau agreed. Later moreau left; Moreauville is a town."
+    doc = Doc(Note("n", text))
+    spans = [Span(4, 10, "DOCTOR", "crf:single"), Span(19, 25, "PATIENT", "crf:single"),
+             Span(40, 46, "DOCTOR", "date_rule")]
+    out = Merger("rules_win", {"propagate": False})(spans, doc=doc)
+    assert {s.label for s in out} == {"DOCTOR"}
+    out = Merger("rules_win", {})([Span(4, 10, "DOCTOR", "crf:single")], doc=doc)
+    assert [(s.start, s.end) for s in out] == [(4, 10), (19, 25), (40, 46)]  # not inside Moreauville
+    assert all(s.label == "DOCTOR" for s in out)
+
+
+def test_merge_output_is_non_overlapping():
+    from deid_core.spans import validate_spans
+
+    spans = [Span(0, 5, "DATE", "r1"), Span(2, 8, "DATE", "r2"), Span(6, 12, "DOCTOR", "crf:a"),
+             Span(11, 15, "PATIENT", "crf:b")]
+    for pol in ("rules_win", "cascade", "union"):
+        validate_spans(Merger(pol, OFF)(spans), 20)
+
+
+def test_rule_gate_drops_rule_spans_the_crf_rejects():
+    doc = Doc(Note("n", "Ward 5 seen by Dr Moreau"))
+    toks = doc.tokens[0]
+    phi = [0.0] * len(toks)
+    phi[toks.index("Moreau")] = 0.9
+    doc.__dict__["crf_phi"] = phi
+    ward = Span(0, 6, "HOSPITAL", "hospital-ward-number")
+    name = Span(18, 24, "DOCTOR", "name-doctor-title")
+    meta = Span(0, 4, "PATIENT", "metadata")
+    m = Merger("rules_win", {**OFF, "rule_gate": 0.1})
+    assert m([ward, name], doc=doc) == [name]
+    assert m([meta], doc=doc) == [meta]  # exempt source
+    assert Merger("rules_win", OFF)([ward, name], doc=doc) == [ward, name]  # gate off
