@@ -45,6 +45,20 @@ def keyed_digest(key: bytes, *parts: str) -> str:
     return hmac.new(key, msg, hashlib.sha256).hexdigest()
 
 
+# Hex digits written as their fullwidth forms (U+FF10-FF19, U+FF41-FF46): the same HMAC hex,
+# but no ASCII original (an age "91", an initial "J") can ever occur inside a digest.
+_FULLWIDTH_HEX = str.maketrans("0123456789abcdef", "".join(chr(0xFF10 + i) for i in range(10))
+                               + "".join(chr(0xFF41 + i) for i in range(6)))
+
+
+def audit_digest(key: bytes, patient_id: str, original: str) -> str:
+    """The audit table's original_digest: HMAC-SHA256 hex of (patient, original) in fullwidth hex.
+
+    unicodedata.normalize("NFKC", digest) gives the ordinary hex HMAC back, for verification.
+    """
+    return keyed_digest(key, patient_id, original).translate(_FULLWIDTH_HEX)
+
+
 def key_id(key: bytes) -> str:
     """A short public fingerprint of the key (for the manifest), not the key."""
     return hmac.new(key, b"deid-key-id", hashlib.sha256).hexdigest()[:12]

@@ -12,7 +12,7 @@ from typing import Protocol
 
 from deid_core import taxonomy
 from deid_core.doc import Doc
-from deid_core.keys import keyed_digest
+from deid_core.keys import audit_digest
 from deid_core.notes import AuditSpan, Note, NoteResult
 from deid_core.replace import apply_replacements, mask_token
 from deid_core.spans import Span, resolve_overlaps, validate_spans
@@ -99,7 +99,7 @@ class Deidentifier:
                     out_start=o[0],
                     out_end=o[1],
                     replacement=r,
-                    original_digest=keyed_digest(self.key, pid, note.text[s.start : s.end]),
+                    original_digest=audit_digest(self.key, pid, note.text[s.start : s.end]),
                 )
                 for s, r, o in zip(spans, reps, offsets, strict=True)
             ]
