@@ -37,17 +37,17 @@ def normalize_name(name: str) -> str:
 
 def attributes(doc: Doc) -> list[Attribute]:
     """Attribute-value pairs of the note, in text order (cached on the Doc)."""
-    cached = doc.__dict__.get("_attributes")
-    if cached is not None:
-        return cached
+    return doc.memo("attributes", lambda: _find_attributes(doc.text))
+
+
+def _find_attributes(text: str) -> list[Attribute]:
     out: list[Attribute] = []
-    for m in _ATTR_RE.finditer(doc.text):
+    for m in _ATTR_RE.finditer(text):
         vs, ve = m.span("value")
-        while ve > vs and doc.text[ve - 1].isspace():
+        while ve > vs and text[ve - 1].isspace():
             ve -= 1
         if vs < ve:
             out.append(Attribute(normalize_name(m.group("name")), vs, ve))
-    doc.__dict__["_attributes"] = out
     return out
 
 

@@ -56,7 +56,7 @@ class Merger:
 
     def __call__(self, spans: Sequence[Span], doc=None) -> list[Span]:
         gate = float(self.options["rule_gate"])
-        if gate > 0 and doc is not None and doc.__dict__.get("crf_phi") is not None:
+        if gate > 0 and doc is not None and doc.crf_phi is not None:
             spans = gate_rules(spans, doc, gate, set(self.options["rule_gate_exempt"]), self)
         merged = POLICIES[self.policy](self, spans)
         if doc is not None and (self.options["reconcile"] or self.options["propagate"]):
@@ -72,8 +72,8 @@ def gate_rules(spans: Sequence[Span], doc, gate: float, exempt: set[str], m: Mer
     """
     from bisect import bisect_left, bisect_right
 
-    phi = doc.__dict__["crf_phi"]
-    gated = doc.__dict__.get("crf_gate_categories")  # categories the CRF learned from enough examples
+    phi = doc.crf_phi
+    gated = doc.crf_gate_categories  # categories the CRF learned from enough examples
     _, starts, ends = doc.tokens
     out = []
     for s in spans:

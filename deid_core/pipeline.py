@@ -64,10 +64,8 @@ class Deidentifier:
 
     def _tag_doc(self, doc: Doc) -> list[Span]:
         found: list[Span] = []
-        staged = doc.__dict__.setdefault("stage_spans", {})  # later stages may read earlier output
         for tagger in self.taggers:
-            spans = tagger.tag(doc)
-            staged[tagger.name] = spans
+            spans = doc.stage_spans[tagger.name] = tagger.tag(doc)  # later stages may read it
             found.extend(spans)
         merged = self.merge(found, doc=doc) if getattr(self.merge, "wants_doc", False) else self.merge(found)
         validate_spans(merged, len(doc.text))

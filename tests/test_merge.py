@@ -62,7 +62,7 @@ def test_rule_gate_drops_rule_spans_the_crf_rejects():
     toks = doc.tokens[0]
     phi = [0.0] * len(toks)
     phi[toks.index("Moreau")] = 0.9
-    doc.__dict__["crf_phi"] = phi
+    doc.crf_phi = phi
     ward = Span(0, 6, "HOSPITAL", "hospital-ward-number")
     name = Span(18, 24, "DOCTOR", "name-doctor-title")
     meta = Span(0, 4, "PATIENT", "metadata")

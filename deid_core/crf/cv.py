@@ -39,10 +39,10 @@ def cv_stage_spans(
             for n in test_notes:
                 doc = Doc(n)
                 staged = {"rules": list(rules(doc)) if rules else []}
-                doc.__dict__["stage_spans"] = dict(staged)
+                doc.stage_spans = dict(staged)
                 staged["crf"] = tagger.tag(doc)
-                staged["crf_phi"] = doc.__dict__.get("crf_phi")
-                staged["crf_gate_categories"] = doc.__dict__.get("crf_gate_categories")
+                staged["crf_phi"] = doc.crf_phi
+                staged["crf_gate_categories"] = doc.crf_gate_categories
                 out[n.note_id] = staged
         log.info("fold %d/%d: %d train notes, %d test notes", fi + 1, k, len(train_notes), len(test_notes))
     return out
@@ -55,8 +55,8 @@ def merged_predictions(notes: Sequence[Note], staged: StageSpans, merger, stages
         found = [s for st in stages for s in staged.get(n.note_id, {}).get(st, [])]
         doc = Doc(n)
         if "crf" in stages:
-            doc.__dict__["crf_phi"] = staged.get(n.note_id, {}).get("crf_phi")
-            doc.__dict__["crf_gate_categories"] = staged.get(n.note_id, {}).get("crf_gate_categories")
+            doc.crf_phi = staged.get(n.note_id, {}).get("crf_phi")
+            doc.crf_gate_categories = staged.get(n.note_id, {}).get("crf_gate_categories")
         spans = merger(found, doc=doc) if getattr(merger, "wants_doc", False) else merger(found)
         validate_spans(spans, len(n.text))
         out[n.note_id] = spans

@@ -118,13 +118,11 @@ class CrfTagger:
 
     def rule_spans(self, doc: Doc) -> Sequence[Span]:
         """Rule hits for the rule_hits features: the pipeline's rules output, else our own call."""
-        staged = doc.__dict__.get("stage_spans", {})
-        if "rules" in staged:
-            return staged["rules"]
+        if "rules" in doc.stage_spans:
+            return doc.stage_spans["rules"]
         if self.rules is None:
             return ()
-        spans = self.rules(doc)
-        doc.__dict__.setdefault("stage_spans", {})["rules"] = spans
+        spans = doc.stage_spans["rules"] = self.rules(doc)
         return spans
 
     def tag(self, doc: Doc) -> list[Span]:
@@ -148,8 +146,8 @@ class CrfTagger:
                 conf = sum(phi[i:j]) / (j - i)
                 out.append(Span(starts[i], ends[j - 1], label, f"{self.name}:{m.spec.name}", round(conf, 4)))
         if full or gate_pos:
-            doc.__dict__["crf_phi"] = doc_phi  # per-token PHI marginal: the merge's rule gate reads it
-            doc.__dict__["crf_gate_categories"] = self.gate_categories
+            doc.crf_phi = doc_phi
+            doc.crf_gate_categories = self.gate_categories
         return out
 
 

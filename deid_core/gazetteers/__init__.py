@@ -139,22 +139,22 @@ def _normalize(s: str) -> str:
 
 def lowered(doc: Doc) -> str:
     """' ' + normalized text + ' ', same length plus two: cached on the Doc."""
-    cached = doc.__dict__.get("_gaz_lowered")
-    if cached is None:
-        low = doc.text.lower()
-        if len(low) != len(doc.text):  # a few characters lower-case to two code points
-            low = "".join(c.lower() if len(c.lower()) == 1 else c for c in doc.text)
-        cached = " " + low.translate(_TABLE) + " "
-        doc.__dict__["_gaz_lowered"] = cached
-    return cached
+    return doc.memo("gaz_lowered", lambda: _padded_lower(doc.text))
+
+
+def _padded_lower(text: str) -> str:
+    low = text.lower()
+    if len(low) != len(text):  # a few characters lower-case to two code points
+        low = "".join(c.lower() if len(c.lower()) == 1 else c for c in text)
+    return " " + low.translate(_TABLE) + " "
 
 
 def gazetteer_hits(doc: Doc) -> list[tuple[int, int, tuple[str, ...]]]:
     """(start, end, list names) of every whole-word gazetteer entry in the note, in text order."""
-    doc_hits = doc.__dict__.get("_gaz_hits")
-    if doc_hits is not None:
-        return doc_hits
-    text = lowered(doc)
+    return doc.memo("gaz_hits", lambda: _find_hits(lowered(doc)))
+
+
+def _find_hits(text: str) -> list[tuple[int, int, tuple[str, ...]]]:
     out = []
     for end_idx, (length, names) in automaton().iter(text):
         # ' entry ' ends at padded index end_idx (its trailing space = doc offset end_idx - 1).
@@ -162,7 +162,6 @@ def gazetteer_hits(doc: Doc) -> list[tuple[int, int, tuple[str, ...]]]:
         start = end - length
         out.append((start, end, names))
     out.sort(key=lambda h: (h[0], -h[1]))
-    doc.__dict__["_gaz_hits"] = out
     return out
 
 
