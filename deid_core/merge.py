@@ -12,13 +12,14 @@ Configured by the [merge] table of the pipeline configuration.
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 
 import regex
 
 from deid_core import taxonomy
-from deid_core.spans import Span, resolve_overlaps, sort_spans
+from deid_core.spans import Span, default_rank, resolve_overlaps, sort_spans
 
 DEFAULT_PRIORITY = ("rules", "metadata", "crf_char", "crf")
 _DEFAULTS = {"priority": list(DEFAULT_PRIORITY), "reconcile": True, "propagate": True,
@@ -70,7 +71,6 @@ def gate_rules(spans: Sequence[Span], doc, gate: float, exempt: set[str], m: Mer
     Only spans of categories the CRF learned from enough examples are gated (the tagger puts
     them on the doc); rare categories (too few training examples) keep their rule spans.
     """
-    from bisect import bisect_left, bisect_right
 
     phi = doc.crf_phi
     gated = doc.crf_gate_categories  # categories the CRF learned from enough examples
@@ -88,9 +88,7 @@ def gate_rules(spans: Sequence[Span], doc, gate: float, exempt: set[str], m: Mer
 
 
 def _rules_win(m: Merger, spans: Sequence[Span]) -> list[Span]:
-    rules = resolve_overlaps([s for s in spans if m.is_rule(s)])
-    others = [s for s in spans if not m.is_rule(s) and not any(s.overlaps(r) for r in rules)]
-    return sort_spans(rules + resolve_overlaps(others))
+    return resolve_overlaps(spans, rank=lambda s: (m.is_rule(s), *default_rank(s)))
 
 
 def _cascade(m: Merger, spans: Sequence[Span]) -> list[Span]:
@@ -161,11 +159,13 @@ def _propagate(spans: list[Span], text: str, opts: dict) -> list[Span]:
         return spans
     alternation = "|".join(regex.escape(k) for k in sorted(strings, key=len, reverse=True))
     pat = regex.compile(rf"(?<![\p{{L}}\p{{N}}])(?:{alternation})(?![\p{{L}}\p{{N}}])", regex.I)
-    starts = sorted(spans, key=lambda s: s.start)
+    ordered = sort_spans(spans)  # non-overlapping: one bisection finds the only candidate
+    starts, ends = [s.start for s in ordered], [s.end for s in ordered]
     added: list[Span] = []
     for mt in pat.finditer(text):
         a, b = mt.span()
-        if any(s.start < b and a < s.end for s in starts):
+        i = bisect_right(ends, a)
+        if i < len(starts) and starts[i] < b:
             continue
         added.append(Span(a, b, strings[mt.group(0).lower()], "crf:propagate", 0.5))
     return sort_spans(spans + added) if added else spans

@@ -233,10 +233,6 @@ class DocContext:
     gazetteer: Callable[[Doc], list] | None = None
 
 
-def _token_index_of(starts: Sequence[int], offset: int) -> int:
-    return bisect_right(starts, offset) - 1
-
-
 def _span_token_range(ctx: DocContext, start: int, end: int) -> range:
     from bisect import bisect_left
 

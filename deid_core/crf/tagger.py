@@ -10,7 +10,7 @@ from pathlib import Path
 import pycrfsuite
 
 from deid_core.crf.clusters import load_clusters
-from deid_core.crf.features import FeatureConfig, FeatureExtractor
+from deid_core.crf.features import FeatureConfig, FeatureExtractor, easyadapt
 from deid_core.crf.labels import decode, tag_label
 from deid_core.doc import Doc
 from deid_core.spans import Span
@@ -52,10 +52,7 @@ class CrfModel:
     def features(self, doc: Doc, rule_spans: Sequence[Span]) -> list[list[str]]:
         """Feature lists of a doc (EasyAdapt target copy when the model was trained with domains)."""
         feats = self.extractor.extract(doc, rule_spans)
-        if self.domain:
-            pre = self.domain + "|"
-            feats = [f + [pre + x for x in f] for f in feats]
-        return feats
+        return easyadapt(feats, self.domain) if self.domain else feats
 
     def predict(self, feats: list[list[str]], threshold: float = 1.0,
                 marginals: bool = False) -> tuple[list[str], list[float]]:
@@ -187,13 +184,25 @@ def crf_stage(config: dict, bundle) -> CrfTagger:
 
 
 def rule_source(config: dict, bundle) -> RuleSource | None:
-    """The rules stage's tag function (for rule_hits features), or None when no rules exist."""
+    """The rules stage's tag function (for rule_hits features), or None when no rules exist.
+
+    Built on first use: in the pipeline the rules stage's own output (doc.stage_spans) is
+    read instead, so a worker does not compile the rule set a second time.
+    """
     from deid_core.pipeline import _resolve
 
     ref = config.get("registry", {}).get("stages", {}).get("rules")
     if not ref:
         return None
     try:
-        return _resolve(ref)(config, bundle).tag
+        factory = _resolve(ref)
     except (ImportError, AttributeError):
         return None
+    built: list[RuleSource] = []
+
+    def tag(doc: Doc) -> Sequence[Span]:
+        if not built:
+            built.append(factory(config, bundle).tag)
+        return built[0](doc)
+
+    return tag

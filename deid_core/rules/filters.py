@@ -78,11 +78,6 @@ def later_name_ok(word: str, first: str) -> bool:
     return _titled(word) and _base(first) in words("first_name")
 
 
-def name_like(word: str, *, strong: bool = False) -> bool:
-    """Backward-compatible alias: can this word start a name?"""
-    return first_name_ok(word, strong=strong)
-
-
 _AND = {"and", "&"}
 
 
