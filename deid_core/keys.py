@@ -39,10 +39,15 @@ def load_key(key_file: str | None = None, *, env_var: str = KEY_ENV_VAR, allow_d
     )
 
 
-def keyed_digest(key: bytes, *parts: str) -> str:
-    """Hex HMAC-SHA256 of the parts (joined unambiguously) under `key`."""
+def keyed_bytes(key: bytes, *parts: str) -> bytes:
+    """HMAC-SHA256 of the parts (joined unambiguously) under `key`."""
     msg = "\x1f".join(parts).encode("utf-8", "surrogatepass")
-    return hmac.new(key, msg, hashlib.sha256).hexdigest()
+    return hmac.digest(key, msg, hashlib.sha256)
+
+
+def keyed_digest(key: bytes, *parts: str) -> str:
+    """Hex HMAC-SHA256 of the parts under `key`."""
+    return keyed_bytes(key, *parts).hex()
 
 
 # Hex digits written as their fullwidth forms (U+FF10-FF19, U+FF41-FF46): the same HMAC hex,

@@ -79,13 +79,23 @@ def naive_resolve_overlaps(spans: Iterable[Span], rank: Callable[[Span], tuple] 
     return sort_spans(kept)
 
 
+LEAD_TRIM = frozenset(",;:()[]{}\"'")
+TRAIL_TRIM = frozenset(",;:()[]{}\"'.")
+
+
+def trimmed_bounds(text: str, start: int = 0, end: int | None = None) -> tuple[int, int]:
+    """[start, end) narrowed past edge whitespace and punctuation: the one trimming rule of spans."""
+    end = len(text) if end is None else end
+    while start < end and (text[start].isspace() or text[start] in LEAD_TRIM):
+        start += 1
+    while end > start and (text[end - 1].isspace() or text[end - 1] in TRAIL_TRIM):
+        end -= 1
+    return start, end
+
+
 def trim_span(s: Span, text: str) -> Span | None:
     """The span without leading/trailing whitespace and edge punctuation; None if nothing is left."""
-    start, end = s.start, s.end
-    while start < end and (text[start].isspace() or text[start] in ",;:()[]{}\"'"):
-        start += 1
-    while end > start and (text[end - 1].isspace() or text[end - 1] in ",;:()[]{}\"'."):
-        end -= 1
+    start, end = trimmed_bounds(text, s.start, s.end)
     if start >= end:
         return None
     return s if (start, end) == (s.start, s.end) else replace(s, start=start, end=end)

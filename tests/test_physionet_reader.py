@@ -22,3 +22,13 @@ def test_round_trip(tmp_path):
     back = read_physionet(tmp_path, with_metadata=False)
     assert [n.text for n in back.notes] == [corpus.notes[0].text]
     assert [(s.start, s.end, s.label) for s in back.gold["7-1"]] == [(12, 15, "DOCTOR"), (19, 22, "DATE")]
+
+
+def test_gold_outside_its_note_is_an_error_naming_the_note(tmp_path):
+    import pytest
+
+    corpus = Corpus([Note("7-1", "Seen by Dr. Lee.\n", "7")], {"7-1": [Span(12, 15, "DOCTOR", "gold")]})
+    write_physionet(corpus, tmp_path)
+    (tmp_path / "id-phi.phrase").write_text("7 1 12 90 HCPName Lee\n")
+    with pytest.raises(ValueError, match="note 7-1"):
+        read_physionet(tmp_path, with_metadata=False)

@@ -86,23 +86,21 @@ class _Tally:
 
 def strict(gold: list[Span], pred: list[Span]) -> dict[str, Counts]:
     """Entity strict: label and both offsets equal (multiset matching)."""
-    t = _Tally()
-    g = _group(gold, lambda s: (s.start, s.end, s.label))
-    p = _group(pred, lambda s: (s.start, s.end, s.label))
-    for key in g.keys() | p.keys():
-        ng, np_ = len(g.get(key, ())), len(p.get(key, ()))
-        m = min(ng, np_)
-        t.add(key[2], tp=m, ptp=m, fn=ng - m, fp=np_ - m)
-    return t.freeze()
+    return _exact(gold, pred, lambda s: (s.start, s.end, s.label))
 
 
 def binary_strict(gold: list[Span], pred: list[Span]) -> dict[str, Counts]:
     """Both offsets equal, label ignored (one-to-one per offset pair)."""
+    return _exact(gold, pred, lambda s: (s.start, s.end))
+
+
+def _exact(gold: list[Span], pred: list[Span], key) -> dict[str, Counts]:
+    """One-to-one matching of spans with equal keys; credit to gold labels (tp/fn), pred labels (ptp/fp)."""
     t = _Tally()
-    g = _group(gold, lambda s: (s.start, s.end))
-    p = _group(pred, lambda s: (s.start, s.end))
-    for key in g.keys() | p.keys():
-        gs, ps = sorted(x.label for x in g.get(key, ())), sorted(x.label for x in p.get(key, ()))
+    g = _group(gold, key)
+    p = _group(pred, key)
+    for k in g.keys() | p.keys():
+        gs, ps = sorted(x.label for x in g.get(k, ())), sorted(x.label for x in p.get(k, ()))
         m = min(len(gs), len(ps))
         for i, lab in enumerate(gs):
             t.add(lab, tp=int(i < m), fn=int(i >= m))

@@ -11,7 +11,7 @@ import regex
 from deid_core.config import conf_file
 from deid_core.io.corpus import Corpus
 from deid_core.notes import Note
-from deid_core.spans import Span, sort_spans
+from deid_core.spans import Span, sort_spans, validate_spans
 
 # Record markers of id.text (kept as names so the repository holds no literal record header).
 RECORD_START, RECORD_END, FIELD_SEP = "START_OF_RECORD", "END_OF_RECORD", "||||"
@@ -67,6 +67,12 @@ def read_physionet(folder: str | Path, *, with_metadata: bool = True) -> Corpus:
             if len(parts) < 5 or parts[4] not in cmap:
                 raise ValueError(f"{phrase}:{line_no}: expected '<patient> <note> <start> <end> <Category> <text>'")
             gold[note_id(parts[0], parts[1])].append(Span(int(parts[2]), int(parts[3]), cmap[parts[4]], "gold"))
+    lengths = {n.note_id: len(n.text) for n in notes}
+    for nid, spans in gold.items():
+        try:
+            validate_spans(spans, lengths.get(nid, 0), allow_overlap=True)
+        except ValueError as exc:
+            raise ValueError(f"{phrase}: note {nid}: {exc}") from None
     return Corpus(notes, {k: sort_spans(v) for k, v in gold.items()})
 
 

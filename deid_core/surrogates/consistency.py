@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import random
 import re
 from collections.abc import Callable, Iterable
 
+from deid_core.keys import keyed_bytes
 from deid_core.notes import Note
 
 _WS = re.compile(r"\s+")
@@ -23,8 +22,7 @@ def scope_of(note: Note) -> str:
 
 def keyed_seed(key: bytes, *parts: str) -> int:
     """A 64-bit integer from HMAC-SHA256(key, parts): the seed of every surrogate choice."""
-    msg = "\x1f".join(parts).encode("utf-8", "surrogatepass")
-    return int.from_bytes(hmac.digest(key, msg, hashlib.sha256)[:8], "big")
+    return int.from_bytes(keyed_bytes(key, *parts)[:8], "big")
 
 
 def keyed_rng(key: bytes, *parts: str) -> random.Random:

@@ -15,12 +15,10 @@ from functools import lru_cache
 
 import regex
 
-from deid_core.spans import Span
+from deid_core.spans import Span, trimmed_bounds
 from deid_core.taxonomy import labels
 
 SLOT_RE = regex.compile(r"\{([A-Za-z][A-Za-z_\-]*)(?::([A-Za-z0-9_@]+))?\}")
-LEAD_TRIM = frozenset(",;:()[]{}\"'")
-TRAIL_TRIM = frozenset(",;:()[]{}\"'.")
 SOURCE = "synth"
 
 
@@ -68,16 +66,6 @@ def parse(template: str) -> tuple[Part, ...]:
         if isinstance(p, str) and ("{" in p or "}" in p):
             raise TemplateError(f"stray brace in template starting {template[:40]!r}")
     return tuple(parts)
-
-
-def trimmed_bounds(value: str) -> tuple[int, int]:
-    """(a, b) such that value[a:b] has no edge whitespace or punctuation (same rule as trim_span)."""
-    a, b = 0, len(value)
-    while a < b and (value[a].isspace() or value[a] in LEAD_TRIM):
-        a += 1
-    while b > a and (value[b - 1].isspace() or value[b - 1] in TRAIL_TRIM):
-        b -= 1
-    return a, b
 
 
 CASES: dict[str, Callable[[str], str]] = {"as_is": lambda s: s, "upper": str.upper, "lower": str.lower}
