@@ -11,10 +11,10 @@ class Note:
     """One input note. `known_phi` holds (value, label) pairs from metadata columns (never output)."""
 
     note_id: str
-    text: str
+    text: str = field(repr=False)  # PHI: never in a repr, assertion message or traceback
     patient_id: str | None = None
     note_date: dt.date | None = None
-    known_phi: tuple[tuple[str, str], ...] = ()
+    known_phi: tuple[tuple[str, str], ...] = field(default=(), repr=False)
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from deid_core import taxonomy
-from deid_core.config import ConfigError, deep_merge, load_toml
+from deid_core.config import ConfigError, conf_file, deep_merge, load_toml
 
 DUPLICATE_POLICIES = ("fail", "quarantine")
 NULL_ID_POLICIES = ("fail", "drop")
@@ -101,7 +101,7 @@ def cli_overrides(args: argparse.Namespace) -> dict[str, Any]:
 
 def effective_config(config_file: str | None = None, overrides: dict[str, Any] | None = None) -> dict[str, Any]:
     """conf/deidentify.toml, then --config FILE, then CLI overrides; checked."""
-    config = load_toml("deidentify.toml")
+    config = conf_file("deidentify.toml")  # never a same-named file in the working directory
     if config_file:
         if not Path(config_file).is_file():
             raise ConfigError(f"--config {config_file}: no such file")

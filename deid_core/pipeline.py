@@ -7,7 +7,7 @@ that note (fail closed: never its text), and the rest of the batch proceeds.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from typing import Protocol
 
 from deid_core import taxonomy
@@ -48,13 +48,11 @@ class Deidentifier:
         key: bytes,
         merge: Merger = resolve_overlaps,
         replacer: Replacer = mask_replacer,
-        bundle_id: str = "",
     ) -> None:
         self.taggers = list(taggers)
         self.key = key
         self.merge = merge
         self.replacer = replacer
-        self.bundle_id = bundle_id
         self.fault_hook: Callable[[Note], None] | None = None  # tests: raise for chosen notes
 
     def tag(self, note: Note) -> list[Span]:
@@ -105,10 +103,6 @@ class Deidentifier:
         except Exception as exc:  # noqa: BLE001 - fail closed: any error quarantines the note
             return NoteResult(note.note_id, note.patient_id, error_stage=stage, error_class=type(exc).__name__)
 
-    def process_batch(self, notes: Iterable[Note]) -> list[NoteResult]:
-        """process() over many notes."""
-        return [self.process(n) for n in notes]
-
 
 def _resolve(ref: str):
     """Import 'package.module:attribute'."""
@@ -141,8 +135,7 @@ def build_deidentifier(config: dict, bundle, key: bytes) -> Deidentifier:
     if merge_name not in registry.get("merge", {}):
         raise ValueError(f"unknown merge policy {merge_name!r}; accepted: {sorted(registry.get('merge', {}))}")
     merge = _resolve(registry["merge"][merge_name])(config)
-    return Deidentifier(taggers, key=key, merge=merge, replacer=replacer,
-                        bundle_id=getattr(bundle, "id", ""))
+    return Deidentifier(taggers, key=key, merge=merge, replacer=replacer)
 
 
 def longest_merge(config: dict) -> Merger:

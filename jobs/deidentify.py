@@ -137,7 +137,7 @@ def run_job(spark, args: argparse.Namespace, options: RunOptions, key: bytes, bu
     started = dt.datetime.now(dt.UTC)
     t0 = time.perf_counter()
     job = options.job
-    staging = getattr(args, "staging", None) or job["staging"]
+    staging = job["staging"]  # --staging / --partitions are already merged into [job]
     where = f"--input {args.input}" if args.input else f"--input-table {args.input_table}"
     log.info("reading %s", where)
     df = plan.read_input(spark, args.input, args.input_table)
@@ -151,7 +151,7 @@ def run_job(spark, args: argparse.Namespace, options: RunOptions, key: bytes, bu
     log.info("input: %d rows, %d null note_id, %d duplicate note_id row(s)",
              counts.rows, counts.null_ids, counts.duplicate_rows)
     df = plan.handle_bad_ids(df, counts, spec, job)
-    parts = getattr(args, "partitions", None) or job["partitions"] or default_parallelism(spark)
+    parts = job["partitions"] or default_parallelism(spark)
     df = plan.group_by_patient(df, parts)
     spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", str(job["batch_size"]))
     payload = WorkerPayload(bundle.id, bundle_bytes(bundle), options.config, key, spec)
@@ -162,16 +162,17 @@ def run_job(spark, args: argparse.Namespace, options: RunOptions, key: bytes, bu
     t1 = time.perf_counter()
     log.info("tagging in %d partition(s), batches of %d notes, staging: %s", parts, job["batch_size"], staging)
     staging_dir = None
-    if staging == "parquet":
-        staging_dir = args.staging_dir or f"{args.output.rstrip('/')}/staging-{uuid.uuid4().hex[:8]}"
-        staged.write.mode("overwrite").parquet(staging_dir)
-        staged = spark.read.parquet(staging_dir)
-    else:
-        staged = staged.persist(StorageLevel.MEMORY_AND_DISK)
-        staged.count()
-    t2 = time.perf_counter()
-    log.info("tagged; writing outputs")
     try:
+        if staging == "parquet":
+            # a fresh subfolder: a user's --staging-dir itself is never overwritten or deleted
+            staging_dir = f"{(args.staging_dir or args.output).rstrip('/')}/staging-{uuid.uuid4().hex[:8]}"
+            staged.write.parquet(staging_dir)
+            staged = spark.read.parquet(staging_dir)
+        else:
+            staged = staged.persist(StorageLevel.MEMORY_AND_DISK)
+            staged.count()
+        t2 = time.perf_counter()
+        log.info("tagged; writing outputs")
         notes, spans, quarantine = plan.project_outputs(staged, spec)
         for name, frame in (("notes", notes), ("spans", spans), ("quarantine", quarantine)):
             writer = frame.write.mode("overwrite")

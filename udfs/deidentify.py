@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import tempfile
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -32,9 +32,9 @@ class WorkerPayload:
     """What every Python worker needs to build the Deidentifier: plain, picklable values only."""
 
     bundle_id: str
-    bundle_zip: bytes
-    config: dict[str, Any]
-    key: bytes
+    bundle_zip: bytes = field(repr=False)
+    config: dict[str, Any] = field(repr=False)
+    key: bytes = field(repr=False)  # never in a repr, log or traceback
     spec: BatchSpec
 
     @property
