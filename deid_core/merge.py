@@ -15,6 +15,7 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
+from fnmatch import fnmatchcase
 
 import regex
 
@@ -24,7 +25,12 @@ from deid_core.spans import Span, default_rank, resolve_overlaps, sort_spans
 DEFAULT_PRIORITY = ("rules", "metadata", "crf_char", "crf")
 _DEFAULTS = {"priority": list(DEFAULT_PRIORITY), "reconcile": True, "propagate": True,
              "propagate_categories": ["NAME", "LOCATION"], "propagate_min_length": 3,
-             "rule_gate": 0.0, "rule_gate_exempt": ["metadata"]}
+             "rule_gate": 0.0, "rule_gate_sources": ["*"], "rule_gate_exempt": ["metadata*"]}
+
+
+def merge_options(options: dict | None) -> dict:
+    """The `[merge]` options with defaults filled in."""
+    return {**_DEFAULTS, **(options or {})}
 
 
 def source_kind(source: str) -> str:
@@ -41,7 +47,7 @@ class Merger:
         if policy not in POLICIES:
             raise ValueError(f"unknown merge policy {policy!r}; accepted: {', '.join(POLICIES)}")
         self.policy = policy
-        self.options = {**_DEFAULTS, **(options or {})}
+        self.options = merge_options(options)
         pri = list(self.options["priority"])
         self._pri = {k: i for i, k in enumerate(pri)}
         # rule ids and other unnamed sources rank where "rules" stands
@@ -58,18 +64,25 @@ class Merger:
     def __call__(self, spans: Sequence[Span], doc=None) -> list[Span]:
         gate = float(self.options["rule_gate"])
         if gate > 0 and doc is not None and doc.crf_phi is not None:
-            spans = gate_rules(spans, doc, gate, set(self.options["rule_gate_exempt"]), self)
+            spans = gate_rules(spans, doc, gate, self)
         merged = POLICIES[self.policy](self, spans)
         if doc is not None and (self.options["reconcile"] or self.options["propagate"]):
             merged = reconcile(merged, doc.text, self)
         return merged
 
 
-def gate_rules(spans: Sequence[Span], doc, gate: float, exempt: set[str], m: Merger) -> list[Span]:
+def gated_source(source: str, options: dict) -> bool:
+    """Is a rule span of this source subject to the rule gate? (`rule_gate_sources` minus `rule_gate_exempt`, globs.)"""
+    return (any(fnmatchcase(source, g) for g in options["rule_gate_sources"])
+            and not any(fnmatchcase(source, g) for g in options["rule_gate_exempt"]))
+
+
+def gate_rules(spans: Sequence[Span], doc, gate: float, m: Merger) -> list[Span]:
     """Drop rule spans on which the CRF (trained with rule-hit features) puts a PHI marginal below `gate`.
 
-    Only spans of categories the CRF learned from enough examples are gated (the tagger puts
-    them on the doc); rare categories (too few training examples) keep their rule spans.
+    Only spans of gated sources (weak, context-free rules by default) and of categories the
+    CRF learned from enough examples are gated (the tagger puts those categories on the doc);
+    rare categories (too few training examples) keep their rule spans.
     """
 
     phi = doc.crf_phi
@@ -77,7 +90,7 @@ def gate_rules(spans: Sequence[Span], doc, gate: float, exempt: set[str], m: Mer
     _, starts, ends = doc.tokens
     out = []
     for s in spans:
-        if (not m.is_rule(s) or source_kind(s.source) in exempt
+        if (not m.is_rule(s) or not gated_source(s.source, m.options)
                 or (gated is not None and taxonomy.category_of(s.label) not in gated)):
             out.append(s)
             continue

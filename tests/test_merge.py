@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from deid_core.doc import Doc
-from deid_core.merge import Merger, source_kind
+from deid_core.merge import Merger, gated_source, source_kind
 from deid_core.notes import Note
 from deid_core.spans import Span
 
@@ -70,3 +70,16 @@ def test_rule_gate_drops_rule_spans_the_crf_rejects():
     assert m([ward, name], doc=doc) == [name]
     assert m([meta], doc=doc) == [meta]  # exempt source
     assert Merger("rules_win", OFF)([ward, name], doc=doc) == [ward, name]  # gate off
+
+
+def test_rule_gate_applies_only_to_the_configured_sources():
+    doc = Doc(Note("n", "Ward 5 seen by Dr Moreau"))
+    doc.crf_phi = [0.0] * len(doc.tokens[0])  # the CRF rejects every token
+    ward = Span(0, 6, "HOSPITAL", "hospital-ward-number")
+    name = Span(18, 24, "DOCTOR", "name-doctor-title")
+    weak_only = Merger("rules_win", {**OFF, "rule_gate": 0.1, "rule_gate_sources": ["hospital-*", "gaz-*"]})
+    assert weak_only([ward, name], doc=doc) == [name]  # contextual rule kept, weak rule gated
+    exempt = Merger("rules_win", {**OFF, "rule_gate": 0.1, "rule_gate_exempt": ["metadata*", "hospital-ward-*"]})
+    assert exempt([ward, name], doc=doc) == [ward]
+    assert gated_source("gaz-city", weak_only.options) and not gated_source("name-kin", weak_only.options)
+    assert not gated_source("metadata-fuzzy", Merger("union").options)  # metadata never gated by default

@@ -91,8 +91,10 @@ class CrfTagger:
 
     def __init__(self, models: Sequence[CrfModel], *, threshold: float = 1.0,
                  rules: RuleSource | None = None, name: str = "crf", keep_marginals: bool = False,
-                 min_gate_examples: int = 50, gate: bool = True) -> None:
+                 min_gate_examples: int = 50, gate: bool = True,
+                 gated_source: Callable[[str], bool] | None = None) -> None:
         self.models = list(models)
+        self.gated_source = gated_source or (lambda src: src != "metadata")
         self.keep_marginals = keep_marginals
         self.gate = gate  # the merge gates rule spans: compute marginals under them
         self.gate_categories = learned_categories(self.models, min_gate_examples)
@@ -109,7 +111,7 @@ class CrfTagger:
         _, starts, ends = doc.tokens
         pos: set[int] = set()
         for s in rules:
-            if category_of(s.label) in self.gate_categories and s.source != "metadata":
+            if category_of(s.label) in self.gate_categories and self.gated_source(s.source):
                 pos.update(range(bisect_right(ends, s.start), bisect_left(starts, s.end)))
         return sorted(pos)
 
@@ -178,9 +180,12 @@ def crf_stage(config: dict, bundle) -> CrfTagger:
     rules = None
     if any(m.extractor.uses_rules for m in models):
         rules = rule_source(config, bundle)
+    from deid_core.merge import gated_source, merge_options
+
+    merge = merge_options(config.get("merge"))
     return CrfTagger(models, threshold=float(tagging.get("marginal_threshold", 1.0)), rules=rules,
                      min_gate_examples=int(tagging.get("min_gate_examples", 50)),
-                     gate=float(config.get("merge", {}).get("rule_gate", 0.0)) > 0)
+                     gate=float(merge["rule_gate"]) > 0, gated_source=lambda src: gated_source(src, merge))
 
 
 def rule_source(config: dict, bundle) -> RuleSource | None:

@@ -21,8 +21,8 @@ DATA = Path(__file__).resolve().parent / "data"
 # list name -> data files (one entry per line; '#' comments). Generated files come from
 # build_data.py; medical_words.txt is hand-written (SOURCES.md).
 LISTS: dict[str, tuple[str, ...]] = {
-    "first_name": ("first_names.txt", "nicknames.txt"),
-    "last_name": ("last_names.txt",),
+    "first_name": ("first_names.txt", "nicknames.txt", "census_first_names.txt"),
+    "last_name": ("last_names.txt", "census_last_names.txt"),
     "us_state": ("us_states.txt",),
     "us_state_abbr": ("us_state_abbr.txt",),
     "country": ("countries.txt",),

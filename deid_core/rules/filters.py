@@ -81,9 +81,21 @@ def later_name_ok(word: str, first: str) -> bool:
 _AND = {"and", "&"}
 
 
+def _cut_hyphen_tail(pieces: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
+    """End the words at the first hyphen that glues a frequent word on ("Rob-who", "KARGAS-PT")."""
+    for k, (s, _, w) in enumerate(pieces):
+        if "-" in w:
+            head, *tail = w.split("-")
+            if head and any(p and is_frequent(_base(p)) for p in tail) and not is_frequent(_base(head)):
+                return [*pieces[:k], (s, s + len(head), head)]
+    return pieces
+
+
 def _name_run(text: str, start: int, end: int, strong: bool, from_left: bool,
               unknown_ok: int = 0) -> tuple[int, int] | None:
     pieces = _pieces(text, start, end)
+    if not from_left:
+        pieces = _cut_hyphen_tail(pieces)
     unknown_ok = 2 if from_left else unknown_ok
     if from_left:  # drop leading words until one can start a name (signatures: "called covering MD")
         while pieces and not (first_name_ok(pieces[0][2], strong=strong, unknown_ok=2) or (
@@ -143,6 +155,27 @@ def name_role_filter(text: str, start: int, end: int, settings: dict) -> tuple[i
     return _name_run(text, start, end, strong=False, from_left=False, unknown_ok=1)
 
 
+def known_first_name_filter(text: str, start: int, end: int, settings: dict) -> tuple[int, int] | None:
+    """A name run whose first word is a known given name (no unknown words: context is weak)."""
+    pieces = _pieces(text, start, end)
+    if not pieces or _base(pieces[0][2]) not in words("first_name"):
+        return None
+    if is_frequent(_base(pieces[0][2])) and not _titled(pieces[0][2]):
+        return None
+    return _name_run(text, pieces[0][0], end, strong=False, from_left=False)
+
+
+def initial_known_surname_filter(text: str, start: int, end: int, settings: dict) -> tuple[int, int] | None:
+    """'d. renna': an initial and a known surname that is no frequent or clinical word, any case."""
+    pieces = _pieces(text, start, end)
+    if len(pieces) != 2 or not _is_initial(pieces[0][2]):
+        return None
+    low = _base(pieces[1][2])
+    if low not in words("last_name") or is_frequent(low) or low in words("medical_word"):
+        return None
+    return (pieces[0][0], pieces[1][1])
+
+
 def name_before_filter(text: str, start: int, end: int, settings: dict) -> tuple[int, int] | None:
     """The trailing run of name-like words before a credential ("... Jane Roe, RN")."""
     return _name_run(text, start, end, strong=False, from_left=True)
@@ -167,10 +200,17 @@ def place_like(word: str, *, loose: bool = False) -> bool:
     if low in words("city"):
         return loose or not (lower and is_common(low))
     if not is_common(low) or is_name(low):
-        return not lower or loose or not is_common(low) and not is_name(low)
+        return not lower or loose or not is_common(low)
     if _titled(word) or (word.isupper() and loose):
         return True
     return loose and lower and not low.endswith(("ing", "ed", "ly"))
+
+
+def _inner_place_word(word: str) -> bool:
+    """A capitalized everyday word inside an institution name ("Chester River Heart Center")."""
+    low = _base(word)
+    return (len(low) > 2 and (_titled(word) or word.isupper()) and not is_function_word(low)
+            and low not in words("medical_word"))
 
 
 def location_filter(text: str, start: int, end: int, settings: dict) -> tuple[int, int] | None:
@@ -178,6 +218,9 @@ def location_filter(text: str, start: int, end: int, settings: dict) -> tuple[in
 
     A lone US state or country name is left to the gazetteer rules (STATE / COUNTRY)."""
     pieces = _pieces(text, start, end)
+    for n in range(min(3, len(pieces)), 1, -1):  # a known multi-word city ("new haven") in any case
+        if " ".join(_base(w) for _, _, w in pieces[:n]) in words("city"):
+            return (pieces[0][0], pieces[n - 1][1] - (text[pieces[n - 1][1] - 1] == "."))
     keep = 0
     for i, (_, _, w) in enumerate(pieces):
         if not place_like(w) or (i == 0 and _base(w).isdigit()):
@@ -203,7 +246,7 @@ def place_keyword_filter(text: str, start: int, end: int, settings: dict, loose:
     if k == len(pieces):
         return None
     i = k
-    while i > 0 and place_like(pieces[i - 1][2], loose=loose):
+    while i > 0 and (place_like(pieces[i - 1][2], loose=loose) or (loose and i < k and _inner_place_word(pieces[i - 1][2]))):
         i -= 1
     if i == k:
         return None
@@ -264,6 +307,8 @@ FILTERS: dict[str, Filter] = {
     "name_strong": name_strong_filter,
     "name_before": name_before_filter,
     "name_role": name_role_filter,
+    "known_first_name": known_first_name_filter,
+    "initial_known_surname": initial_known_surname_filter,
     "location": location_filter,
     "place_keyword": place_keyword_filter,
     "place_keyword_strict": place_keyword_strict_filter,
