@@ -8,7 +8,7 @@ are projections of the staged table, so each note is tagged exactly once.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
 import pyarrow as pa
@@ -152,23 +152,25 @@ def process_batch(batch: pa.RecordBatch, deid: Deidentifier, spec: BatchSpec,
     dates = batch.column("note_date").to_pylist() if "note_date" in names else [None] * n
     dups = batch.column(DUP_COLUMN).to_pylist() if DUP_COLUMN in names else [False] * n
     known = _known_phi(batch, spec)
-    results: list[NoteResult] = []
+    results: list[NoteResult | None] = [None] * n
     shifted: list[dt.date | None] = [None] * n
     shift = getattr(deid.replacer, "shift_note_date", None) if spec.note_date_out else None
+    todo: list[int] = []
     for i in range(n):
         if dups[i]:
-            results.append(NoteResult(ids[i], pids[i], error_stage="validate", error_class="DuplicateNoteId"))
+            results[i] = NoteResult(ids[i], pids[i], error_stage="validate", error_class="DuplicateNoteId")
         elif texts[i] is None:
-            results.append(NoteResult(ids[i], pids[i], error_stage="validate", error_class="NullText"))
+            results[i] = NoteResult(ids[i], pids[i], error_stage="validate", error_class="NullText")
         else:
-            note = Note(ids[i], texts[i], pids[i], _as_date(dates[i]), known[i])
-            result = deid.process(note)
-            if result.ok and shift is not None:
-                try:
-                    shifted[i] = shift(note)
-                except Exception as exc:  # noqa: BLE001 - fail closed, like Deidentifier.process
-                    result = NoteResult(ids[i], pids[i], error_stage="replace", error_class=type(exc).__name__)
-            results.append(result)
+            todo.append(i)
+    notes = [Note(ids[i], texts[i], pids[i], _as_date(dates[i]), known[i]) for i in todo]
+    for i, note, result in zip(todo, notes, deid.process_many(notes), strict=True):
+        if result.ok and shift is not None:
+            try:
+                shifted[i] = shift(note)
+            except Exception as exc:  # noqa: BLE001 - fail closed, like Deidentifier.process
+                result = NoteResult(ids[i], pids[i], error_stage="replace", error_class=type(exc).__name__)
+        results[i] = result
     core = {
         "note_id": pa.array(ids, pa.string()),
         "patient_id": pa.array(pids, pa.string()),
@@ -181,6 +183,39 @@ def process_batch(batch: pa.RecordBatch, deid: Deidentifier, spec: BatchSpec,
     }
     arrays = [core[f.name] if f.name in core else batch.column(f.name) for f in out_schema]
     return pa.RecordBatch.from_arrays(arrays, schema=out_schema)
+
+
+def patient_batches(batches: Iterable[pa.RecordBatch], max_rows: int) -> Iterator[pa.RecordBatch]:
+    """Re-cut a stream of batches sorted by patient so no patient's notes straddle two batches.
+
+    The cross-note step of Deidentifier.process_many sees one batch at a time; the job sorts
+    each partition by patient and feeds it through here. A patient with more than `max_rows`
+    notes is still split (memory stays bounded); unsorted input only loses cross-note matches.
+    """
+    carry: pa.RecordBatch | None = None
+    for b in batches:
+        if "patient_id" not in b.schema.names:
+            yield b
+            continue
+        if carry is not None:
+            b = pa.Table.from_batches([carry, b]).combine_chunks().to_batches()[0]
+            carry = None
+        if b.num_rows == 0:
+            continue
+        pids = b.column("patient_id").to_pylist()
+        cut = len(pids)
+        if pids[-1] is not None:
+            while cut > 0 and pids[cut - 1] == pids[-1]:
+                cut -= 1
+            if cut == 0 and b.num_rows < max_rows:
+                carry = b  # one patient so far: wait for the rest of their notes
+                continue
+            cut = cut or len(pids)
+        yield b.slice(0, cut)
+        if cut < len(pids):
+            carry = b.slice(cut)
+    if carry is not None:
+        yield carry
 
 
 def tagged_count(batch: pa.RecordBatch) -> int:

@@ -20,12 +20,14 @@ from fnmatch import fnmatchcase
 import regex
 
 from deid_core import taxonomy
+from deid_core.gazetteers import is_common
 from deid_core.spans import Span, default_rank, resolve_overlaps, sort_spans
 
 DEFAULT_PRIORITY = ("rules", "metadata", "crf_char", "crf")
 _DEFAULTS = {"priority": list(DEFAULT_PRIORITY), "reconcile": True, "propagate": True,
              "propagate_categories": ["NAME", "LOCATION"], "propagate_min_length": 3,
-             "rule_gate": 0.0, "rule_gate_sources": ["*"], "rule_gate_exempt": ["metadata*"]}
+             "rule_gate": 0.0, "rule_gate_sources": ["*"], "rule_gate_exempt": ["metadata*"],
+             "propagate_patient": False}
 
 
 def merge_options(options: dict | None) -> dict:
@@ -60,6 +62,15 @@ class Merger:
     def is_rule(self, s: Span) -> bool:
         """True for spans that are not from a CRF."""
         return not source_kind(s.source).startswith("crf")
+
+    @property
+    def across_notes(self) -> bool:
+        """True when names and places are propagated across a patient's notes ([merge] propagate_patient)."""
+        return bool(self.options["propagate_patient"])
+
+    def patient(self, notes: Sequence[tuple[str, list[Span]]]) -> list[list[Span]]:
+        """Cross-note propagation over one patient's (text, merged spans) pairs."""
+        return propagate_patient(notes, self.options)
 
     def __call__(self, spans: Sequence[Span], doc=None) -> list[Span]:
         gate = float(self.options["rule_gate"])
@@ -161,13 +172,30 @@ def reconcile(spans: list[Span], text: str, m: Merger) -> list[Span]:
 
 
 def _propagate(spans: list[Span], text: str, opts: dict) -> list[Span]:
+    return add_occurrences(spans, text, propagation_strings(spans, text, opts), "crf:propagate")
+
+
+def propagation_strings(spans: Sequence[Span], text: str, opts: dict, *, skip_common: bool = False) -> dict[str, str]:
+    """Surface string (lower case) -> label of the spans propagation may repeat elsewhere.
+
+    `skip_common`: leave out strings made only of dictionary or clinical words ("Bay", "Holy
+    Cross"), which are repeated only inside the note where they were found.
+    """
     cats = set(opts["propagate_categories"])
     min_len = int(opts["propagate_min_length"])
     strings: dict[str, str] = {}
     for s in spans:
         surface = text[s.start:s.end]
         if len(surface) >= min_len and surface[0].isalpha() and taxonomy.category_of(s.label) in cats:
-            strings.setdefault(surface.lower(), s.label)
+            low = surface.lower()
+            if skip_common and all(is_common(w) for w in regex.findall(r"[\p{L}'’]+", low)):
+                continue
+            strings.setdefault(low, s.label)
+    return strings
+
+
+def add_occurrences(spans: list[Span], text: str, strings: dict[str, str], source: str) -> list[Span]:
+    """`spans` plus every untagged whole-word occurrence of `strings` in `text` (label from the map)."""
     if not strings:
         return spans
     alternation = "|".join(regex.escape(k) for k in sorted(strings, key=len, reverse=True))
@@ -180,8 +208,22 @@ def _propagate(spans: list[Span], text: str, opts: dict) -> list[Span]:
         i = bisect_right(ends, a)
         if i < len(starts) and starts[i] < b:
             continue
-        added.append(Span(a, b, strings[mt.group(0).lower()], "crf:propagate", 0.5))
+        added.append(Span(a, b, strings[mt.group(0).lower()], source, 0.5))
     return sort_spans(spans + added) if added else spans
+
+
+def propagate_patient(notes: Sequence[tuple[str, list[Span]]], opts: dict) -> list[list[Span]]:
+    """Across one patient's notes: a name or place tagged in one note is tagged in the others too.
+
+    Seed 000's document-level propagation extended to the patient: the people and places of
+    a stay recur from note to note, and a surrogate must replace every mention. Strings made
+    only of dictionary words are not carried across notes (see propagation_strings).
+    """
+    strings: dict[str, str] = {}
+    for text, spans in notes:
+        for k, v in propagation_strings(spans, text, opts, skip_common=True).items():
+            strings.setdefault(k, v)
+    return [add_occurrences(list(spans), text, strings, "patient:propagate") for text, spans in notes]
 
 
 def _factory(policy: str) -> Callable[[dict], Merger]:

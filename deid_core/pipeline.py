@@ -71,6 +71,47 @@ class Deidentifier:
 
     def process(self, note: Note) -> NoteResult:
         """Tag and replace one note; any exception yields a quarantine result without text."""
+        return self.process_many([note])[0]
+
+    def process_many(self, notes: Sequence[Note]) -> list[NoteResult]:
+        """Tag, then (merge option propagate_patient) propagate across each patient's notes, then replace.
+
+        Fail closed per note: an exception in one note's stages quarantines that note only; an
+        exception in a patient's cross-note step quarantines that patient's notes.
+        """
+        tagged: list[tuple[Doc, list[Span]] | NoteResult] = [self._tag_or_quarantine(n) for n in notes]
+        for idx in self._patient_groups(notes, [not isinstance(t, NoteResult) for t in tagged]):
+            try:
+                spread = self.merge.patient([(notes[i].text, tagged[i][1]) for i in idx])
+                for i, spans in zip(idx, spread, strict=True):
+                    validate_spans(spans, len(notes[i].text))
+                    tagged[i] = (tagged[i][0], spans)
+            except Exception as exc:  # noqa: BLE001 - fail closed for the patient's notes
+                for i in idx:
+                    tagged[i] = NoteResult(notes[i].note_id, notes[i].patient_id, error_stage="tag",
+                                           error_class=type(exc).__name__)
+        return [t if isinstance(t, NoteResult) else self._replace_or_quarantine(n, *t)
+                for n, t in zip(notes, tagged, strict=True)]
+
+    def tag_many(self, notes: Sequence[Note]) -> list[list[Span]]:
+        """Merged spans of several notes, with the cross-note step of process_many (evaluation)."""
+        out = [self.tag(n) for n in notes]
+        for idx in self._patient_groups(notes, [True] * len(notes)):
+            for i, spans in zip(idx, self.merge.patient([(notes[i].text, out[i]) for i in idx]), strict=True):
+                out[i] = spans
+        return out
+
+    def _patient_groups(self, notes: Sequence[Note], ok: Sequence[bool]) -> list[list[int]]:
+        """Indices of each patient's (two or more) tagged notes, when the merge propagates across notes."""
+        if not getattr(self.merge, "across_notes", False):
+            return []
+        groups: dict[str, list[int]] = {}
+        for i, n in enumerate(notes):
+            if n.patient_id and ok[i]:
+                groups.setdefault(n.patient_id, []).append(i)
+        return [g for g in groups.values() if len(g) > 1]
+
+    def _tag_or_quarantine(self, note: Note) -> tuple[Doc, list[Span]] | NoteResult:
         stage = "validate"
         try:
             if not isinstance(note.text, str):
@@ -79,8 +120,12 @@ class Deidentifier:
             if self.fault_hook is not None:
                 self.fault_hook(note)
             doc = Doc(note)
-            spans = self._tag_doc(doc)
-            stage = "replace"
+            return doc, self._tag_doc(doc)
+        except Exception as exc:  # noqa: BLE001 - fail closed: any error quarantines the note
+            return NoteResult(note.note_id, note.patient_id, error_stage=stage, error_class=type(exc).__name__)
+
+    def _replace_or_quarantine(self, note: Note, doc: Doc, spans: list[Span]) -> NoteResult:
+        try:
             reps = self.replacer(doc, spans)
             out_text, offsets = apply_replacements(note.text, spans, reps)
             pid = note.patient_id or ""
@@ -101,7 +146,7 @@ class Deidentifier:
             ]
             return NoteResult(note.note_id, note.patient_id, out_text, audit)
         except Exception as exc:  # noqa: BLE001 - fail closed: any error quarantines the note
-            return NoteResult(note.note_id, note.patient_id, error_stage=stage, error_class=type(exc).__name__)
+            return NoteResult(note.note_id, note.patient_id, error_stage="replace", error_class=type(exc).__name__)
 
 
 def _resolve(ref: str):

@@ -21,6 +21,7 @@ from deid_core.batch import (
     DUP_COLUMN,
     BatchSpec,
     make_deidentifier,
+    patient_batches,
     process_batch,
     shifts_note_date,
     staged_schema,
@@ -143,7 +144,9 @@ def run_local(input_path: str | Path, output: str | Path, options: RunOptions) -
     out_schema = staged_schema(table.schema, spec)
     t1 = time.perf_counter()
     log.info("tagging %d notes in batches of %d", table.num_rows, options.job["batch_size"])
-    inputs = table.to_batches(options.job["batch_size"])
+    if "patient_id" in table.column_names:  # a patient's notes in a row: cross-note propagation
+        table = table.sort_by([("patient_id", "ascending")])
+    inputs = list(patient_batches(table.to_batches(options.job["batch_size"]), max(options.job["batch_size"], 20_000)))
     batches = [process_batch(b, deid, spec, out_schema) for b in inputs]
     tagged = sum(tagged_count(b) for b in inputs)
     staged = pa.Table.from_batches(batches, schema=out_schema)

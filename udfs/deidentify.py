@@ -17,14 +17,22 @@ from typing import Any
 
 import pyarrow as pa
 
-from deid_core.batch import BatchSpec, make_deidentifier, process_batch, staged_schema, tagged_count
+from deid_core.batch import (
+    BatchSpec,
+    make_deidentifier,
+    patient_batches,
+    process_batch,
+    staged_schema,
+    tagged_count,
+)
 from deid_core.bundle import BundleError, unpack_bundle
 from deid_core.config import digest
 from deid_core.keys import key_id
 from deid_core.pipeline import Deidentifier
 
 _CACHE: dict[str, Deidentifier] = {}
-BUILDS = {"count": 0}  # how many Deidentifiers this worker built (tests, diagnostics)
+BUILDS = {"count": 0}
+PATIENT_BATCH_MAX = 20_000  # rows one patient's notes may gather into a batch (cross-note propagation)  # how many Deidentifiers this worker built (tests, diagnostics)
 
 
 @dataclass(frozen=True)
@@ -63,7 +71,7 @@ def tag_batches(payload: WorkerPayload, counter: Any | None = None
 
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         deid = worker_deidentifier(payload)
-        for batch in batches:
+        for batch in patient_batches(batches, PATIENT_BATCH_MAX):
             if counter is not None:
                 counter.add(tagged_count(batch))
             yield process_batch(batch, deid, payload.spec, staged_schema(batch.schema, payload.spec))

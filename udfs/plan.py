@@ -106,9 +106,13 @@ def handle_bad_ids(df: DataFrame, counts: InputCounts, spec: BatchSpec, job: dic
 
 
 def group_by_patient(df: DataFrame, partitions: int) -> DataFrame:
-    """Repartition so each patient's notes meet in one task (notes without patient spread by id)."""
+    """Repartition so each patient's notes meet in one task, in a row (notes without patient spread by id).
+
+    Sorted by patient within the partition, so the tagger's batches can keep a patient's notes
+    together (deid_core.batch.patient_batches) for cross-note propagation.
+    """
     key = F.coalesce(F.col("patient_id"), F.col("note_id")) if "patient_id" in df.columns else F.col("note_id")
-    return df.repartition(partitions, key)
+    return df.repartition(partitions, key).sortWithinPartitions(key)
 
 
 def staged_spark_schema(df: DataFrame, spec: BatchSpec) -> StructType:

@@ -60,6 +60,15 @@ def merged_predictions(notes: Sequence[Note], staged: StageSpans, merger, stages
         spans = merger(found, doc=doc) if getattr(merger, "wants_doc", False) else merger(found)
         validate_spans(spans, len(n.text))
         out[n.note_id] = spans
+    if getattr(merger, "across_notes", False):  # the Deidentifier's cross-note step (process_many)
+        by_patient: dict[str, list[Note]] = {}
+        for n in notes:
+            if n.patient_id:
+                by_patient.setdefault(n.patient_id, []).append(n)
+        for group in by_patient.values():
+            if len(group) > 1:
+                for n, spans in zip(group, merger.patient([(n.text, out[n.note_id]) for n in group]), strict=True):
+                    out[n.note_id] = spans
     return out
 
 
@@ -95,4 +104,4 @@ def evaluate_bundle(bundle_path, notes: Sequence[Note], gold: dict[str, list[Spa
     if merge:
         cfg["pipeline"]["merge"] = merge
     deid = build_deidentifier(cfg, load_bundle(bundle_path), b"evaluation-key-not-secret-00000")
-    return score(notes, gold, {n.note_id: deid.tag(n) for n in notes})
+    return score(notes, gold, dict(zip([n.note_id for n in notes], deid.tag_many(notes), strict=True)))
