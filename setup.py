@@ -1,4 +1,4 @@
-"""Build hook: put the top-level conf/ and models/ inside the wheel as deid_core/conf and deid_core/models.
+"""Build hook: put the top-level conf/ and models/default/ inside the wheel as deid_core/conf and deid_core/models/default.
 
 deid_core.config.conf_dir() and deid_core.bundle.default_bundle_path() look there first, so an
 installed (non-editable) wheel, e.g. the packed environment on Spark executors, finds its
@@ -11,7 +11,7 @@ from pathlib import Path
 from setuptools import setup
 from setuptools.command.build_py import build_py
 
-DATA_DIRS = ("conf", "models")
+DATA_DIRS = ("conf", "models/default")  # only the default bundle ships: a user's own models/ stay out
 
 
 class BuildPyWithData(build_py):
