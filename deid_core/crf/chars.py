@@ -237,28 +237,20 @@ class CharFeatureExtractor:
                 feats.extend(f.copy() for f in per_char)
         n = len(feats)
         chars = seq.chars
-        if self.ngram and n:
+        if self.ngram and n:  # whole columns, then one extend per position
+            cols = []
             for o in self.offsets:
-                col = [self._unigram(o, ch) for ch in chars]
-                pad = f"{o}:<PAD>"
-                if o < 0:
-                    for p in range(-o):
-                        if p < n:
-                            feats[p].append(pad)
-                    for p in range(-o, n):
-                        feats[p].append(col[p + o])
-                else:
-                    for p in range(n - o):
-                        feats[p].append(col[p + o])
-                    for p in range(max(n - o, 0), n):
-                        feats[p].append(pad)
+                d = self._uni[o]
+                col = [d.get(ch) or self._unigram(o, ch) for ch in chars]
+                pad = [f"{o}:<PAD>"] * min(abs(o), n)
+                cols.append(pad + col[:n + o] if o < 0 else col[o:] + pad)
             padded = "\x02" + chars.replace("\n", "\u00b6") + "\x03"  # no raw newline in feature strings
-            for p in range(n):
-                tri = padded[p:p + 3]
-                f = feats[p]
-                f.append("bl=" + tri[:2])
-                f.append("br=" + tri[1:])
-                f.append("tri=" + tri)
+            pairs = [padded[q:q + 2] for q in range(n + 1)]
+            cols.append(["bl=" + x for x in pairs[:-1]])
+            cols.append(["br=" + x for x in pairs[1:]])
+            cols.append(["tri=" + padded[p:p + 3] for p in range(n)])
+            for f, extra in zip(feats, zip(*cols, strict=True), strict=True):
+                f += extra
         if self.uses_rules and rule_spans:
             starts = seq.starts
             for sp in rule_spans:
