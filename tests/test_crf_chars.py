@@ -203,3 +203,24 @@ def test_ablation_variant_gives_char_rows():
     for key in ("crf_char", "rules+crf+crf_char/union", "rules+crf+crf_char/cascade_seed001", "rules+crf/union"):
         assert 0.0 <= r[key]["overlap_recall"] <= 1.0
     assert r["crf_char"]["overlap_recall"] > 0.5
+
+
+def test_sequence_provider_feeds_token_models_only(tmp_path):
+    from deid_core.crf.train import model_sequences
+
+    notes, gold = tiny_corpus(20, patients=4)
+    docs = make_docs(notes, gold)
+    conf = copy.deepcopy(crf_config())
+    conf["training"]["max_iterations"] = 10
+    conf["models"]["single"]["features"] = ["word", "shape"]
+    asked = []
+
+    def provider(model, clusters, easy):  # what jobs/train.py passes (sequences built on executors)
+        asked.append(model)
+        return model_sequences(docs, conf, model, clusters=clusters, rule_spans=[()] * len(docs), easy=easy)
+
+    b = train_bundle(docs, conf, tmp_path / "b", models=["single", "char"], sequence_provider=provider)
+    assert asked == ["single"]  # the char model is trained on the driver from the docs
+    assert set(b.manifest["components"]["crf_char"]["models"]) == {"char"}
+    with pytest.raises(ValueError, match="unknown models"):
+        train_bundle(docs, conf, tmp_path / "c", models=["nope"])
