@@ -63,11 +63,12 @@ def test_doc_families_metadata_and_rules():
 
 
 def test_all_configured_families_are_registered():
+    from deid_core.crf.chars import CHAR_FAMILIES, is_char_model
     from deid_core.crf.train import crf_config
 
     conf = crf_config()
     for m in conf["models"].values():
-        assert set(m["features"]) <= set(all_families())
+        assert set(m["features"]) <= set(CHAR_FAMILIES if is_char_model(m) else all_families())
 
 
 @pytest.mark.parametrize("scheme", ["BIO", "BIOES"])

@@ -75,6 +75,8 @@ def run_cv(notes, gold, conf, dconf, k, *, extra, c1=None, c2=None, use_rules=Tr
     merge_name = dconf.get("pipeline", {}).get("merge", "rules_win")
     merger = _resolve(dconf["registry"]["merge"][merge_name])(dconf)
     stages = ["rules", "crf"] if use_rules else ["crf"]
+    if "crf_char" in dconf.get("pipeline", {}).get("stages", []) and any("crf_char" in v for v in staged.values()):
+        stages.append("crf_char")  # the char CRF is scored when the configured pipeline runs it
     report = score(notes, gold, merged_predictions(notes, staged, merger, stages))
     report["crf_only"] = score(notes, gold, merged_predictions(notes, staged, merger, ["crf"]))
     report["setup"] = {"folds": k, "merge": merge_name, "grouped_by": "patient", "notes": len(notes),

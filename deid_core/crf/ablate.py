@@ -60,6 +60,8 @@ for _fam in ("gazetteer", "rule_hits", "cluster", "metadata", "attribute", "sect
     variant(f"-{_fam}", f"without {_fam} features")(lambda conf, f=_fam: _drop(conf, [f]))
 variant("-context", "without window/n-gram features")(
     lambda conf: _drop(conf, ["window_word", "window_shape", "word_bigram", "shape_ngram", "context_shape"]))
+variant("+char", "token CRF + char CRF (seed 001)")(lambda conf: conf["training"].update(models=["single", "char"]))
+variant("char", "char CRF alone (no token CRF)")(lambda conf: conf["training"].update(models=["char"]))
 variant("+synth", "+ synthetic source notes, plain merge", synthetic=True)(lambda conf: None)
 variant("+synth_ea", "+ synthetic source notes, EasyAdapt", synthetic=True, easy=True)(lambda conf: None)
 
@@ -80,6 +82,29 @@ def run_variant(name: str, notes, gold, extra, dconf: dict, folds: int, iters: i
         out[f"rules+crf/{pol}"] = brief(score(notes, gold, merged_predictions(notes, staged, Merger(pol, opts), ["rules", "crf"])))
     out["crf"] = brief(score(notes, gold, merged_predictions(notes, staged, Merger("rules_win", opts), ["crf"])))
     out["rules"] = brief(score(notes, gold, merged_predictions(notes, staged, Merger("rules_win", opts), ["rules"])))
+    if any("crf_char" in v for v in staged.values()):
+        out.update(char_rows(notes, gold, staged, opts))
+    return out
+
+
+SEED001_PRIORITY = ["rules", "metadata", "crf_char", "crf"]
+
+
+def char_rows(notes, gold, staged, opts: dict) -> dict:
+    """Rows with the char CRF's stage: alone, rules + char, rules + token + char under every policy."""
+    seed001 = Merger("cascade", {**opts, "priority": SEED001_PRIORITY})
+    rows = {"crf_char": Merger("rules_win", opts)}
+    sets = {"rules+crf_char": ["rules", "crf_char"], "rules+crf+crf_char": ["rules", "crf", "crf_char"],
+            "rules+crf": ["rules", "crf"]}
+    out = {}
+    for name in sets:
+        for pol in ("rules_win", "cascade", "union"):
+            if name != "rules+crf":
+                rows[f"{name}/{pol}"] = Merger(pol, opts)
+        rows[f"{name}/cascade_seed001"] = seed001
+    for key, merger in rows.items():
+        stages = sets.get(key.split("/")[0], ["crf_char"])
+        out[key] = brief(score(notes, gold, merged_predictions(notes, staged, merger, stages)))
     return out
 
 

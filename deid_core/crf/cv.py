@@ -7,6 +7,7 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
+from deid_core.crf.chars import CharCrfTagger, load_char_model
 from deid_core.crf.tagger import CrfTagger, load_models, rule_source
 from deid_core.crf.train import TrainDoc, make_docs, patient_folds, train_bundle
 from deid_core.doc import Doc
@@ -24,7 +25,10 @@ def cv_stage_spans(
     threshold: float | None = None, models: Sequence[str] | None = None, easy: bool | None = None,
     use_rules: bool = True,
 ) -> StageSpans:
-    """Each fold's held-out notes tagged by rules and by CRFs trained without that fold's patients."""
+    """Each fold's held-out notes tagged by rules and by CRFs trained without that fold's patients.
+
+    Stages per note: "rules", "crf" (token CRFs) and, when the bundle has a char model, "crf_char".
+    """
     rules = rule_source(deid_config, None) if use_rules else None
     folds = patient_folds(notes, k)
     out: StageSpans = {}
@@ -36,6 +40,8 @@ def cv_stage_spans(
         with tempfile.TemporaryDirectory(prefix="deid-cv-") as tmp:
             bundle = train_bundle(docs, conf, Path(tmp), rules=rules, c1=c1, c2=c2, models=models, easy=easy)
             tagger = CrfTagger(load_models(bundle), threshold=thr, rules=rules, keep_marginals=True)
+            char_model = load_char_model(bundle)
+            char_tagger = CharCrfTagger(char_model, rules=rules) if char_model else None
             for n in test_notes:
                 doc = Doc(n)
                 staged = {"rules": list(rules(doc)) if rules else []}
@@ -43,6 +49,8 @@ def cv_stage_spans(
                 staged["crf"] = tagger.tag(doc)
                 staged["crf_phi"] = doc.crf_phi
                 staged["crf_gate_categories"] = doc.crf_gate_categories
+                if char_tagger is not None:
+                    staged["crf_char"] = char_tagger.tag(doc)
                 out[n.note_id] = staged
         log.info("fold %d/%d: %d train notes, %d test notes", fi + 1, k, len(train_notes), len(test_notes))
     return out

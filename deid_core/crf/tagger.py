@@ -117,12 +117,7 @@ class CrfTagger:
 
     def rule_spans(self, doc: Doc) -> Sequence[Span]:
         """Rule hits for the rule_hits features: the pipeline's rules output, else our own call."""
-        if "rules" in doc.stage_spans:
-            return doc.stage_spans["rules"]
-        if self.rules is None:
-            return ()
-        spans = doc.stage_spans["rules"] = self.rules(doc)
-        return spans
+        return doc_rule_spans(doc, self.rules)
 
     def tag(self, doc: Doc) -> list[Span]:
         """PHI spans found by every model (may overlap across models; the merge resolves)."""
@@ -148,6 +143,16 @@ class CrfTagger:
             doc.crf_phi = doc_phi
             doc.crf_gate_categories = self.gate_categories
         return out
+
+
+def doc_rule_spans(doc: Doc, rules: RuleSource | None) -> Sequence[Span]:
+    """The rules stage's spans of a doc (doc.stage_spans["rules"]), else `rules(doc)` stored there."""
+    if "rules" in doc.stage_spans:
+        return doc.stage_spans["rules"]
+    if rules is None:
+        return ()
+    spans = doc.stage_spans["rules"] = rules(doc)
+    return spans
 
 
 def load_models(bundle, cache_size: int = 200_000) -> list[CrfModel]:

@@ -15,6 +15,7 @@ import pycrfsuite
 from deid_core import taxonomy
 from deid_core.bundle import BUNDLE_FORMAT, Bundle, content_id, current_versions, load_bundle
 from deid_core.config import conf_file, load_toml
+from deid_core.crf.chars import CHAR_FEATURES_VERSION, char_sequences, is_char_model
 from deid_core.crf.clusters import save_clusters, train_clusters
 from deid_core.crf.features import FeatureConfig, FeatureExtractor, easyadapt
 from deid_core.crf.labels import check_scheme, encode
@@ -121,6 +122,13 @@ def train_bundle(
     c1 = float(tconf.get("c1", 0.05) if c1 is None else c1)
     c2 = float(tconf.get("c2", 0.01) if c2 is None else c2)
     models = list(models or tconf.get("models", ["single"]))
+    unknown = [m for m in models if m not in conf["models"]]
+    if unknown:
+        raise ValueError(f"unknown models {unknown}; [models.*] tables: {', '.join(conf['models'])}")
+    char_models = [m for m in models if is_char_model(conf["models"][m])]
+    if len(char_models) > 1:
+        raise ValueError(f"at most one char model per bundle, got {char_models}")
+    models = [m for m in models if m not in char_models]
     easy = bool(tconf.get("easyadapt", False) if easy is None else easy)
     easy = easy and len({d.domain for d in docs}) > 1
     cconf = conf.get("clusters", {})
@@ -131,17 +139,26 @@ def train_bundle(
                                   dims=int(cconf.get("dims", 50)), k=tuple(cconf.get("k", (32, 256))),
                                   seed=int(cconf.get("seed", 13)))
         save_clusters(clusters, out_dir / "clusters.tsv")
-    rule_spans = [()] * len(docs) if sequence_provider else _rules_for(docs, rules) if any(
-        "rule_hits" in conf["models"][m]["features"] for m in models) else [()] * len(docs)
+    uses_rules = any("rule_hits" in conf["models"][m]["features"] for m in models + char_models)
+    # with a sequence_provider the token models' sequences (rules included) come from it
+    need_rules = uses_rules and (bool(char_models) or sequence_provider is None)
+    rule_spans = _rules_for(docs, rules) if need_rules else [()] * len(docs)
     entries = {m: train_model(docs, conf, m, out_dir / f"crf-{m}.crfsuite", clusters=clusters,
                               rule_spans=rule_spans, c1=c1, c2=c2, easy=easy,
                               sequences=sequence_provider(m, clusters, easy) if sequence_provider else None)
                for m in models}
+    char_comp = None
+    for m in char_models:  # trained here from the docs (also under jobs/train.py)
+        entry = train_model(docs, conf, m, out_dir / f"crf-{m}.crfsuite", clusters=None, rule_spans=rule_spans,
+                            c1=c1, c2=c2, sequences=char_sequences(docs, conf, m, rule_spans, model_labels(conf, m)))
+        entry["kind"] = "char"
+        char_comp = {"models": {m: entry}, "features_version": CHAR_FEATURES_VERSION,
+                     "scheme": conf["models"][m].get("scheme", conf.get("labels", {}).get("scheme", "BIO"))}
     depends = ["features", "taxonomy"]
-    fams = {f for m in models for f in conf["models"][m]["features"]}
+    fams = {f for m in models + char_models for f in conf["models"][m]["features"]}
     if "rule_hits" in fams:
         depends.append("rules")
-    if "gazetteer" in fams:
+    if fams & {"gazetteer", "token_gazetteer"}:
         depends.append("gazetteers")
     gold_counts = Counter(s.label for d in docs for s in d.gold)
     manifest = {
@@ -153,7 +170,7 @@ def train_bundle(
             "clusters": "clusters.tsv" if clusters else None,
             "easyadapt": easy, "target_domain": "T" if easy else "",
             "depends_on": depends, "tagging": dict(conf.get("tagging", {})),
-        }},
+        }, **({"crf_char": char_comp} if char_comp else {})},
         "versions": current_versions(),
         "training": {
             "notes": len(docs), "patients": len({d.doc.note.patient_id for d in docs}),
