@@ -47,7 +47,7 @@ class CrfModel:
             pre = domain + "|"
             known |= {a[len(pre):] for a in known if a.startswith(pre)}
         self.extractor = FeatureExtractor(FeatureConfig(spec.families, spec.window), clusters, cache_size,
-                                          known=known)
+                                          known=known, as_bytes=not domain)
 
     def features(self, doc: Doc, rule_spans: Sequence[Span]) -> list[list[str]]:
         """Feature lists of a doc (EasyAdapt target copy when the model was trained with domains)."""
