@@ -138,3 +138,38 @@ def test_line_family_marks_tokens_after_a_newline(text):
     eol = [i == len(toks) - 1 or bol[i + 1] for i in range(len(toks))]
     assert ["bol" in f for f in feats] == bol
     assert ["eol" in f for f in feats] == eol
+
+
+@st.composite
+def _spans_over_tokens(draw):
+    """Token count and non-overlapping (first, last + 1, label) runs."""
+    n = draw(st.integers(0, 25))
+    cuts = sorted(draw(st.sets(st.integers(0, n), max_size=12)))
+    runs = []
+    for a, b in zip(cuts[::2], cuts[1::2], strict=False):
+        if a < b:
+            runs.append((a, b, draw(st.sampled_from(["DATE", "DOCTOR", "LOCATION-OTHER"]))))
+    return n, runs
+
+
+@settings(max_examples=200, deadline=None)
+@given(_spans_over_tokens())
+def test_io_encode_decode_roundtrip(case):
+    """IO: every token of a span I-<label>; decode gives the spans back, adjacent same-label ones as one."""
+    from deid_core.crf.labels import mention_counts
+
+    n, runs = case
+    starts, ends = [2 * i for i in range(n)], [2 * i + 1 for i in range(n)]
+    spans = [Span(starts[a], ends[b - 1], lab) for a, b, lab in runs]
+    tags = encode(spans, starts, ends, "IO")
+    assert all(t == "O" or t.startswith("I-") for t in tags)
+    merged: list[list] = []
+    for a, b, lab in runs:
+        if merged and merged[-1][1] == a and merged[-1][2] == lab:
+            merged[-1][1] = b
+        else:
+            merged.append([a, b, lab])
+    assert decode(tags, starts, ends) == [tuple(r) for r in merged]
+    assert sum(mention_counts(tags).values()) == len(merged)
+    bio = encode(spans, starts, ends, "BIO")
+    assert decode(bio, starts, ends) == runs and sum(mention_counts(bio).values()) == len(runs)

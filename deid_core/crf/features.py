@@ -306,25 +306,28 @@ def d_line(ctx: DocContext, feats: list[list[str]]) -> None:
 _ATTR_RE = regex.compile(r"(?m)^[ \t]*([A-Za-z][A-Za-z /&]{0,30}?)[ \t]*:[ \t]*(\S[^\n]*)$")
 
 
-def _attribute_names(ctx: DocContext) -> list[str]:
-    """Per token: the attribute whose value holds it ('' elsewhere); the rules' parser if present."""
+def _attribute_names(ctx: DocContext) -> dict[int, str]:
+    """Token index -> the attribute whose value holds it (later ones win); the rules' parser if present."""
+    out: dict[int, str] = {}
     try:
-        from deid_core.attributes import attribute_of
-
-        return attribute_of(ctx.doc)
+        from deid_core.attributes import attributes
     except ImportError:
-        pass
-    out = [""] * len(ctx.starts)
-    for m in _ATTR_RE.finditer(ctx.doc.text):
-        for i in _span_token_range(ctx, m.start(2), m.end(2)):
-            out[i] = m.group(1).lower().strip()
+        for m in _ATTR_RE.finditer(ctx.doc.text):
+            for i in _span_token_range(ctx, m.start(2), m.end(2)):
+                out[i] = m.group(1).lower().strip()
+        return out
+    starts = ctx.starts
+    for a in attributes(ctx.doc):  # tokens starting inside the value (as attributes.attribute_of)
+        i = bisect_left(starts, a.value_start)
+        for k in range(i, bisect_left(starts, a.value_end, i)):
+            out[k] = a.name
     return out
 
 
 @doc_family("attribute")
 def d_attribute(ctx: DocContext, feats: list[list[str]]) -> None:
     """Attribute name when the token is in the value of an attribute-value pair."""
-    for i, name in enumerate(_attribute_names(ctx)):
+    for i, name in _attribute_names(ctx).items():
         if name:
             feats[i].append("attr=" + name)
 
