@@ -142,14 +142,15 @@ def test_line_family_marks_tokens_after_a_newline(text):
 
 @st.composite
 def _spans_over_tokens(draw):
-    """Token count and non-overlapping (first, last + 1, label) runs."""
-    n = draw(st.integers(0, 25))
-    cuts = sorted(draw(st.sets(st.integers(0, n), max_size=12)))
-    runs = []
-    for a, b in zip(cuts[::2], cuts[1::2], strict=False):
-        if a < b:
-            runs.append((a, b, draw(st.sampled_from(["DATE", "DOCTOR", "LOCATION-OTHER"]))))
-    return n, runs
+    """Token count and non-overlapping (first, last + 1, label) runs, adjacent ones included."""
+    segments = draw(st.lists(st.tuples(st.integers(1, 3), st.sampled_from([None, "DATE", "DOCTOR"])),
+                             max_size=12))
+    runs, pos = [], 0
+    for length, label in segments:
+        if label:
+            runs.append((pos, pos + length, label))
+        pos += length
+    return pos, runs
 
 
 @settings(max_examples=200, deadline=None)
@@ -171,5 +172,8 @@ def test_io_encode_decode_roundtrip(case):
             merged.append([a, b, lab])
     assert decode(tags, starts, ends) == [tuple(r) for r in merged]
     assert sum(mention_counts(tags).values()) == len(merged)
-    bio = encode(spans, starts, ends, "BIO")
-    assert decode(bio, starts, ends) == runs and sum(mention_counts(bio).values()) == len(runs)
+    for scheme in ("BIO", "IOB1"):  # lossless: adjacent same-label spans stay apart
+        tags = encode(spans, starts, ends, scheme)
+        assert decode(tags, starts, ends) == runs and sum(mention_counts(tags).values()) == len(runs)
+    iob1 = encode(spans, starts, ends, "IOB1")
+    assert sum(t.startswith("B-") for t in iob1) == len(runs) - len(merged)

@@ -1,7 +1,9 @@
 """Label schemes (BIO, BIOES, IO): spans -> token tags and token tags -> spans.
 
 IO tags every token of a span I-<label> (half the tags of BIO, a quarter of the O(n·L²)
-Viterbi/forward-backward work); two adjacent spans of one label become one run.
+Viterbi/forward-backward work); two adjacent spans of one label become one run. IOB1 is IO
+plus B-<label> only on the first token of a span that directly follows a span of the same
+label: lossless like BIO, with B- tags only for the labels where that happens.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from collections.abc import Sequence
 
 from deid_core.spans import Span
 
-SCHEMES = ("BIO", "BIOES", "IO")
+SCHEMES = ("BIO", "BIOES", "IO", "IOB1")
 
 
 def check_scheme(scheme: str) -> str:
@@ -30,7 +32,8 @@ def encode(
     scheme = check_scheme(scheme)
     tags = ["O"] * len(starts)
     label_map = label_map or {}
-    for s in spans:
+    owner = [-1] * len(starts) if scheme == "IOB1" else []
+    for n, s in enumerate(spans):
         label = label_map.get(s.label, s.label)
         if keep is not None and label not in keep:
             continue
@@ -40,7 +43,9 @@ def encode(
             continue
         for k in range(i, j):
             tags[k] = f"I-{label}"
-        if scheme == "IO":
+        if scheme == "IOB1":
+            owner[i:j] = [n] * (j - i)
+        if scheme in ("IO", "IOB1"):
             continue
         tags[i] = f"B-{label}"
         if scheme == "BIOES":
@@ -48,6 +53,9 @@ def encode(
                 tags[i] = f"S-{label}"
             else:
                 tags[j - 1] = f"E-{label}"
+    for i in range(1, len(owner)):  # IOB1: B- only where a span directly follows another of its label
+        if owner[i] != owner[i - 1] and tags[i] != "O" and tags[i - 1][2:] == tags[i][2:]:
+            tags[i] = "B-" + tags[i][2:]
     return tags
 
 
