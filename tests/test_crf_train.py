@@ -102,7 +102,7 @@ def test_train_command_with_cv(tmp_path):
     assert json.loads((tmp_path / "cv.json").read_text())["setup"]["grouped_by"] == "patient"
 
 
-@pytest.fixture(scope="module", params=["BIO", "IO"])
+@pytest.fixture(scope="module", params=["BIO", "IO", "IOB1"])
 def scheme_bundle(request, tmp_path_factory):
     notes, gold = tiny_corpus(60)
     conf = copy.deepcopy(crf_config())
@@ -140,7 +140,7 @@ def test_scheme_bundle_mentions_and_knob_equivalence(scheme_bundle):
     assert bundle.manifest["components"]["crf"]["scheme"] == scheme
     assert entry["mention_counts"]["DOCTOR"] > 0
     (m,) = load_models(bundle)
-    assert any(lab.startswith("B-") for lab in m.labels) == (scheme == "BIO")
+    assert any(lab.startswith("B-") for lab in m.labels) == (scheme != "IO")  # IOB1: "{first} {last}"
     assert "NAME" in learned_categories([m], 5) and "ID" not in learned_categories([m], 5)
     notes, _ = tiny_corpus(15, seed=5)
     flips = 0
