@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from deid_core.crf.features import (
     FeatureConfig,
@@ -95,3 +97,84 @@ def test_encode_label_map_and_keep():
 def test_easyadapt_copies_features_per_domain():
     out = easyadapt([["a", "b"]], "S")
     assert out == [["a", "b", "S|a", "S|b"]]
+
+
+_WORDS = ["Dr", "Smith", "saw", "|", "a|b", "12", "Mercy", ".", ":", "Jan", "\n", "\n\n", "of", "x"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from(_WORDS), max_size=30), st.integers(0, 2**32 - 1))
+def test_known_filter_and_bytes_keep_what_the_model_knows_in_order(words, seed):
+    """Tagging path (known set, bytes) = training path filtered by the known set, same order."""
+    import random
+
+    fams = ["word", "shape", "affixes", "gazetteer", "window_word", "window_shape", "window_gazetteer",
+            "word_bigram", "shape_ngram", "line", "sentence"]
+    doc = Doc(Note("n", " ".join(words)))
+    full = FeatureExtractor(FeatureConfig(fams, 2)).extract(doc)
+    strings = sorted({f for fs in full for f in fs})
+    rng = random.Random(seed)
+    known = {f for f in strings if rng.random() < 0.5}
+    fast = FeatureExtractor(FeatureConfig(fams, 2), known=known, as_bytes=True).extract(Doc(Note("n", " ".join(words))))
+
+    def text(f):
+        return f.decode() if isinstance(f, bytes) else f
+
+    assert [[text(f) for f in fs if text(f) in known] for fs in fast] == [[f for f in fs if f in known] for fs in full]
+    # strings cached per type or per n-gram are known bytes; doc families' may be str, even unknown
+    doc_family = ("sl=", "ss=", "sfirst", "bol", "eol")
+    for fs in fast:
+        for f in fs:
+            assert (isinstance(f, bytes) and f.decode() in known) or f.startswith(doc_family)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.text(alphabet="ab1 .\n\t", max_size=40))
+def test_line_family_marks_tokens_after_a_newline(text):
+    """bol: first token, or a newline between it and the previous token; eol: the token before."""
+    doc = Doc(Note("n", text))
+    toks, starts, ends = doc.tokens
+    feats = FeatureExtractor(FeatureConfig(["line"])).extract(doc)
+    bol = [i == 0 or "\n" in text[ends[i - 1]:starts[i]] for i in range(len(toks))]
+    eol = [i == len(toks) - 1 or bol[i + 1] for i in range(len(toks))]
+    assert ["bol" in f for f in feats] == bol
+    assert ["eol" in f for f in feats] == eol
+
+
+@st.composite
+def _spans_over_tokens(draw):
+    """Token count and non-overlapping (first, last + 1, label) runs, adjacent ones included."""
+    segments = draw(st.lists(st.tuples(st.integers(1, 3), st.sampled_from([None, "DATE", "DOCTOR"])),
+                             max_size=12))
+    runs, pos = [], 0
+    for length, label in segments:
+        if label:
+            runs.append((pos, pos + length, label))
+        pos += length
+    return pos, runs
+
+
+@settings(max_examples=200, deadline=None)
+@given(_spans_over_tokens())
+def test_io_encode_decode_roundtrip(case):
+    """IO: every token of a span I-<label>; decode gives the spans back, adjacent same-label ones as one."""
+    from deid_core.crf.labels import mention_counts
+
+    n, runs = case
+    starts, ends = [2 * i for i in range(n)], [2 * i + 1 for i in range(n)]
+    spans = [Span(starts[a], ends[b - 1], lab) for a, b, lab in runs]
+    tags = encode(spans, starts, ends, "IO")
+    assert all(t == "O" or t.startswith("I-") for t in tags)
+    merged: list[list] = []
+    for a, b, lab in runs:
+        if merged and merged[-1][1] == a and merged[-1][2] == lab:
+            merged[-1][1] = b
+        else:
+            merged.append([a, b, lab])
+    assert decode(tags, starts, ends) == [tuple(r) for r in merged]
+    assert sum(mention_counts(tags).values()) == len(merged)
+    for scheme in ("BIO", "IOB1"):  # lossless: adjacent same-label spans stay apart
+        tags = encode(spans, starts, ends, scheme)
+        assert decode(tags, starts, ends) == runs and sum(mention_counts(tags).values()) == len(runs)
+    iob1 = encode(spans, starts, ends, "IOB1")
+    assert sum(t.startswith("B-") for t in iob1) == len(runs) - len(merged)

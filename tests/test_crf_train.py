@@ -100,3 +100,70 @@ def test_train_command_with_cv(tmp_path):
     assert b.manifest["cv"]["setup"]["folds"] == 2
     assert 0.0 <= b.manifest["cv"]["overlap"]["recall"] <= 1.0
     assert json.loads((tmp_path / "cv.json").read_text())["setup"]["grouped_by"] == "patient"
+
+
+@pytest.fixture(scope="module", params=["BIO", "IO", "IOB1"])
+def scheme_bundle(request, tmp_path_factory):
+    notes, gold = tiny_corpus(60)
+    conf = copy.deepcopy(crf_config())
+    conf["labels"]["scheme"] = request.param
+    conf["training"]["max_iterations"] = 40
+    conf["clusters"]["k"] = [4, 8]
+    conf["clusters"]["min_count"] = 2
+    out = tmp_path_factory.mktemp("bundle-" + request.param)
+    return request.param, train_bundle(make_docs(notes, gold), conf, out, models=["single"])
+
+
+def _reference_predict(m, feats, threshold):
+    """CrfModel.predict as it was before the recall-knob rewrite (BIO prefixes)."""
+    tags = m.tagger.tag(feats)
+    marg = m.tagger.marginal
+    phi = [1.0 - marg("O", i) for i in range(len(tags))]
+    for i, p in enumerate(phi):
+        if tags[i] == "O" and p > threshold:
+            best = max((lab for lab in m.labels if lab != "O"), key=lambda lab: marg(lab, i))
+            label = best[2:]
+            prev = tags[i - 1][2:] if i and tags[i - 1] != "O" else ""
+            tags[i] = ("I-" if prev == label else "B-") + label
+    return tags, phi
+
+
+def test_scheme_bundle_mentions_and_knob_equivalence(scheme_bundle):
+    """IO models have no B- tags; mentions per label are recorded for the gate; predict with the
+    recall knob equals the reference implementation (same spans; same tags under BIO)."""
+    from deid_core.crf.labels import decode
+    from deid_core.crf.tagger import learned_categories, load_models
+    from deid_core.doc import Doc
+
+    scheme, bundle = scheme_bundle
+    entry = bundle.manifest["components"]["crf"]["models"]["single"]
+    assert bundle.manifest["components"]["crf"]["scheme"] == scheme
+    assert entry["mention_counts"]["DOCTOR"] > 0
+    (m,) = load_models(bundle)
+    assert any(lab.startswith("B-") for lab in m.labels) == (scheme != "IO")  # IOB1: "{first} {last}"
+    assert "NAME" in learned_categories([m], 5) and "ID" not in learned_categories([m], 5)
+    notes, _ = tiny_corpus(15, seed=5)
+    flips = 0
+    for n in notes:
+        doc = Doc(n)
+        feats = m.features(doc, ())
+        for threshold in (0.0, 0.3, 0.9):
+            tags, phi = m.predict(feats, threshold)
+            ref_tags, ref_phi = _reference_predict(m, feats, threshold)
+            assert phi == ref_phi
+            assert decode(tags, *doc.tokens[1:]) == decode(ref_tags, *doc.tokens[1:])
+            if scheme == "BIO":
+                assert tags == ref_tags
+            flips += sum(t != v for t, v in zip(tags, m.tagger.tag(feats), strict=True))
+    assert flips  # threshold 0 forces the knob path
+
+
+def test_learned_categories_from_mentions_or_bio_tags():
+    """Bundles with mention_counts use them (any scheme); older ones count B-/S- tags."""
+    from types import SimpleNamespace
+
+    from deid_core.crf.tagger import learned_categories
+
+    old = SimpleNamespace(mention_counts={}, tag_counts={"B-DATE": 60, "I-DATE": 200, "I-DOCTOR": 90, "B-DOCTOR": 10})
+    new = SimpleNamespace(mention_counts={"DATE": 60, "DOCTOR": 10}, tag_counts={"I-DATE": 260, "I-DOCTOR": 100})
+    assert learned_categories([old], 50) == learned_categories([new], 50) == frozenset({"DATE"})

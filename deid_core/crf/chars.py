@@ -262,7 +262,7 @@ class CharFeatureExtractor:
                     feats[p].append(tag)
                 feats[i].append("rb=" + sp.label)
         if self.metadata:
-            known, prefixes = _known_tokens(doc.note.known_phi)
+            known, prefixes, _ = _known_tokens(doc.note.known_phi)
             if known:
                 tokidx = seq.tok
                 hits = {}

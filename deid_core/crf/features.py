@@ -11,10 +11,11 @@ Three kinds of feature family:
 
 from __future__ import annotations
 
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from itertools import chain
 
 import regex
 
@@ -203,6 +204,9 @@ class TypeEntry:
     rshape: str
     gz: str = ""
     win: dict[int, list[str]] = field(default_factory=dict)
+    # At tagging time: the word is the left / right half of some word bigram the model knows.
+    bl: bool = True
+    br: bool = True
 
 
 @dataclass
@@ -231,11 +235,10 @@ class DocContext:
     ends: list[int]
     rule_spans: Sequence[Span] = ()
     gazetteer: Callable[[Doc], list] | None = None
+    lows: list[str] | None = None  # lower-cased tokens, when the extractor has them already
 
 
 def _span_token_range(ctx: DocContext, start: int, end: int) -> range:
-    from bisect import bisect_left
-
     i = bisect_right(ctx.ends, start)
     j = bisect_left(ctx.starts, end)
     return range(i, j)
@@ -281,48 +284,57 @@ def d_section(ctx: DocContext, feats: list[list[str]]) -> None:
 def d_line(ctx: DocContext, feats: list[list[str]]) -> None:
     """Token starts or ends a line (structured lines: names, signatures)."""
     text = ctx.doc.text
-    prev_end = -1
-    n = len(ctx.starts)
-    for i in range(n):
-        s = ctx.starts[i]
-        if i == 0 or "\n" in text[prev_end:s]:
+    starts = ctx.starts
+    n = len(starts)
+    if not n:
+        return
+    feats[0].append("bol")
+    last = 0
+    pos = text.find("\n", starts[0])
+    while pos >= 0:  # tokens hold no newline: the first token after one starts a line
+        i = bisect_right(starts, pos, last)
+        if i >= n:
+            break
+        if i > last:
             feats[i].append("bol")
-            if i:
-                feats[i - 1].append("eol")
-        prev_end = ctx.ends[i]
-    if n:
-        feats[n - 1].append("eol")
+            feats[i - 1].append("eol")
+            last = i
+        pos = text.find("\n", starts[i])
+    feats[n - 1].append("eol")
 
 
 _ATTR_RE = regex.compile(r"(?m)^[ \t]*([A-Za-z][A-Za-z /&]{0,30}?)[ \t]*:[ \t]*(\S[^\n]*)$")
 
 
-def _attribute_names(ctx: DocContext) -> list[str]:
-    """Per token: the attribute whose value holds it ('' elsewhere); the rules' parser if present."""
+def _attribute_names(ctx: DocContext) -> dict[int, str]:
+    """Token index -> the attribute whose value holds it (later ones win); the rules' parser if present."""
+    out: dict[int, str] = {}
     try:
-        from deid_core.attributes import attribute_of
-
-        return attribute_of(ctx.doc)
+        from deid_core.attributes import attributes
     except ImportError:
-        pass
-    out = [""] * len(ctx.starts)
-    for m in _ATTR_RE.finditer(ctx.doc.text):
-        for i in _span_token_range(ctx, m.start(2), m.end(2)):
-            out[i] = m.group(1).lower().strip()
+        for m in _ATTR_RE.finditer(ctx.doc.text):
+            for i in _span_token_range(ctx, m.start(2), m.end(2)):
+                out[i] = m.group(1).lower().strip()
+        return out
+    starts = ctx.starts
+    for a in attributes(ctx.doc):  # tokens starting inside the value (as attributes.attribute_of)
+        i = bisect_left(starts, a.value_start)
+        for k in range(i, bisect_left(starts, a.value_end, i)):
+            out[k] = a.name
     return out
 
 
 @doc_family("attribute")
 def d_attribute(ctx: DocContext, feats: list[list[str]]) -> None:
     """Attribute name when the token is in the value of an attribute-value pair."""
-    for i, name in enumerate(_attribute_names(ctx)):
+    for i, name in _attribute_names(ctx).items():
         if name:
             feats[i].append("attr=" + name)
 
 
 @lru_cache(maxsize=4096)
-def _known_tokens(known: tuple[tuple[str, str], ...]) -> tuple[dict[str, str], frozenset[str]]:
-    """Known name tokens (lower case) -> label, and their prefixes of 3+ letters (clipped names)."""
+def _known_tokens(known: tuple[tuple[str, str], ...]) -> tuple[dict[str, str], frozenset[str], frozenset[str]]:
+    """Known name tokens (lower case) -> label, their prefixes of 3+ letters (clipped names), and both."""
     from deid_core.text.tokenize import token_offsets
 
     out: dict[str, str] = {}
@@ -331,18 +343,19 @@ def _known_tokens(known: tuple[tuple[str, str], ...]) -> tuple[dict[str, str], f
             if len(t) >= 2 and t.isalpha():
                 out.setdefault(t.lower(), label)
     prefixes = frozenset(k[:n] for k in out for n in range(3, len(k)))
-    return out, prefixes
+    return out, prefixes, prefixes | out.keys()
 
 
 @doc_family("metadata")
 def d_metadata(ctx: DocContext, feats: list[list[str]]) -> None:
     """Seed 002: the token (or a clipped prefix of it) is a known name of the note's patient."""
-    known, prefixes = _known_tokens(ctx.doc.note.known_phi)
+    known, prefixes, either = _known_tokens(ctx.doc.note.known_phi)
     if not known:
         return
     n = len(ctx.toks)
-    for i, t in enumerate(ctx.toks):
-        low = t.lower()
+    lows = ctx.lows if ctx.lows is not None else [t.lower() for t in ctx.toks]
+    for i in [i for i, low in enumerate(lows) if low in either]:
+        low = lows[i]
         lab = known.get(low)
         if lab:
             h = "meta=" + lab
@@ -421,8 +434,11 @@ class FeatureExtractor:
         cache_size: int = 200_000,
         gazetteer: Callable[[Doc], list] | None = None,
         known: set[str] | None = None,
+        as_bytes: bool = False,
     ) -> None:
         self.config = config
+        # Cached strings kept as UTF-8 bytes: crfsuite then skips an encode per string per call.
+        self.as_bytes = as_bytes
         # At tagging time: the model's attribute set. Cached per-type strings the model never
         # learned (zero weight, e.g. pruned by L1) are dropped once, so they cost nothing later.
         self.known = known
@@ -446,8 +462,26 @@ class FeatureExtractor:
         self.word_bigram = "word_bigram" in fam
         self.shape_ngram = "shape_ngram" in fam
         self.pad = {o: [f"{o}:{v}=<PAD>" for v in views] for o, views in self.offsets}
+        if known is not None:
+            self.pad = {o: [f for f in p if f in known] for o, p in self.pad.items()}
+        if as_bytes:
+            self.pad = {o: [f.encode() for f in p] for o, p in self.pad.items()}
         self.cache: dict[str, TypeEntry] = {}
         self.cache_size = cache_size
+        # shape n-gram strings per (previous, own, next) compressed shape, filtered like `own`
+        self.trigrams: dict[tuple[str, str, str], list[str]] = {}
+        # Words that are a left / right half of a word bigram the model knows (all splits at '|'):
+        # other pairs are never built at tagging time.
+        self.bigram_left: set[str] = set()
+        self.bigram_right: set[str] = set()
+        if known is not None and self.word_bigram:
+            for f in known:
+                if f.startswith(("wb=", "wf=")):
+                    pair = f[3:]
+                    for k, ch in enumerate(pair):
+                        if ch == "|":
+                            self.bigram_left.add(pair[:k])
+                            self.bigram_right.add(pair[k + 1:])
 
     def entry(self, token: str) -> TypeEntry:
         """The cached per-type entry of a token string."""
@@ -471,9 +505,14 @@ class FeatureExtractor:
         if known is not None:
             own = [f for f in own if f in known]
         e = TypeEntry(own, low, short_shape(token), regex_shape(token), gz or "-")
+        if known is not None:
+            e.bl, e.br = low in self.bigram_left, low in self.bigram_right
         for o, views in self.offsets:
             w = [f"{o}:{v}={getattr(e, v)}" for v in views]
             e.win[o] = w if known is None else [f for f in w if f in known]
+        if self.as_bytes:
+            e.own = [f.encode() for f in own]
+            e.win = {o: [f.encode() for f in w] for o, w in e.win.items()}
         if len(self.cache) >= self.cache_size:
             self.cache.clear()
         self.cache[token] = e
@@ -485,36 +524,82 @@ class FeatureExtractor:
         n = len(toks)
         get = self.cache.get
         ents = [get(t) or self.entry(t) for t in toks]
-        feats: list[list[str]] = []
-        offsets = self.offsets
-        pad = self.pad
-        for i in range(n):
-            f = ents[i].own.copy()
-            for o, _ in offsets:
-                j = i + o
-                f.extend(ents[j].win[o] if 0 <= j < n else pad[o])
-            feats.append(f)
-        if self.word_bigram and n:
-            lows = [e.low for e in ents]
-            prev = "<S>"
-            for i in range(n):
-                cur = lows[i]
-                feats[i].append(f"wb={prev}|{cur}")
-                if i:
-                    feats[i - 1].append(f"wf={prev}|{cur}")
-                prev = cur
-        if self.shape_ngram and n:
-            cs = [e.cshape for e in ents]
-            cs_p = ["<S>", *cs, "<E>"]
-            for i in range(n):
-                a, b, c = cs_p[i], cs_p[i + 1], cs_p[i + 2]
-                feats[i].append(f"sb={a}|{b}")
-                feats[i].append(f"st={a}|{b}|{c}")
+        # columns: own strings, then each window offset's (shared, pre-built) neighbour strings
+        cols: list[list[list[str]]] = [[e.own for e in ents]]
+        for o, _ in self.offsets:
+            pad = self.pad[o]
+            if o < 0:
+                cols.append([pad] * min(-o, n) + [e.win[o] for e in ents[: max(n + o, 0)]])
+            else:
+                cols.append([e.win[o] for e in ents[o:]] + [pad] * min(o, n))
+        cols.append(self._ngrams(ents))
+        if len(cols) == 6:  # the usual window of 2: one list display per token
+            feats = [[*a, *b, *c, *d, *e, *f] for a, b, c, d, e, f in zip(*cols, strict=True)]
+        else:
+            feats = [list(chain.from_iterable(row)) for row in zip(*cols, strict=True)]
         if self.doc_fns:
-            ctx = DocContext(doc, toks, starts, ends, rule_spans, self.gazetteer)
+            ctx = DocContext(doc, toks, starts, ends, rule_spans, self.gazetteer, [e.low for e in ents])
             for fn in self.doc_fns:
                 fn(ctx, feats)
         return feats
+
+    def _ngrams(self, ents: list[TypeEntry]) -> list[list[str]]:
+        """Per token: word bigrams (wb: with the previous word, wf: with the next) then shape n-grams.
+
+        Lists may be shared between tokens (read-only). At tagging time only strings the model
+        knows are kept; bigram strings are built only for pairs that can be known.
+        """
+        n = len(ents)
+        known = self.known
+        empty: list[str] = []
+        if self.shape_ngram and n:
+            cs = [e.cshape for e in ents]
+            tri = self.trigrams
+            tget = tri.get
+            out = []
+            for key in zip(["<S>", *cs[:-1]], cs, [*cs[1:], "<E>"], strict=True):
+                t = tget(key)
+                if t is None:
+                    a, b, c = key
+                    t = [f"sb={a}|{b}", f"st={a}|{b}|{c}"]
+                    if known is not None:
+                        t = [x for x in t if x in known]
+                    if self.as_bytes:
+                        t = [x.encode() for x in t]
+                    if len(tri) >= self.cache_size:
+                        tri.clear()
+                    tri[key] = t
+                out.append(t)
+        else:
+            out = [empty] * n
+        if not (self.word_bigram and n):
+            return out
+        lows = [e.low for e in ents]
+        if known is None:
+            prev = "<S>"
+            for i in range(n):
+                cur = lows[i]
+                bg = [f"wb={prev}|{cur}", f"wf={cur}|{lows[i + 1]}"] if i + 1 < n else [f"wb={prev}|{cur}"]
+                out[i] = bg + out[i]
+                prev = cur
+            return out
+        # pair i = (word i-1 or <S>, word i): wb of token i, wf of token i-1
+        left = [("<S>" in self.bigram_left), *[e.bl for e in ents]]
+        pairs = [i for i in range(n) if ents[i].br and left[i]]
+        if not pairs:
+            return out
+        extra: dict[int, list[str]] = {}
+        for i in pairs:
+            a, b = (lows[i - 1] if i else "<S>"), lows[i]
+            wb, wf = f"wb={a}|{b}", f"wf={a}|{b}"
+            if wb in known:
+                extra.setdefault(i, [None, None])[0] = wb
+            if i and wf in known:
+                extra.setdefault(i - 1, [None, None])[1] = wf
+        for i, (wb, wf) in extra.items():
+            bg = [x for x in (wb, wf) if x is not None]
+            out[i] = ([x.encode() for x in bg] if self.as_bytes else bg) + out[i]
+        return out
 
 
 def easyadapt(feats: list[list[str]], domain: str) -> list[list[str]]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from itertools import repeat
 from pathlib import Path
 
 import pycrfsuite
@@ -35,19 +36,24 @@ class CrfModel:
     """One crfsuite model and its feature extractor."""
 
     def __init__(self, spec: ModelSpec, model_path: Path, clusters: dict | None, cache_size: int,
-                 domain: str = "", tag_counts: dict[str, int] | None = None) -> None:
+                 domain: str = "", tag_counts: dict[str, int] | None = None,
+                 mention_counts: dict[str, int] | None = None) -> None:
         self.spec = spec
         self.tag_counts = dict(tag_counts or {})
+        self.mention_counts = dict(mention_counts or {})
         self.tagger = pycrfsuite.Tagger()
         self.tagger.open(str(model_path))
         self.labels = [x for x in self.tagger.labels()]
+        self.phi_labels = [x for x in self.labels if x != "O"]
+        # prefix of a tag the recall knob starts: B- unless the model has none (IO scheme)
+        self.begin = "B-" if any(x.startswith("B-") for x in self.labels) else "I-"
         self.domain = domain
         known = {attr for attr, _ in self.tagger.info().state_features}
         if domain:
             pre = domain + "|"
             known |= {a[len(pre):] for a in known if a.startswith(pre)}
         self.extractor = FeatureExtractor(FeatureConfig(spec.families, spec.window), clusters, cache_size,
-                                          known=known)
+                                          known=known, as_bytes=not domain)
 
     def features(self, doc: Doc, rule_spans: Sequence[Span]) -> list[list[str]]:
         """Feature lists of a doc (EasyAdapt target copy when the model was trained with domains)."""
@@ -63,26 +69,31 @@ class CrfModel:
         if threshold >= 1.0 and not marginals:
             return tags, [0.0 if t == "O" else 1.0 for t in tags]
         marg = self.tagger.marginal
-        phi = [1.0 - marg("O", i) for i in range(len(tags))]
-        for i, p in enumerate(phi):
-            if tags[i] == "O" and p > threshold:
-                best = max((lab for lab in self.labels if lab != "O"), key=lambda lab: marg(lab, i))
-                label = tag_label(best)
-                prev = tag_label(tags[i - 1]) if i else ""
-                tags[i] = ("I-" if prev == label else "B-") + label
+        n = len(tags)
+        phi = [1.0 - p for p in map(marg, repeat("O", n), range(n))]
+        # Viterbi O above the threshold: the best PHI tag, continuing the previous token's label.
+        # Only these few tokens look at the other labels' marginals.
+        for i in [i for i, p in enumerate(phi) if p > threshold and tags[i] == "O"]:
+            best = max(self.phi_labels, key=lambda lab, i=i: marg(lab, i))
+            label = tag_label(best)
+            prev = tag_label(tags[i - 1]) if i else ""
+            tags[i] = ("I-" if prev == label else self.begin) + label
         return tags, phi
 
 
 def learned_categories(models: Sequence[CrfModel], min_examples: int) -> frozenset[str]:
-    """Categories with at least `min_examples` training mentions (B-/S- tags) in some model."""
+    """Categories with at least `min_examples` training mentions in some model.
+
+    Mentions as recorded in the bundle (mention_counts, any scheme); bundles without them: B-/S- tags.
+    """
     from deid_core.taxonomy import category_of
 
     counts: dict[str, int] = {}
     for m in models:
-        for tag, n in m.tag_counts.items():
-            if tag[:2] in ("B-", "S-"):
-                cat = category_of(tag[2:])
-                counts[cat] = counts.get(cat, 0) + n
+        per_label = m.mention_counts or {t[2:]: n for t, n in m.tag_counts.items() if t[:2] in ("B-", "S-")}
+        for label, n in per_label.items():
+            cat = category_of(label)
+            counts[cat] = counts.get(cat, 0) + n
     return frozenset(c for c, n in counts.items() if n >= min_examples)
 
 
@@ -165,7 +176,8 @@ def load_models(bundle, cache_size: int = 200_000) -> list[CrfModel]:
     models = []
     for name, m in comp["models"].items():
         spec = ModelSpec(name, m["file"], list(m["features"]), int(m["window"]), list(m["categories"]))
-        models.append(CrfModel(spec, bundle.file(m["file"]), clusters, cache_size, domain, m.get("tag_counts")))
+        models.append(CrfModel(spec, bundle.file(m["file"]), clusters, cache_size, domain, m.get("tag_counts"),
+                               m.get("mention_counts")))
     return models
 
 

@@ -18,7 +18,7 @@ from deid_core.config import conf_file, load_toml
 from deid_core.crf.chars import CHAR_FEATURES_VERSION, char_sequences, is_char_model
 from deid_core.crf.clusters import save_clusters, train_clusters
 from deid_core.crf.features import FeatureConfig, FeatureExtractor, easyadapt
-from deid_core.crf.labels import check_scheme, encode
+from deid_core.crf.labels import check_scheme, encode, mention_counts
 from deid_core.doc import Doc
 from deid_core.notes import Note
 from deid_core.spans import Span
@@ -89,10 +89,12 @@ def train_model(
     trainer = pycrfsuite.Trainer(algorithm=tconf.get("algorithm", "lbfgs"), verbose=False)
     t0 = time.perf_counter()
     counts: Counter = Counter()
+    mentions: Counter = Counter()
     if sequences is None:
         sequences = model_sequences(docs, conf, model, clusters=clusters, rule_spans=rule_spans, easy=easy)
     for x, y in sequences:
         counts.update(t for t in y if t != "O")
+        mentions.update(mention_counts(y))
         trainer.append(x, y)
     t_feat = time.perf_counter() - t0
     trainer.set_params({
@@ -105,7 +107,7 @@ def train_model(
     return {
         "file": out_file.name, "features": list(mconf["features"]), "window": int(mconf.get("window", 2)),
         "categories": list(mconf["categories"]), "labels": sorted(model_labels(conf, model)), "c1": c1, "c2": c2,
-        "tag_counts": dict(sorted(counts.items())),
+        "tag_counts": dict(sorted(counts.items())), "mention_counts": dict(sorted(mentions.items())),
     }
 
 
