@@ -166,13 +166,26 @@ def doc_rule_spans(doc: Doc, rules: RuleSource | None) -> Sequence[Span]:
     return spans
 
 
-def load_models(bundle, cache_size: int = 200_000) -> list[CrfModel]:
-    """The token-CRF models of a bundle (empty when it has none)."""
+# [tagging] domain -> which EasyAdapt feature copy is added at tagging time (seed 000 §3.3.3)
+DOMAINS = ("target", "source", "general")
+
+
+def easyadapt_domain(comp: dict, choice: str) -> str:
+    """The feature-copy prefix to tag with: the bundle's target ('T'), source ('S') or none."""
+    if choice not in DOMAINS:
+        raise ValueError(f"[tagging] domain must be one of {', '.join(DOMAINS)}; got {choice!r}")
+    if not comp.get("easyadapt") or choice == "general":
+        return ""
+    return comp.get("target_domain", "T") if choice == "target" else comp.get("source_domain", "S")
+
+
+def load_models(bundle, cache_size: int = 200_000, domain: str = "target") -> list[CrfModel]:
+    """The token-CRF models of a bundle (empty when it has none); `domain`: see DOMAINS."""
     comp = bundle.manifest.get("components", {}).get("crf")
     if not comp:
         return []
     clusters = load_clusters(bundle.file(comp["clusters"])) if comp.get("clusters") else None
-    domain = comp.get("target_domain", "") if comp.get("easyadapt") else ""
+    domain = easyadapt_domain(comp, domain)
     models = []
     for name, m in comp["models"].items():
         spec = ModelSpec(name, m["file"], list(m["features"]), int(m["window"]), list(m["categories"]))
@@ -184,14 +197,13 @@ def load_models(bundle, cache_size: int = 200_000) -> list[CrfModel]:
 def crf_stage(config: dict, bundle) -> CrfTagger:
     """Stage factory (conf/deidentify.toml [registry.stages] crf): the bundle's token CRFs."""
     from deid_core.bundle import check_versions, load_bundle
-    from deid_core.config import conf_file
+    from deid_core.config import conf_file, deep_merge
 
     if bundle is None:  # no bundle named: the default one (models/default)
         bundle = load_bundle()
-    crf_conf = config.get("crf") or conf_file("crf.toml")
-    tagging = crf_conf.get("tagging", {})
+    tagging = deep_merge(conf_file("crf.toml"), config.get("crf") or {}).get("tagging", {})
     check_versions(bundle, strict=bool(tagging.get("strict_versions", False)))
-    models = load_models(bundle, int(tagging.get("cache_size", 200_000)))
+    models = load_models(bundle, int(tagging.get("cache_size", 200_000)), str(tagging.get("domain", "target")))
     if not models:
         log.warning("bundle %s has no CRF models: the crf stage finds nothing", getattr(bundle, "id", "?")[:12])
     rules = None
