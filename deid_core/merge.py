@@ -194,12 +194,18 @@ def propagation_strings(spans: Sequence[Span], text: str, opts: dict, *, skip_co
     return strings
 
 
-def add_occurrences(spans: list[Span], text: str, strings: dict[str, str], source: str) -> list[Span]:
+def occurrence_pattern(strings: dict[str, str]) -> regex.Pattern:
+    """Whole-word, case-insensitive alternation of the strings, longest first."""
+    alternation = "|".join(regex.escape(k) for k in sorted(strings, key=len, reverse=True))
+    return regex.compile(rf"(?<![\p{{L}}\p{{N}}])(?:{alternation})(?![\p{{L}}\p{{N}}])", regex.I)
+
+
+def add_occurrences(spans: list[Span], text: str, strings: dict[str, str], source: str,
+                    pat: regex.Pattern | None = None) -> list[Span]:
     """`spans` plus every untagged whole-word occurrence of `strings` in `text` (label from the map)."""
     if not strings:
         return spans
-    alternation = "|".join(regex.escape(k) for k in sorted(strings, key=len, reverse=True))
-    pat = regex.compile(rf"(?<![\p{{L}}\p{{N}}])(?:{alternation})(?![\p{{L}}\p{{N}}])", regex.I)
+    pat = pat or occurrence_pattern(strings)
     ordered = sort_spans(spans)  # non-overlapping: one bisection finds the only candidate
     starts, ends = [s.start for s in ordered], [s.end for s in ordered]
     added: list[Span] = []
@@ -223,7 +229,8 @@ def propagate_patient(notes: Sequence[tuple[str, list[Span]]], opts: dict) -> li
     for text, spans in notes:
         for k, v in propagation_strings(spans, text, opts, skip_common=True).items():
             strings.setdefault(k, v)
-    return [add_occurrences(list(spans), text, strings, "patient:propagate") for text, spans in notes]
+    pat = occurrence_pattern(strings) if strings else None  # compiled once for the patient's notes
+    return [add_occurrences(list(spans), text, strings, "patient:propagate", pat) for text, spans in notes]
 
 
 def _factory(policy: str) -> Callable[[dict], Merger]:
