@@ -218,6 +218,15 @@ def add_occurrences(spans: list[Span], text: str, strings: dict[str, str], sourc
     return sort_spans(spans + added) if added else spans
 
 
+def patient_groups(patient_ids: Sequence[str | None]) -> list[list[int]]:
+    """Indices of each patient's notes, for patients with two or more (None: no patient, left out)."""
+    groups: dict[str, list[int]] = {}
+    for i, pid in enumerate(patient_ids):
+        if pid:
+            groups.setdefault(pid, []).append(i)
+    return [g for g in groups.values() if len(g) > 1]
+
+
 def propagate_patient(notes: Sequence[tuple[str, list[Span]]], opts: dict) -> list[list[Span]]:
     """Across one patient's notes: a name or place tagged in one note is tagged in the others too.
 

@@ -13,6 +13,7 @@ from typing import Protocol
 from deid_core import taxonomy
 from deid_core.doc import Doc
 from deid_core.keys import audit_digest
+from deid_core.merge import patient_groups
 from deid_core.notes import AuditSpan, Note, NoteResult
 from deid_core.replace import apply_replacements, mask_token
 from deid_core.spans import Span, resolve_overlaps, validate_spans
@@ -105,11 +106,7 @@ class Deidentifier:
         """Indices of each patient's (two or more) tagged notes, when the merge propagates across notes."""
         if not getattr(self.merge, "across_notes", False):
             return []
-        groups: dict[str, list[int]] = {}
-        for i, n in enumerate(notes):
-            if n.patient_id and ok[i]:
-                groups.setdefault(n.patient_id, []).append(i)
-        return [g for g in groups.values() if len(g) > 1]
+        return patient_groups([n.patient_id if good else None for n, good in zip(notes, ok, strict=True)])
 
     def _tag_or_quarantine(self, note: Note) -> tuple[Doc, list[Span]] | NoteResult:
         stage = "validate"

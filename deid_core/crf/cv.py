@@ -11,6 +11,7 @@ from deid_core.crf.chars import CharCrfTagger, load_char_model
 from deid_core.crf.tagger import CrfTagger, load_models, rule_source
 from deid_core.crf.train import TrainDoc, make_docs, patient_folds, train_bundle
 from deid_core.doc import Doc
+from deid_core.merge import patient_groups
 from deid_core.notes import Note
 from deid_core.spans import Span, validate_spans
 
@@ -69,14 +70,10 @@ def merged_predictions(notes: Sequence[Note], staged: StageSpans, merger, stages
         validate_spans(spans, len(n.text))
         out[n.note_id] = spans
     if getattr(merger, "across_notes", False):  # the Deidentifier's cross-note step (process_many)
-        by_patient: dict[str, list[Note]] = {}
-        for n in notes:
-            if n.patient_id:
-                by_patient.setdefault(n.patient_id, []).append(n)
-        for group in by_patient.values():
-            if len(group) > 1:
-                for n, spans in zip(group, merger.patient([(n.text, out[n.note_id]) for n in group]), strict=True):
-                    out[n.note_id] = spans
+        for idx in patient_groups([n.patient_id for n in notes]):
+            group = [notes[i] for i in idx]
+            for n, spans in zip(group, merger.patient([(n.text, out[n.note_id]) for n in group]), strict=True):
+                out[n.note_id] = spans
     return out
 
 

@@ -198,6 +198,7 @@ def crf_stage(config: dict, bundle) -> CrfTagger:
     """Stage factory (conf/deidentify.toml [registry.stages] crf): the bundle's token CRFs."""
     from deid_core.bundle import check_versions, load_bundle
     from deid_core.config import conf_file, deep_merge
+    from deid_core.merge import gated_source, merge_options
 
     if bundle is None:  # no bundle named: the default one (models/default)
         bundle = load_bundle()
@@ -209,8 +210,6 @@ def crf_stage(config: dict, bundle) -> CrfTagger:
     rules = None
     if any(m.extractor.uses_rules for m in models):
         rules = rule_source(config, bundle)
-    from deid_core.merge import gated_source, merge_options
-
     merge = merge_options(config.get("merge"))
     return CrfTagger(models, threshold=float(tagging.get("marginal_threshold", 1.0)), rules=rules,
                      min_gate_examples=int(tagging.get("min_gate_examples", 50)),
