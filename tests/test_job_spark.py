@@ -79,9 +79,8 @@ def test_contract_checker(runs):
         pytest.skip("shared checker absent")
     res = subprocess.run([sys.executable, str(CHECKER), str(inp), str(base / "p8"), "--name-columns", NAME_COLUMNS],
                          capture_output=True, text=True)
-    fails = [line for line in res.stdout.splitlines() if line.startswith("FAIL")]
-    # the one expected complaint: the quarantined copies of a duplicate id share the kept note's id
-    assert fails == ["FAIL input note not in exactly one of notes/ and quarantine/: 1 (first: E-dup)"], res.stdout
+    # the checker accepts a duplicate id kept once in notes/ with its twins quarantined
+    assert res.returncode == 0 and "FAIL" not in res.stdout, res.stdout
     m = json.loads((base / "p8" / "_manifest.json").read_text())
     assert m["runner"] == "spark" and m["partitions"] == 8 and m["counts"]["duplicate_rows"] == 2
 
