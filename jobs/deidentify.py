@@ -133,6 +133,7 @@ def run_job(spark, args: argparse.Namespace, options: RunOptions, key: bytes, bu
 
     from udfs import plan
     from udfs.deidentify import WorkerPayload, tag_batches
+    from udfs.shipping import ShippedKey
 
     started = dt.datetime.now(dt.UTC)
     t0 = time.perf_counter()
@@ -154,7 +155,8 @@ def run_job(spark, args: argparse.Namespace, options: RunOptions, key: bytes, bu
     parts = job["partitions"] or default_parallelism(spark)
     df = plan.group_by_patient(df, parts)
     spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", str(job["batch_size"]))
-    payload = WorkerPayload(bundle.id, bundle_bytes(bundle), options.config, key, spec)
+    shipped = ShippedKey(spark, key)  # the key travels as a distributed file, never in the closure
+    payload = WorkerPayload(bundle.id, bundle_bytes(bundle), options.config, shipped.ref, spec)
     counter = _counter(spark)
     log.debug("bundle %s (%d bytes zipped) ships inside the tagging function", bundle.id[:12],
               len(payload.bundle_zip))
@@ -182,6 +184,7 @@ def run_job(spark, args: argparse.Namespace, options: RunOptions, key: bytes, bu
                 writer.saveAsTable(f"{args.output_table_prefix}{name}")
         status_rows, by_label = plan.staged_counts(staged)
     finally:
+        shipped.close()
         if staging_dir:
             delete_path(spark, staging_dir)
         else:

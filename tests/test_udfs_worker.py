@@ -6,40 +6,64 @@ import pickle
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+import pytest
 
 from deid_core.batch import validate_input_schema
 from deid_core.bundle import bundle_bytes, load_bundle
 from deid_core.commands.summary import main as summary_main
-from deid_core.keys import DEMO_KEY
+from deid_core.keys import DEMO_KEY, KeyError_, key_id
 from deid_core.options import effective_config, parse_name_columns
 from tests.helpers_job import LITERAL_CONF, NAME_COLUMNS, SAMPLES, write_edge_input
 from udfs import deidentify as worker
+from udfs.shipping import KeyRef, read_key
 
 
-def payload(config=None):
+@pytest.fixture(scope="module")
+def demo_key_file(tmp_path_factory):
+    path = tmp_path_factory.mktemp("key") / "demo.key"
+    path.write_bytes(DEMO_KEY)
+    return str(path)
+
+
+def payload(key_file, config=None):
     table = pq.read_table(SAMPLES)
     spec = validate_input_schema(table.schema, parse_name_columns(NAME_COLUMNS), "test")
     bundle = load_bundle()
+    ref = KeyRef("not-shipped.bin", key_id(DEMO_KEY), key_file)
     return worker.WorkerPayload(bundle.id, bundle_bytes(bundle), config or effective_config(str(LITERAL_CONF)),
-                                DEMO_KEY, spec)
+                                ref, spec)
 
 
-def test_deidentifier_built_once_per_worker_and_payload():
-    p = payload()
+def test_payload_never_holds_the_key(demo_key_file):
+    blob = pickle.dumps(payload(demo_key_file))
+    assert DEMO_KEY not in blob and DEMO_KEY.hex().encode() not in blob
+
+
+def test_shipped_key_fingerprint_is_checked(tmp_path):
+    wrong = tmp_path / "wrong.key"
+    wrong.write_bytes(b"another-key-of-enough-length")
+    with pytest.raises(KeyError_, match="fingerprint mismatch"):
+        read_key(KeyRef("x.bin", key_id(DEMO_KEY), str(wrong)))
+    with pytest.raises(KeyError_, match="not available"):
+        read_key(KeyRef("x.bin", key_id(DEMO_KEY), str(tmp_path / "absent.key")))
+
+
+def test_deidentifier_built_once_per_worker_and_payload(demo_key_file):
+    p = payload(demo_key_file)
     p2 = pickle.loads(pickle.dumps(p))  # what an executor receives
     before = worker.BUILDS["count"]
     first = worker.worker_deidentifier(p2)
     assert worker.worker_deidentifier(p2) is first and worker.worker_deidentifier(p) is first
     assert worker.BUILDS["count"] == before + 1
-    other = payload(effective_config(str(LITERAL_CONF), {"pipeline": {"mode": "mask", "merge": "longest"},
+    other = payload(demo_key_file, effective_config(str(LITERAL_CONF), {"pipeline": {"mode": "mask", "merge": "longest"},
                                                           "job": {"batch_size": 3}}))
     assert worker.worker_deidentifier(other) is not first  # another config digest, another build
 
 
-def test_one_failing_note_does_not_stop_the_batch(tmp_path):
+def test_one_failing_note_does_not_stop_the_batch(tmp_path, demo_key_file):
     table = pq.read_table(write_edge_input(tmp_path / "in.parquet"))
     table = table.append_column("_deid_duplicate", pa.array([False] * table.num_rows))
-    run = worker.tag_batches(payload())
+    run = worker.tag_batches(payload(demo_key_file))
     out = pa.Table.from_batches(list(run(iter(table.to_batches(10)))))
     assert out.num_rows == table.num_rows
     by_id = {}

@@ -1,7 +1,9 @@
 """The Spark-side tagging function: Arrow batches in, staged results out, one Deidentifier per worker.
 
 Nothing here touches a SparkContext: the function closes over plain bytes and dicts (bundle
-zip, config, key, column spec), so it runs the same under classic Spark and Spark Connect.
+zip, config, column spec) and a KeyRef, so it runs the same under classic Spark and Spark
+Connect. The secret key is never in the closure (py4j logs pickled functions at DEBUG): it is
+read on the worker from the file shipped with the job (udfs/shipping.py).
 PySpark broadcasts a pickled function over 1 MB by itself, so a large bundle still travels
 once per executor. The Deidentifier is built on first use in each Python worker and cached
 there by (bundle id, config digest, key id); workers are reused across tasks.
@@ -27,12 +29,12 @@ from deid_core.batch import (
 )
 from deid_core.bundle import BundleError, unpack_bundle
 from deid_core.config import digest
-from deid_core.keys import key_id
 from deid_core.pipeline import Deidentifier
+from udfs.shipping import KeyRef, read_key
 
 _CACHE: dict[str, Deidentifier] = {}
-BUILDS = {"count": 0}
-PATIENT_BATCH_MAX = 20_000  # rows one patient's notes may gather into a batch (cross-note propagation)  # how many Deidentifiers this worker built (tests, diagnostics)
+BUILDS = {"count": 0}  # how many Deidentifiers this worker built (tests, diagnostics)
+PATIENT_BATCH_MAX = 20_000  # rows one patient's notes may gather into a batch (cross-note propagation)
 
 
 @dataclass(frozen=True)
@@ -42,13 +44,13 @@ class WorkerPayload:
     bundle_id: str
     bundle_zip: bytes = field(repr=False)
     config: dict[str, Any] = field(repr=False)
-    key: bytes = field(repr=False)  # never in a repr, log or traceback
+    key: KeyRef  # where the worker reads the key: never the key itself
     spec: BatchSpec
 
     @property
     def cache_key(self) -> str:
         """Identity of the Deidentifier this payload builds."""
-        return f"{self.bundle_id}:{digest(self.config)}:{key_id(self.key)}"
+        return f"{self.bundle_id}:{digest(self.config)}:{self.key.key_id}"
 
 
 def worker_deidentifier(payload: WorkerPayload) -> Deidentifier:
@@ -59,7 +61,7 @@ def worker_deidentifier(payload: WorkerPayload) -> Deidentifier:
         bundle = unpack_bundle(payload.bundle_zip, dest)
         if bundle.id != payload.bundle_id:
             raise BundleError(f"shipped bundle id {bundle.id[:12]} != expected {payload.bundle_id[:12]}")
-        deid = make_deidentifier(payload.config, bundle, payload.key)
+        deid = make_deidentifier(payload.config, bundle, read_key(payload.key))
         _CACHE[payload.cache_key] = deid
         BUILDS["count"] += 1
     return deid
