@@ -58,6 +58,11 @@ cmd_demo() {
   "$PY" -m deid_core.commands.summary "$out"
 }
 
+cmd_golden() {
+  setup
+  "$PY" -m tests.golden_outputs "$@"
+}
+
 cmd_package() {
   setup
   "$PY" scripts/package.py "$@"
@@ -77,6 +82,8 @@ usage: ./build.sh COMMAND [ARGS]
   test       set up if needed, lint with ruff, run the whole pytest suite (extra args go to pytest)
   demo       set up if needed, run the Spark job in local mode on the built-in sample notes,
              print where the output is and a short summary
+  golden     compare the default pipeline's output on the sample notes with tests/golden/
+             (--update rewrites it and the README example; commit it with a deliberate change)
   package    build dist/: the project wheel, the default bundle and a packed environment
              (venv-pack) for spark-submit --archives
   bench      run a benchmark: tokenize | rules | job | tagger | all (see benchmarks/)
@@ -88,6 +95,7 @@ case "${1:-help}" in
   setup) shift; cmd_setup "$@" ;;
   test) shift; cmd_test "$@" ;;
   demo) shift; cmd_demo "$@" ;;
+  golden) shift; cmd_golden "$@" ;;
   package) shift; cmd_package "$@" ;;
   bench) shift; cmd_bench "$@" ;;
   help|-h|--help) cmd_help ;;

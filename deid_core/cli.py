@@ -50,11 +50,16 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "_run", None):
         parser.print_help()
         return 2
+    from deid_core.manifest import QuarantineRateError
+
     try:
         return int(args._run(args) or 0)
     except (UsageError, FileNotFoundError, ValueError) as exc:
         print(f"deid {args.command}: error: {exc}", file=sys.stderr)
         return 2
+    except QuarantineRateError as exc:
+        print(f"deid {args.command}: failed: {exc}", file=sys.stderr)
+        return 3
 
 
 if __name__ == "__main__":

@@ -51,6 +51,34 @@ def status_counts(rows: Iterable[tuple[str | None, str | None, int]]) -> dict[st
             "quarantined_by_error_class": dict(sorted(by_class.items()))}
 
 
+class QuarantineRateError(RuntimeError):
+    """More notes were quarantined by a processing stage than [job] max_quarantine_rate allows."""
+
+
+INPUT_STAGES = ("validate",)  # quarantines for bad input (null text, duplicate ids): not a fault of ours
+
+
+def quarantine_quality(counts: Mapping[str, Any], limit: float) -> dict[str, Any]:
+    """The run's processing-quarantine rate against the ceiling (notes quarantined by tag/replace over tagged)."""
+    by_stage = counts.get("quarantined_by_stage", {})
+    faults = sum(n for stage, n in by_stage.items() if stage not in INPUT_STAGES)
+    tagged = counts.get("tagged")
+    if tagged is None:  # no tagged count (Spark Connect): every note that reached a stage
+        tagged = int(counts.get("notes", 0)) + faults
+    rate = faults / tagged if tagged else 0.0
+    return {"quarantine_rate": round(rate, 6), "max_quarantine_rate": float(limit), "passed": rate <= limit}
+
+
+def enforce_quality(manifest: Mapping[str, Any]) -> None:
+    """Raise QuarantineRateError (counts only) when the manifest's quality check failed."""
+    q = manifest.get("quality") or {}
+    if q and not q.get("passed", True):
+        raise QuarantineRateError(
+            f"{q['quarantine_rate']:.2%} of tagged notes were quarantined by a processing stage, above "
+            f"[job] max_quarantine_rate {q['max_quarantine_rate']:.2%}; outputs are written, see quarantine/ "
+            "by error_class")
+
+
 def build_manifest(
     *,
     runner: str,
@@ -83,6 +111,9 @@ def build_manifest(
         "timings_s": {k: round(float(v), 3) for k, v in timings.items()},
         "throughput_notes_per_s": round(processed / total, 1) if total > 0 else None,
     }
+    limit = config.get("job", {}).get("max_quarantine_rate")
+    if limit is not None:
+        manifest["quality"] = quarantine_quality(manifest["counts"], float(limit))
     manifest.update(dict(extra or {}))
     return manifest
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -21,8 +22,11 @@ JOB_KEYS = {
     "on_null_note_id": f"one of {', '.join(NULL_ID_POLICIES)}",
     "staging": f"one of {', '.join(STAGING_MODES)}",
     "name_columns": "a list of column names, each optionally 'column:LABEL'",
+    "max_quarantine_rate": "a number from 0 to 1 (share of tagged notes a stage may quarantine before the run fails)",
 }
-# Test-only hooks (never set in production configs): see deid_core.batch.make_deidentifier.
+# Test-only hooks, honoured only when the test suite sets $DEID_TEST_HOOKS=1 (never in production):
+# see deid_core.batch.make_deidentifier.
+TEST_HOOKS_ENV = "DEID_TEST_HOOKS"
 TESTING_KEYS = {"fault_note_marker": "a non-empty string; notes whose id contains it raise in the tag stage"}
 
 
@@ -124,6 +128,8 @@ def _check_value(key: str, value: Any) -> bool:
         return value in STAGING_MODES
     if key == "name_columns":
         return isinstance(value, list) and all(isinstance(v, str) for v in value)
+    if key == "max_quarantine_rate":
+        return isinstance(value, int | float) and not isinstance(value, bool) and 0 <= value <= 1
     return False
 
 
@@ -135,6 +141,9 @@ def check_config(config: dict[str, Any]) -> None:
             raise ConfigError(f"[job] unknown option {key!r}; accepted: {', '.join(JOB_KEYS)}")
         if not _check_value(key, value):
             raise ConfigError(f"[job] {key} = {value!r} is not accepted; expected {JOB_KEYS[key]}")
+    if config.get("testing") and os.environ.get(TEST_HOOKS_ENV) != "1":
+        raise ConfigError(f"[testing] holds test-suite hooks ({', '.join(config['testing'])}); they are refused "
+                          f"unless ${TEST_HOOKS_ENV}=1 (set by the test suite only)")
     for key, value in config.get("testing", {}).items():
         if key not in TESTING_KEYS or not (isinstance(value, str) and value):
             raise ConfigError(f"[testing] {key} = {value!r} is not accepted; accepted: {TESTING_KEYS}")

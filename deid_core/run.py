@@ -33,7 +33,13 @@ from deid_core.bundle import Bundle, load_bundle
 from deid_core.config import ConfigError
 from deid_core.io.tables import AUDIT_SCHEMA, QUARANTINE_SCHEMA, read_table
 from deid_core.keys import DEMO_KEY, load_key
-from deid_core.manifest import MANIFEST_NAME, build_manifest, manifest_json, status_counts
+from deid_core.manifest import (
+    MANIFEST_NAME,
+    build_manifest,
+    enforce_quality,
+    manifest_json,
+    status_counts,
+)
 from deid_core.options import RunOptions
 
 log = logging.getLogger("deid.run")
@@ -173,4 +179,5 @@ def run_local(input_path: str | Path, output: str | Path, options: RunOptions) -
         started=started)
     (out / MANIFEST_NAME).write_text(manifest_json(manifest))
     log.info("done: %d notes, %d quarantined, %d spans", status["notes"], status["quarantined"], spans.num_rows)
+    enforce_quality(manifest)
     return manifest

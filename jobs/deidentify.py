@@ -24,7 +24,9 @@ from deid_core.config import ConfigError, digest  # noqa: E402
 from deid_core.keys import KeyError_  # noqa: E402
 from deid_core.manifest import (  # noqa: E402
     MANIFEST_NAME,
+    QuarantineRateError,
     build_manifest,
+    enforce_quality,
     manifest_json,
     status_counts,
     summary_lines,
@@ -209,6 +211,7 @@ def run_job(spark, args: argparse.Namespace, options: RunOptions, key: bytes, bu
             .write.mode("append").saveAsTable(f"{args.output_table_prefix}manifest")
     for line in summary_lines(manifest):
         log.info(line)
+    enforce_quality(manifest)
     return manifest
 
 
@@ -230,6 +233,9 @@ def main(argv: list[str] | None = None) -> int:
     except (ConfigError, FileNotFoundError) as exc:
         print(f"deidentify: error: {exc}", file=sys.stderr)
         return 2
+    except QuarantineRateError as exc:
+        print(f"deidentify: failed: {exc}", file=sys.stderr)
+        return 3
     finally:
         if created:
             spark.stop()

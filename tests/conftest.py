@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+# The [testing] hooks (fault injection) are honoured only under this flag; subprocesses inherit it.
+os.environ["DEID_TEST_HOOKS"] = "1"
 PHYSIONET = ROOT.parent / "shared" / "data" / "physionet-deid"
 
 

@@ -202,3 +202,23 @@ def test_surrogate_mode_shifts_note_date_mask_mode_drops_it(tmp_path):
     assert all(len(v) == 1 for v in by_patient.values())
     assert tag(SAMPLES, tmp_path / "m") == 0  # literal.toml: mask
     assert "note_date" not in read_rows(tmp_path / "m" / "notes")[0]
+
+
+def test_quarantine_rate_ceiling_fails_the_run(tmp_path, capsys):
+    inp = write_edge_input(tmp_path / "in.parquet")
+    strict = tmp_path / "strict.toml"
+    strict.write_text(LITERAL_CONF.read_text().replace("max_quarantine_rate = 1.0", "max_quarantine_rate = 0.01"))
+    rc = deid_main(["tag", "--input", str(inp), "--output", str(tmp_path / "o"), "--config", str(strict),
+                    "--name-columns", NAME_COLUMNS, "--demo-key"])
+    err = capsys.readouterr().err
+    assert rc == 3 and "max_quarantine_rate" in err and err.count("\n") == 1
+    quality = json.loads((tmp_path / "o" / "_manifest.json").read_text())["quality"]
+    # 1 faulty note of 54 tagged; null text and duplicate ids are input problems and do not count
+    assert quality == {"quarantine_rate": round(1 / 54, 6), "max_quarantine_rate": 0.01, "passed": False}
+    assert read_rows(tmp_path / "o" / "notes")  # outputs are still written
+
+
+def test_testing_hooks_refused_outside_the_test_suite(monkeypatch):
+    monkeypatch.delenv("DEID_TEST_HOOKS")
+    with pytest.raises(ConfigError, match=r"\[testing\].*DEID_TEST_HOOKS"):
+        effective_config(str(LITERAL_CONF))
