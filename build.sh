@@ -44,6 +44,7 @@ cmd_test() {
   setup
   check_java
   "$VENV/bin/ruff" check .
+  "$VENV/bin/lint-imports"
   "$PY" -m pytest "$@"
 }
 
@@ -55,7 +56,7 @@ cmd_demo() {
   echo "==> de-identifying the built-in sample notes (samples/notes.parquet) in Spark local mode"
   "$PY" jobs/deidentify.py --input samples/notes.parquet --output "$out" \
     --name-columns patient_first_name,patient_last_name,attending_name:DOCTOR --demo-key
-  "$PY" -m deid_core.commands.summary "$out"
+  "$PY" -m deid_core.app.commands.summary "$out"
 }
 
 cmd_golden() {
@@ -79,7 +80,8 @@ cmd_help() {
 usage: ./build.sh COMMAND [ARGS]
 
   setup      create .venv and install the project with its test and packaging tools
-  test       set up if needed, lint with ruff, run the whole pytest suite (extra args go to pytest)
+  test       set up if needed, lint with ruff, check the import layering (import-linter), run the
+             whole pytest suite (extra args go to pytest)
   demo       set up if needed, run the Spark job in local mode on the built-in sample notes,
              print where the output is and a short summary
   golden     compare the default pipeline's output on the sample notes with tests/golden/

@@ -42,7 +42,7 @@ def make_input(n: int, work: Path) -> Path:
 
 def run_tag(inp: Path, out: Path, extra: list[str]) -> tuple[float, dict]:
     """`deid tag` in this process: (wall seconds, manifest)."""
-    from deid_core.cli import main as deid_main
+    from deid_core.app.cli import main as deid_main
 
     t = time.perf_counter()
     rc = deid_main(["tag", "--input", str(inp), "--output", str(out), "--name-columns", NAME_COLUMNS,

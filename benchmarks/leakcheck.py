@@ -17,11 +17,11 @@ import collections
 import time
 
 from benchmarks._corpus import synthetic_notes
+from deid_core.engine.pipeline import Deidentifier
+from deid_core.engine.surrogates.leaks import leaks_of
+from deid_core.engine.surrogates.modes import ModeReplacer
 from deid_core.keys import DEMO_KEY
-from deid_core.pipeline import Deidentifier
 from deid_core.spans import Span, resolve_overlaps
-from deid_core.surrogates.leaks import leaks_of
-from deid_core.surrogates.modes import ModeReplacer
 
 
 class GoldTagger:

@@ -1,7 +1,7 @@
 """Rule tagger on the PhysioNet dev split: overlap recall / PPV per category, and throughput.
 
 `python -m benchmarks rules [--data DIR] [--no-metadata] [--errors N]`. Overlap
-(deid_core.evaluation.metrics.overlap, PhysioNet's own scorer): a gold PHI is found when a
+(deid_core.training.evaluation.metrics.overlap, PhysioNet's own scorer): a gold PHI is found when a
 predicted span overlaps it; PPV = share of predicted spans overlapping a gold span. Labels are compared at the category level, and the corpus's
 coarse Location is compared with every LOCATION subtype (`physionet_label`). Throughput is
 rule tagger + metadata matching alone on one core, over the whole split, best of 3 runs.
@@ -17,10 +17,10 @@ from pathlib import Path
 
 from deid_core import taxonomy
 from deid_core.doc import Doc
-from deid_core.evaluation.metrics import Counts, overlap
+from deid_core.engine.rules.tagger import RuleTagger
 from deid_core.io.physionet import read_physionet
-from deid_core.rules.tagger import RuleTagger
 from deid_core.spans import Span
+from deid_core.training.evaluation.metrics import Counts, overlap
 
 DEFAULT_DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "physionet-deid"
 
@@ -48,7 +48,7 @@ def physionet_spans(spans: list[Span]) -> list[Span]:
 
 
 def evaluate(tagger: RuleTagger, corpus) -> dict:
-    """Overall and per-category overlap counts (deid_core.evaluation.metrics.overlap), plus errors."""
+    """Overall and per-category overlap counts (deid_core.training.evaluation.metrics.overlap), plus errors."""
     tot = Counts()
     cats: dict[str, Counts] = {c: Counts() for c in taxonomy.categories()}
     errors: list[tuple[str, Span, str]] = []

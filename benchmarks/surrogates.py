@@ -15,17 +15,17 @@ import time
 
 from benchmarks._corpus import synthetic_notes
 from deid_core.doc import Doc
+from deid_core.engine.replace import apply_replacements
+from deid_core.engine.surrogates.modes import ModeReplacer
 from deid_core.keys import DEMO_KEY
-from deid_core.replace import apply_replacements
 from deid_core.spans import resolve_overlaps
-from deid_core.surrogates.modes import ModeReplacer
 from deid_core.taxonomy import category_of
 
 
 def consistency(corpus) -> None:
     """Each patient's notes in two halves, fresh replacer and caches per half (as on two
     executors): how many (patient, label, original) get more than one surrogate."""
-    from deid_core.surrogates import dates, names
+    from deid_core.engine.surrogates import dates, names
 
     by_patient: dict[str, list] = collections.defaultdict(list)
     for note, spans in corpus:

@@ -27,8 +27,8 @@ def label_table(notes) -> str:
 
 def main(argv: list[str]) -> int:
     """Generate, time, verify every span, print numbers and the label table."""
-    from deid_core.synth import generate
-    from deid_core.synth.lexicon import pools
+    from deid_core.training.synth import generate
+    from deid_core.training.synth.lexicon import pools
 
     p = argparse.ArgumentParser(prog="benchmarks synth")
     p.add_argument("--notes", type=int, default=10_000)

@@ -17,14 +17,14 @@ from benchmarks.tokenize import DEFAULT_CORPUS, machine
 from deid_core.bundle import load_bundle
 from deid_core.config import conf_file
 from deid_core.doc import Doc
+from deid_core.engine.pipeline import build_deidentifier
 from deid_core.io.physionet import read_physionet
-from deid_core.pipeline import build_deidentifier
 
 
 def _profile(deid, notes) -> dict[str, float]:
     """CPU seconds per stage over the notes (same work as Deidentifier.tag, timed piecewise)."""
-    from deid_core.crf.chars import CharCrfTagger
-    from deid_core.crf.tagger import CrfTagger
+    from deid_core.engine.crf.chars import CharCrfTagger
+    from deid_core.engine.crf.tagger import CrfTagger
 
     t = {"tokenize": 0.0, "rules/other stages": 0.0, "crf features": 0.0, "crfsuite": 0.0,
          "crf decode": 0.0, "merge": 0.0}
@@ -38,7 +38,7 @@ def _profile(deid, notes) -> dict[str, float]:
         staged = doc.__dict__.setdefault("stage_spans", {})
         for tagger in deid.taggers:
             if isinstance(tagger, CrfTagger):
-                from deid_core.crf.labels import decode
+                from deid_core.engine.crf.labels import decode
 
                 rules = tagger.rule_spans(doc) if any(m.extractor.uses_rules for m in tagger.models) else ()
                 for m in tagger.models:
@@ -56,7 +56,7 @@ def _profile(deid, notes) -> dict[str, float]:
                     t["crf decode"] += clock() - t2
                 spans = tagger.tag(doc)  # for the merge input (not timed twice)
             elif isinstance(tagger, CharCrfTagger):
-                from deid_core.crf.tagger import doc_rule_spans
+                from deid_core.engine.crf.tagger import doc_rule_spans
 
                 m = tagger.model
                 t0 = clock()

@@ -19,10 +19,7 @@ if __package__ in (None, ""):  # run as a script: make the checkout importable h
     if _ROOT not in sys.path:
         sys.path.insert(0, _ROOT)
 
-from deid_core.bundle import BundleError, bundle_bytes  # noqa: E402
-from deid_core.config import ConfigError, digest  # noqa: E402
-from deid_core.keys import KeyError_  # noqa: E402
-from deid_core.manifest import (  # noqa: E402
+from deid_core.app.manifest import (  # noqa: E402
     MANIFEST_NAME,
     QuarantineRateError,
     build_manifest,
@@ -31,8 +28,11 @@ from deid_core.manifest import (  # noqa: E402
     status_counts,
     summary_lines,
 )
-from deid_core.options import STAGING_MODES, RunOptions, add_run_arguments, run_options  # noqa: E402
-from deid_core.run import load_key_and_bundle  # noqa: E402
+from deid_core.app.options import STAGING_MODES, RunOptions, add_run_arguments, run_options  # noqa: E402
+from deid_core.app.runner import load_key_and_bundle  # noqa: E402
+from deid_core.bundle import BundleError, bundle_bytes  # noqa: E402
+from deid_core.config import ConfigError, digest  # noqa: E402
+from deid_core.keys import KeyError_  # noqa: E402
 
 log = logging.getLogger("deid.job")
 

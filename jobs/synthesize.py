@@ -39,8 +39,8 @@ def generate_blocks(n_notes: int, seed: int, n_patients: int) -> Callable[[Itera
     """The mapInArrow function: block ids in, nested note rows (with gold arrays) out."""
 
     def fn(batches: Iterator) -> Iterator:
-        from deid_core.synth.generate import Plan, block_notes
-        from deid_core.synth.output import nested_batch
+        from deid_core.training.synth.generate import Plan, block_notes
+        from deid_core.training.synth.output import nested_batch
 
         plan = Plan(n_notes, seed, n_patients)
         for batch in batches:
@@ -54,7 +54,7 @@ def generate_blocks(n_notes: int, seed: int, n_patients: int) -> Callable[[Itera
 
 def build(spark, n_notes: int, seed: int, n_patients: int = 0, partitions: int = 0):
     """The DataFrame of generated notes with a nested `gold` column (one row per note)."""
-    from deid_core.synth.generate import Plan
+    from deid_core.training.synth.generate import Plan
 
     plan = Plan(n_notes, seed, n_patients)
     k = partitions or max(1, spark.sparkContext.defaultParallelism * 4)

@@ -21,7 +21,9 @@ if __package__ in (None, ""):  # run as a script: make the checkout importable h
     if _ROOT not in sys.path:
         sys.path.insert(0, _ROOT)
 
-from deid_core.commands import train as train_cmd  # noqa: E402
+from deid_core.app.commands import train as train_cmd  # noqa: E402
+from deid_core.training.corpora import pipeline_config, read_training_corpus  # noqa: E402
+from deid_core.training.cv import run_cv  # noqa: E402
 
 log = logging.getLogger("deid.train_job")
 
@@ -30,9 +32,9 @@ def _partition_sequences(conf: dict, dconf: dict, model: str, clusters, easy: bo
     """mapPartitions function: (note, gold, domain) records -> (features, tags) pairs."""
 
     def run(records):
-        from deid_core.crf.tagger import rule_source
-        from deid_core.crf.train import TrainDoc, model_sequences
         from deid_core.doc import Doc
+        from deid_core.engine.crf.tagger import rule_source
+        from deid_core.training.train import TrainDoc, model_sequences
 
         rules = rule_source(dconf, None) if use_rules else None
         docs = [TrainDoc(Doc(n), g, d) for n, g, d in records]
@@ -52,8 +54,8 @@ def main(argv: list[str] | None = None) -> int:
 
     from pyspark.sql import SparkSession
 
-    from deid_core.crf.tagger import rule_source
-    from deid_core.crf.train import crf_config, make_docs, set_bundle_metadata, train_bundle
+    from deid_core.engine.crf.tagger import rule_source
+    from deid_core.training.train import crf_config, make_docs, set_bundle_metadata, train_bundle
 
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)  # local mode: workers run this interpreter
     builder = SparkSession.builder.appName("deid-train")
@@ -62,20 +64,20 @@ def main(argv: list[str] | None = None) -> int:
     spark = builder.getOrCreate()
     try:
         conf = copy.deepcopy(crf_config(args.crf_config))
-        dconf = train_cmd.pipeline_config(args.config)
+        dconf = pipeline_config(args.config)
         models = args.models.split(",") if args.models else None
         easy = None if args.easyadapt is None else args.easyadapt == "on"
         use_rules = not args.no_rules
-        notes, gold = train_cmd.read_corpus(args.physionet)
+        notes, gold = read_training_corpus(args.physionet)
         records = [(n, gold.get(n.note_id, []), "T") for n in notes]
         extra = []
         for path in args.synthetic:
-            s_notes, s_gold = train_cmd.read_corpus(path)
+            s_notes, s_gold = read_training_corpus(path)
             records += [(n, s_gold.get(n.note_id, []), "S") for n in s_notes]
             extra += make_docs(s_notes, s_gold, "S")
         cv_report = None
         if args.cv:
-            cv_report = train_cmd.run_cv(notes, gold, conf, dconf, args.cv, extra=extra, use_rules=use_rules,
+            cv_report = run_cv(notes, gold, conf, dconf, args.cv, extra=extra, use_rules=use_rules,
                                          models=models, easy=easy)
         rdd = spark.sparkContext.parallelize(records, args.partitions or None)
 

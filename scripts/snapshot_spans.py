@@ -24,8 +24,8 @@ KEY = b"snapshot-key-not-secret-0000000"
 def corpora() -> dict[str, list]:
     """name -> notes of each snapshot corpus."""
     from deid_core.io.physionet import read_physionet
-    from deid_core.synth.generate import generate
-    from deid_core.synth.output import to_note
+    from deid_core.training.synth.generate import generate
+    from deid_core.training.synth.output import to_note
 
     out = {"synthetic": [to_note(n) for n in generate(400, seed=4242, n_patients=60)]}
     if (PHYSIONET / "id.text").is_file():
@@ -35,9 +35,9 @@ def corpora() -> dict[str, list]:
 
 def snapshot(path: Path) -> int:
     """Write one JSON line per note: corpus, note id, spans and replacements of the default pipeline."""
+    from deid_core.app.options import effective_config
     from deid_core.bundle import load_bundle
-    from deid_core.options import effective_config
-    from deid_core.pipeline import build_deidentifier
+    from deid_core.engine.pipeline import build_deidentifier
 
     deid = build_deidentifier(effective_config(), load_bundle(), KEY)
     n = 0

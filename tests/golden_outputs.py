@@ -33,7 +33,7 @@ SPAN_KEYS = ("start", "end", "label", "source", "out_start", "out_end", "replace
 
 def run_default(out: Path) -> list[dict]:
     """`deid tag` on the sample notes (default bundle and config, demo key): one record per note."""
-    from deid_core.cli import main as deid_main
+    from deid_core.app.cli import main as deid_main
 
     rc = deid_main(["tag", "--input", str(SAMPLES), "--output", str(out), "--name-columns", NAME_COLUMNS,
                     "--demo-key"])

@@ -5,9 +5,9 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from deid_core.attributes import attribute_of, attributes, normalize_name
 from deid_core.doc import Doc
 from deid_core.notes import Note
+from deid_core.text.attributes import attribute_of, attributes, normalize_name
 
 
 def test_attribute_value_lines():

@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 
 from deid_core.bundle import BundleError, load_bundle
 from deid_core.config import conf_file
-from deid_core.crf.chars import (
+from deid_core.doc import Doc
+from deid_core.engine.crf.chars import (
     CHAR_FAMILIES,
     CharFeatureExtractor,
     char_sequence,
@@ -21,12 +22,11 @@ from deid_core.crf.chars import (
     check_families,
     decode_chars,
 )
-from deid_core.crf.train import crf_config, make_docs, train_bundle
-from deid_core.doc import Doc
-from deid_core.merge import Merger, source_kind
+from deid_core.engine.merge import Merger, source_kind
+from deid_core.engine.pipeline import build_deidentifier
 from deid_core.notes import Note
-from deid_core.pipeline import build_deidentifier
 from deid_core.spans import Span, trim_span
+from deid_core.training.train import crf_config, make_docs, train_bundle
 
 ALPHABET = "abcXYZ019 .,:-/()'\n\t\u00e9\u00df\u00a0"
 LABELS = ["PATIENT", "DATE", "PHONE"]
@@ -148,7 +148,7 @@ def test_char_crf_learns_the_templates(char_bundle):
 
 def test_stage_registered_and_reads_rule_stage_spans(char_bundle):
     config = _config(["rules", "crf", "crf_char"])
-    assert config["registry"]["stages"]["crf_char"] == "deid_core.crf.chars:char_stage"
+    assert config["registry"]["stages"]["crf_char"] == "deid_core.engine.crf.chars:char_stage"
     deid = build_deidentifier(config, char_bundle, b"k" * 32)
     stage = deid.taggers[-1]
     assert stage.name == "crf_char"
@@ -194,8 +194,8 @@ def test_merge_with_crf_char_source():
 
 
 def test_ablation_variant_gives_char_rows():
-    from deid_core.commands.train import pipeline_config
-    from deid_core.crf.ablate import VARIANTS, run_variant
+    from deid_core.training.ablate import VARIANTS, run_variant
+    from deid_core.training.corpora import pipeline_config
 
     assert {"+char", "char"} <= set(VARIANTS)
     notes, gold = tiny_corpus(40, patients=8)
@@ -206,7 +206,7 @@ def test_ablation_variant_gives_char_rows():
 
 
 def test_sequence_provider_feeds_token_models_only(tmp_path):
-    from deid_core.crf.train import model_sequences
+    from deid_core.training.train import model_sequences
 
     notes, gold = tiny_corpus(20, patients=4)
     docs = make_docs(notes, gold)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from deid_core.config import conf_dir, deep_merge, load_toml
-from deid_core.crf.features import easyadapt
-from deid_core.crf.tagger import easyadapt_domain
+from deid_core.engine.crf.features import easyadapt
+from deid_core.engine.crf.tagger import easyadapt_domain
 
 EA = {"easyadapt": True, "target_domain": "T"}
 

@@ -6,7 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from deid_core.crf.features import (
+from deid_core.doc import Doc
+from deid_core.engine.crf.features import (
     FeatureConfig,
     FeatureExtractor,
     all_families,
@@ -15,8 +16,7 @@ from deid_core.crf.features import (
     shape,
     short_shape,
 )
-from deid_core.crf.labels import decode, encode
-from deid_core.doc import Doc
+from deid_core.engine.crf.labels import decode, encode
 from deid_core.notes import Note
 from deid_core.spans import Span
 
@@ -65,8 +65,8 @@ def test_doc_families_metadata_and_rules():
 
 
 def test_all_configured_families_are_registered():
-    from deid_core.crf.chars import CHAR_FAMILIES, is_char_model
-    from deid_core.crf.train import crf_config
+    from deid_core.engine.crf.chars import CHAR_FAMILIES, is_char_model
+    from deid_core.training.train import crf_config
 
     conf = crf_config()
     for m in conf["models"].values():
@@ -158,7 +158,7 @@ def _spans_over_tokens(draw):
 @given(_spans_over_tokens())
 def test_io_encode_decode_roundtrip(case):
     """IO: every token of a span I-<label>; decode gives the spans back, adjacent same-label ones as one."""
-    from deid_core.crf.labels import mention_counts
+    from deid_core.engine.crf.labels import mention_counts
 
     n, runs = case
     starts, ends = [2 * i for i in range(n)], [2 * i + 1 for i in range(n)]

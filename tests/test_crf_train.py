@@ -8,10 +8,11 @@ import json
 import pytest
 from crf_fixtures import tiny_corpus
 
-from deid_core.bundle import BundleError, check_versions, load_bundle
+from deid_core.bundle import BundleError, load_bundle
 from deid_core.config import conf_file
-from deid_core.crf.train import crf_config, make_docs, patient_folds, train_bundle
-from deid_core.pipeline import build_deidentifier
+from deid_core.engine.crf.versions import check_versions
+from deid_core.engine.pipeline import build_deidentifier
+from deid_core.training.train import crf_config, make_docs, patient_folds, train_bundle
 
 
 @pytest.fixture(scope="module")
@@ -81,7 +82,7 @@ def test_patient_folds_are_disjoint_and_cover():
 
 
 def test_train_command_with_cv(tmp_path):
-    from deid_core.cli import main
+    from deid_core.app.cli import main
     from deid_core.io.physionet import Corpus, write_physionet
 
     notes, gold = tiny_corpus(40, patients=8)
@@ -131,9 +132,9 @@ def _reference_predict(m, feats, threshold):
 def test_scheme_bundle_mentions_and_knob_equivalence(scheme_bundle):
     """IO models have no B- tags; mentions per label are recorded for the gate; predict with the
     recall knob equals the reference implementation (same spans; same tags under BIO)."""
-    from deid_core.crf.labels import decode
-    from deid_core.crf.tagger import learned_categories, load_models
     from deid_core.doc import Doc
+    from deid_core.engine.crf.labels import decode
+    from deid_core.engine.crf.tagger import learned_categories, load_models
 
     scheme, bundle = scheme_bundle
     entry = bundle.manifest["components"]["crf"]["models"]["single"]
@@ -162,7 +163,7 @@ def test_learned_categories_from_mentions_or_bio_tags():
     """Bundles with mention_counts use them (any scheme); older ones count B-/S- tags."""
     from types import SimpleNamespace
 
-    from deid_core.crf.tagger import learned_categories
+    from deid_core.engine.crf.tagger import learned_categories
 
     old = SimpleNamespace(mention_counts={}, tag_counts={"B-DATE": 60, "I-DATE": 200, "I-DOCTOR": 90, "B-DOCTOR": 10})
     new = SimpleNamespace(mention_counts={"DATE": 60, "DOCTOR": 10}, tag_counts={"I-DATE": 260, "I-DOCTOR": 100})

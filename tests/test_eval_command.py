@@ -6,11 +6,11 @@ import re
 import pyarrow as pa
 import pytest
 
-from deid_core.cli import main
-from deid_core.evaluation import score_corpus, summary
+from deid_core.app.cli import main
 from deid_core.io.tables import notes_table, spans_table, write_table
 from deid_core.notes import Note
 from deid_core.spans import Span
+from deid_core.training.evaluation import score_corpus, summary
 
 KEYS = {"strict", "relaxed", "token", "binary_token", "binary_strict", "overlap", "per_label"}
 NOTES = [Note("a", "Dr Lee saw Ann on 3/4."), Note("b", "Call 555-1234.")]

@@ -5,13 +5,13 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from deid_core.evaluation.metrics import (
+from deid_core.spans import Span
+from deid_core.training.evaluation.metrics import (
     Counts,
     micro,
     score_corpus,
     score_note,
 )
-from deid_core.spans import Span
 
 TEXT = "Pt John Smith seen 12/03/2020 by Dr Lee at MGH 555-1234."
 

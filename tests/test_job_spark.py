@@ -9,9 +9,9 @@ import sys
 import pyarrow.parquet as pq
 import pytest
 
+from deid_core.app.options import run_options
+from deid_core.app.runner import DuplicateNoteIdError, load_key_and_bundle, run_local
 from deid_core.config import ConfigError
-from deid_core.options import run_options
-from deid_core.run import DuplicateNoteIdError, load_key_and_bundle, run_local
 from tests.helpers_job import (
     CHECKER,
     LITERAL_CONF,
@@ -43,7 +43,7 @@ def runs(spark, tmp_path_factory):
     eight = run(spark, inp, base / "p8", "--partitions", "8", "--staging", "parquet")
     import argparse
 
-    from deid_core.commands.tag import add_arguments  # same options as the job, Spark-free
+    from deid_core.app.commands.tag import add_arguments  # same options as the job, Spark-free
 
     p = argparse.ArgumentParser()
     add_arguments(p)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from deid_core.doc import Doc
-from deid_core.merge import Merger, gated_source, source_kind
+from deid_core.engine.merge import Merger, gated_source, source_kind
 from deid_core.notes import Note
 from deid_core.spans import Span
 

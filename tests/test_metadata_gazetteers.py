@@ -6,8 +6,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from deid_core.doc import Doc
+from deid_core.engine.rules.metadata import MetadataMatcher, within_one_edit
 from deid_core.gazetteers import gazetteer_hits, is_common, is_name, token_gazetteers, words
-from deid_core.metadata import MetadataMatcher, within_one_edit
 from deid_core.notes import Note
 
 NAMES = (("Quentin", "PATIENT"), ("VORSTADT", "PATIENT"), ("Hal Brisco", "DOCTOR"))

@@ -6,11 +6,11 @@ import pyarrow as pa
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from deid_core.batch import patient_batches
+from deid_core.app.batch import patient_batches
 from deid_core.config import conf_file
-from deid_core.merge import Merger, propagate_patient
+from deid_core.engine.merge import Merger, propagate_patient
+from deid_core.engine.pipeline import build_deidentifier
 from deid_core.notes import Note
-from deid_core.pipeline import build_deidentifier
 from deid_core.spans import Span, validate_spans
 
 OPTS = Merger("union", {"propagate_patient": True}).options

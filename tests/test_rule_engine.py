@@ -7,9 +7,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from deid_core.doc import Doc
+from deid_core.engine.rules.filters import FILTERS, first_name_ok, name_filter, place_like
+from deid_core.engine.rules.tagger import RuleTagger
 from deid_core.notes import Note
-from deid_core.rules.filters import FILTERS, first_name_ok, name_filter, place_like
-from deid_core.rules.tagger import RuleTagger
 
 RULES = '''
 [macros]

@@ -10,9 +10,9 @@ from hypothesis import strategies as st
 
 from deid_core.config import ConfigError
 from deid_core.doc import Doc
+from deid_core.engine.rules.loader import compile_rule, load_rules, parse_example
+from deid_core.engine.rules.tagger import RuleTagger, rule_stage
 from deid_core.notes import Note
-from deid_core.rules.loader import compile_rule, load_rules, parse_example
-from deid_core.rules.tagger import RuleTagger, rule_stage
 
 
 @pytest.fixture(scope="module")
@@ -114,7 +114,7 @@ def test_bad_rule_files_fail_with_named_rule(tmp_path):
 
 
 def test_compile_rule_rejects_unknown_flag():
-    from deid_core.rules.loader import Rule
+    from deid_core.engine.rules.loader import Rule
 
     with pytest.raises(ConfigError, match="flag"):
         compile_rule(Rule(id="z", label="DATE", pattern="a", flags="q"))

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from deid_core.config import conf_file
 from deid_core.doc import Doc
+from deid_core.engine.pipeline import build_deidentifier
+from deid_core.engine.rules.tagger import RuleTagger
 from deid_core.notes import Note
-from deid_core.pipeline import build_deidentifier
-from deid_core.rules.tagger import RuleTagger
 
 
 def test_default_config_builds_rule_stage_and_masks():
@@ -40,8 +40,8 @@ def test_email_wins_over_known_name_inside_it():
     """A patient's name inside an e-mail address is part of one EMAIL span, not PATIENT spans."""
     from deid_core.config import conf_file
     from deid_core.doc import Doc
+    from deid_core.engine.rules.tagger import RuleTagger
     from deid_core.notes import Note
-    from deid_core.rules.tagger import RuleTagger
 
     tagger = RuleTagger.from_config(dict(conf_file("deidentify.toml")))
     text = "write to maria.lopez@example.org today"

@@ -8,10 +8,10 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from deid_core.cli import main as deid_main
+from deid_core.app.cli import main as deid_main
+from deid_core.app.options import effective_config, parse_name_columns
+from deid_core.app.runner import DuplicateNoteIdError, NullNoteIdError
 from deid_core.config import ConfigError
-from deid_core.options import effective_config, parse_name_columns
-from deid_core.run import DuplicateNoteIdError, NullNoteIdError
 from tests.helpers_job import (
     FAULT_MARKER,
     LITERAL_CONF,
@@ -94,8 +94,8 @@ def test_name_columns_never_in_outputs(edge_run):
 def test_duplicate_fail_policy_names_count(tmp_path):
     inp = write_edge_input(tmp_path / "in.parquet")
     with pytest.raises(DuplicateNoteIdError, match="2 duplicate note_id row"):
-        from deid_core.options import RunOptions
-        from deid_core.run import run_local
+        from deid_core.app.options import RunOptions
+        from deid_core.app.runner import run_local
 
         cfg = effective_config(str(LITERAL_CONF), {"job": {"on_duplicate": "fail"}})
         run_local(inp, tmp_path / "out", RunOptions(cfg, parse_name_columns(NAME_COLUMNS), demo_key=True))
@@ -103,8 +103,8 @@ def test_duplicate_fail_policy_names_count(tmp_path):
 
 
 def test_null_note_id_fail_or_drop(tmp_path):
-    from deid_core.options import RunOptions
-    from deid_core.run import run_local
+    from deid_core.app.options import RunOptions
+    from deid_core.app.runner import run_local
 
     table = pq.read_table(SAMPLES)
     ids = table["note_id"].to_pylist()

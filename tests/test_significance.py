@@ -1,8 +1,8 @@
 """Approximate randomization: identical systems are not different, very different ones are."""
 
-from deid_core.evaluation.metrics import score_corpus
-from deid_core.evaluation.significance import approximate_randomization
 from deid_core.spans import Span
+from deid_core.training.evaluation.metrics import score_corpus
+from deid_core.training.evaluation.significance import approximate_randomization
 
 TEXTS = {f"n{i}": "Dr Lee saw Ann" for i in range(30)}
 GOLD = {k: [Span(3, 6, "DOCTOR"), Span(11, 14, "PATIENT")] for k in TEXTS}

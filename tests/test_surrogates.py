@@ -7,17 +7,17 @@ import datetime as dt
 import pytest
 
 from deid_core.doc import Doc
-from deid_core.keys import DEMO_KEY
-from deid_core.notes import Note
-from deid_core.pipeline import Deidentifier
-from deid_core.spans import Span
-from deid_core.surrogates.modes import (
+from deid_core.engine.pipeline import Deidentifier
+from deid_core.engine.surrogates.modes import (
     hash_mode,
     redact_mode,
     requires_key,
     surrogate_mode,
 )
-from deid_core.surrogates.numbers import digits_of, luhn_valid
+from deid_core.engine.surrogates.numbers import digits_of, luhn_valid
+from deid_core.keys import DEMO_KEY
+from deid_core.notes import Note
+from deid_core.spans import Span
 
 KEY2 = b"another-secret-key-0123456789"
 
@@ -59,7 +59,7 @@ def test_name_case_and_consistency(sur):
 
 
 def test_gender_kept(sur):
-    from deid_core.surrogates.names import name_pools
+    from deid_core.engine.surrogates.names import name_pools
 
     pools = name_pools("en_US")
     r = run(sur, "Mary and Robert", [("Mary", "PATIENT"), ("Robert", "PATIENT")])
@@ -129,7 +129,7 @@ def test_ids_phones_format(sur):
 
 
 def test_locations_kind_and_case(sur):
-    from deid_core.surrogates.locations import _states
+    from deid_core.engine.surrogates.locations import _states
 
     names, abbrs = _states("en_US")
     r = run(sur, "MA and Texas and BOSTON", [("MA", "STATE"), ("Texas", "STATE"), ("BOSTON", "CITY")])
@@ -185,7 +185,7 @@ def test_global_labels_follow_a_doctor_across_patients():
 
 
 def test_mask_mode_with_overrides():
-    from deid_core.surrogates.modes import mask_mode
+    from deid_core.engine.surrogates.modes import mask_mode
 
     rep = mask_mode({"surrogates": {"label_modes": {"AGE": "surrogate"}}}, DEMO_KEY)
     assert run(rep, "Smith 95", [("Smith", "PATIENT"), ("95", "AGE")]) == ["[**PATIENT**]", "90+"]
@@ -193,8 +193,8 @@ def test_mask_mode_with_overrides():
 
 def test_registry_wiring_default_mode_is_surrogate():
     from deid_core.config import conf_file
-    from deid_core.pipeline import build_deidentifier
-    from deid_core.surrogates.modes import ModeReplacer
+    from deid_core.engine.pipeline import build_deidentifier
+    from deid_core.engine.surrogates.modes import ModeReplacer
 
     config = dict(conf_file("deidentify.toml"))
     assert config["pipeline"]["mode"] == "surrogate"
@@ -208,7 +208,7 @@ def test_registry_wiring_default_mode_is_surrogate():
 def test_numbers_helpers():
     import random
 
-    from deid_core.surrogates import numbers
+    from deid_core.engine.surrogates import numbers
 
     rng = random.Random(1)
     for _ in range(200):
@@ -222,8 +222,8 @@ def test_numbers_helpers():
 
 
 def test_zip_restricted_and_zeros():
-    from deid_core.surrogates import safe_harbor
-    from deid_core.surrogates.settings import surrogate_settings
+    from deid_core.engine.surrogates import safe_harbor
+    from deid_core.engine.surrogates.settings import surrogate_settings
 
     s = surrogate_settings({"surrogates": {"zip": {"style": "zeros"}}})
     assert safe_harbor.zip_code("03601", s) == "00000"
@@ -254,7 +254,7 @@ def test_holidays_seasons_and_partial_dates():
 
 
 def test_case_styles():
-    from deid_core.surrogates.consistency import match_case
+    from deid_core.engine.surrogates.consistency import match_case
 
     assert match_case("SMITH", "Jones") == "JONES"
     assert match_case("smith", "Jones") == "jones"
@@ -273,7 +273,7 @@ def test_same_text_other_note_same_patient_same_surrogates(sur):
 
 
 def test_surrogate_never_contains_original():
-    from deid_core.surrogates.consistency import collides
+    from deid_core.engine.surrogates.consistency import collides
 
     assert collides("United States Virgin Islands", "United States", frozenset())
     assert not collides("Canada", "United States", frozenset())
@@ -308,7 +308,7 @@ def test_rule_tagger_date_shapes(sur):
 def test_phone_extension_kept():
     import random
 
-    from deid_core.surrogates import numbers
+    from deid_core.engine.surrogates import numbers
 
     for i in range(50):
         p = numbers.phone(random.Random(i), "552 269 0654 X87420")
@@ -349,7 +349,7 @@ def test_titles_kept_but_a_title_only_span_is_replaced(sur):
 
 
 def test_gender_from_wider_lexicon(sur):
-    from deid_core.surrogates.names import name_pools
+    from deid_core.engine.surrogates.names import name_pools
 
     pools = name_pools("en_US")
     assert "corinne" not in pools.male | pools.female  # not in the en_US lists ...

@@ -8,13 +8,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from deid_core.doc import Doc
+from deid_core.engine.pipeline import Deidentifier
+from deid_core.engine.surrogates import dates as dates_mod
+from deid_core.engine.surrogates import names as names_mod
+from deid_core.engine.surrogates.modes import hash_mode, redact_mode, surrogate_mode
 from deid_core.keys import DEMO_KEY
 from deid_core.notes import Note
-from deid_core.pipeline import Deidentifier
 from deid_core.spans import Span
-from deid_core.surrogates import dates as dates_mod
-from deid_core.surrogates import names as names_mod
-from deid_core.surrogates.modes import hash_mode, redact_mode, surrogate_mode
 
 KEY2 = b"another-secret-key-0123456789"
 FAST = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -1,17 +1,17 @@
-"""Surrogates on deid_core.synth notes with gold spans: no original survives in place."""
+"""Surrogates on deid_core.training.synth notes with gold spans: no original survives in place."""
 
 from __future__ import annotations
 
 import pytest
 
 from deid_core.doc import Doc
+from deid_core.engine.replace import apply_replacements
+from deid_core.engine.surrogates.leaks import leaks_of
+from deid_core.engine.surrogates.modes import ModeReplacer
 from deid_core.keys import DEMO_KEY
 from deid_core.notes import Note
-from deid_core.replace import apply_replacements
 from deid_core.spans import resolve_overlaps
-from deid_core.surrogates.leaks import leaks_of
-from deid_core.surrogates.modes import ModeReplacer
-from deid_core.synth import generate
+from deid_core.training.synth import generate
 
 
 @pytest.fixture(scope="module")

@@ -10,11 +10,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from deid_core.spans import Span, trim_span, validate_spans
-from deid_core.synth import Plan, generate
-from deid_core.synth.generate import block_notes, note_counts
-from deid_core.synth.lexicon import lexicon
-from deid_core.synth.template import Slot, TemplateError, parse, render
 from deid_core.taxonomy import labels
+from deid_core.training.synth import Plan, generate
+from deid_core.training.synth.generate import block_notes, note_counts
+from deid_core.training.synth.lexicon import lexicon
+from deid_core.training.synth.template import Slot, TemplateError, parse, render
 
 N_EXACT = 10_000
 

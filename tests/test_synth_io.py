@@ -8,11 +8,11 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from deid_core.cli import main
+from deid_core.app.cli import main
 from deid_core.io.tables import read_notes, read_spans
 from deid_core.spans import trim_span
-from deid_core.synth import generate
-from deid_core.synth.output import NAME_COLUMNS, NOTES_SCHEMA, to_corpus
+from deid_core.training.synth import generate
+from deid_core.training.synth.output import NAME_COLUMNS, NOTES_SCHEMA, to_corpus
 
 ROOT = Path(__file__).resolve().parent.parent
 

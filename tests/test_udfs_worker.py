@@ -8,11 +8,11 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from deid_core.batch import validate_input_schema
+from deid_core.app.batch import validate_input_schema
+from deid_core.app.commands.summary import main as summary_main
+from deid_core.app.options import effective_config, parse_name_columns
 from deid_core.bundle import bundle_bytes, load_bundle
-from deid_core.commands.summary import main as summary_main
 from deid_core.keys import DEMO_KEY, KeyError_, key_id
-from deid_core.options import effective_config, parse_name_columns
 from tests.helpers_job import LITERAL_CONF, NAME_COLUMNS, SAMPLES, write_edge_input
 from udfs import deidentify as worker
 from udfs.shipping import KeyRef, read_key
@@ -75,7 +75,7 @@ def test_one_failing_note_does_not_stop_the_batch(tmp_path, demo_key_file):
 
 
 def test_summary_prints_counts_not_text(tmp_path, capsys):
-    from deid_core.cli import main as deid_main
+    from deid_core.app.cli import main as deid_main
 
     assert deid_main(["tag", "--input", str(SAMPLES), "--output", str(tmp_path / "o"), "--config",
                       str(LITERAL_CONF), "--name-columns", NAME_COLUMNS, "--demo-key"]) == 0

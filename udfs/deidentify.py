@@ -19,7 +19,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from deid_core.batch import (
+from deid_core.app.batch import (
     BatchSpec,
     make_deidentifier,
     patient_batches,
@@ -29,7 +29,7 @@ from deid_core.batch import (
 )
 from deid_core.bundle import BundleError, unpack_bundle
 from deid_core.config import digest
-from deid_core.pipeline import Deidentifier
+from deid_core.engine.pipeline import Deidentifier
 from udfs.shipping import KeyRef, read_key
 
 _CACHE: dict[str, Deidentifier] = {}

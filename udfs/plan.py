@@ -14,7 +14,7 @@ from pyspark.sql import DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
 from pyspark.sql.types import StructField, StructType
 
-from deid_core.batch import (
+from deid_core.app.batch import (
     DUP_COLUMN,
     STAGED_CORE,
     STAGED_NOTE_DATE,
@@ -23,8 +23,8 @@ from deid_core.batch import (
     shifts_note_date,
     validate_input_schema,
 )
+from deid_core.app.runner import duplicate_error, null_id_error
 from deid_core.io.tables import AUDIT_SCHEMA
-from deid_core.run import duplicate_error, null_id_error
 
 log = logging.getLogger("deid.job")
 
@@ -109,7 +109,7 @@ def group_by_patient(df: DataFrame, partitions: int) -> DataFrame:
     """Repartition so each patient's notes meet in one task, in a row (notes without patient spread by id).
 
     Sorted by patient within the partition, so the tagger's batches can keep a patient's notes
-    together (deid_core.batch.patient_batches) for cross-note propagation.
+    together (deid_core.app.batch.patient_batches) for cross-note propagation.
     """
     key = F.coalesce(F.col("patient_id"), F.col("note_id")) if "patient_id" in df.columns else F.col("note_id")
     return df.repartition(partitions, key).sortWithinPartitions(key)

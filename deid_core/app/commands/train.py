@@ -1,0 +1,92 @@
+"""`deid train`: train the CRF taggers on annotated corpora and write a model bundle.
+
+Target-domain data: a PhysioNet-format folder (id.text, id-phi.phrase, patients.tsv).
+Source-domain data (optional, e.g. synthetic notes): a PhysioNet-format folder or a folder
+with notes.parquet + gold.parquet (or notes/ + gold/ sub-folders). With --cv K, patient-grouped
+K-fold CV of the full hybrid (rules + CRF + merge) is run first and its metrics recorded in
+bundle.json; with --tune, c1/c2 are chosen on it from the grid of conf/crf.toml (best overlap F2:
+recall first).
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import logging
+import time
+from pathlib import Path
+
+from deid_core.training.corpora import pipeline_config, read_training_corpus
+from deid_core.training.cv import f_beta, run_cv
+from deid_core.training.train import (
+    TrainDoc,
+    crf_config,
+    make_docs,
+    set_bundle_metadata,
+    train_bundle,
+)
+
+log = logging.getLogger("deid.train")
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """Options of `deid train`."""
+    p.add_argument("--physionet", required=True, help="PhysioNet-format folder (target domain)")
+    p.add_argument("--synthetic", action="append", default=[], help="source-domain corpus folder (repeatable)")
+    p.add_argument("--output", required=True, help="bundle directory to write")
+    p.add_argument("--crf-config", default=None, help="CRF config TOML (default conf/crf.toml)")
+    p.add_argument("--config", default=None, help="pipeline config TOML merged over conf/deidentify.toml")
+    p.add_argument("--models", default=None, help="comma-separated [models.*] names (default from config)")
+    p.add_argument("--cv", type=int, default=0, help="run patient-grouped K-fold CV first (0: skip)")
+    p.add_argument("--tune", action="store_true", help="choose c1/c2 by CV over the config grid")
+    p.add_argument("--no-rules", action="store_true", help="train without rule-hit features")
+    p.add_argument("--easyadapt", choices=["on", "off"], default=None, help="override [training] easyadapt")
+    p.add_argument("--report", default=None, help="write the CV report JSON here too")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Train (optionally CV/tune first) and write the bundle."""
+    from deid_core.engine.crf.tagger import rule_source
+
+    conf = copy.deepcopy(crf_config(args.crf_config))
+    dconf = pipeline_config(args.config)
+    models = args.models.split(",") if args.models else None
+    easy = None if args.easyadapt is None else args.easyadapt == "on"
+    notes, gold = read_training_corpus(args.physionet)
+    extra: list[TrainDoc] = []
+    for path in args.synthetic:
+        s_notes, s_gold = read_training_corpus(path)
+        extra.extend(make_docs(s_notes, s_gold, domain="S"))
+    use_rules = not args.no_rules
+    t0 = time.perf_counter()
+    tconf = conf.setdefault("training", {})
+    cv_report = None
+    if args.tune:
+        k = args.cv or int(tconf.get("folds", 5))
+        best = None
+        for c1 in tconf.get("grid_c1", [tconf.get("c1", 0.05)]):
+            for c2 in tconf.get("grid_c2", [tconf.get("c2", 0.01)]):
+                rep = run_cv(notes, gold, conf, dconf, k, extra=extra, c1=c1, c2=c2, use_rules=use_rules,
+                             models=models, easy=easy)
+                key = (f_beta(rep["overlap"]["precision"], rep["overlap"]["recall"], 2.0), rep["binary_token"]["f1"])
+                log.info("c1=%s c2=%s: overlap recall %.4f ppv %.4f", c1, c2, rep["overlap"]["recall"], rep["overlap"]["precision"])
+                if best is None or key > best[0]:
+                    best = (key, c1, c2, rep)
+        _, tconf["c1"], tconf["c2"], cv_report = best
+    elif args.cv:
+        cv_report = run_cv(notes, gold, conf, dconf, args.cv, extra=extra, use_rules=use_rules,
+                           models=models, easy=easy)
+    docs = make_docs(notes, gold) + extra
+    rules = rule_source(dconf, None) if use_rules else None
+    bundle = train_bundle(docs, conf, Path(args.output), rules=rules, models=models, easy=easy,
+                          extra={"target_corpus": Path(args.physionet).name,
+                                 "source_corpora": [Path(p).name for p in args.synthetic]})
+    if cv_report is not None:
+        set_bundle_metadata(bundle.path, "cv", cv_report)
+        if args.report:
+            Path(args.report).write_text(json.dumps(cv_report, indent=2) + "\n")
+        log.info("CV overlap recall %.4f ppv %.4f, binary token F1 %.4f", cv_report["overlap"]["recall"],
+                 cv_report["overlap"]["precision"], cv_report["binary_token"]["f1"])
+    log.info("bundle %s written to %s in %.0fs", bundle.id[:12], bundle.path, time.perf_counter() - t0)
+    return 0

@@ -1,0 +1,239 @@
+"""Token-CRF tagging: a bundle's crfsuite models + feature extractors as a pipeline stage."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from itertools import repeat
+from pathlib import Path
+
+import pycrfsuite
+
+from deid_core.doc import Doc
+from deid_core.engine.crf.clusters import load_clusters
+from deid_core.engine.crf.features import FeatureConfig, FeatureExtractor, easyadapt
+from deid_core.engine.crf.labels import decode, tag_label
+from deid_core.spans import Span
+
+log = logging.getLogger(__name__)
+
+RuleSource = Callable[[Doc], Sequence[Span]]
+
+
+@dataclass
+class ModelSpec:
+    """One trained model's description as recorded in the bundle."""
+
+    name: str
+    file: str
+    families: list[str]
+    window: int
+    categories: list[str]
+
+
+class CrfModel:
+    """One crfsuite model and its feature extractor."""
+
+    def __init__(self, spec: ModelSpec, model_path: Path, clusters: dict | None, cache_size: int,
+                 domain: str = "", tag_counts: dict[str, int] | None = None,
+                 mention_counts: dict[str, int] | None = None) -> None:
+        self.spec = spec
+        self.tag_counts = dict(tag_counts or {})
+        self.mention_counts = dict(mention_counts or {})
+        self.tagger = pycrfsuite.Tagger()
+        self.tagger.open(str(model_path))
+        self.labels = [x for x in self.tagger.labels()]
+        self.phi_labels = [x for x in self.labels if x != "O"]
+        # prefix of a tag the recall knob starts: B- unless the model has none (IO scheme)
+        self.begin = "B-" if any(x.startswith("B-") for x in self.labels) else "I-"
+        self.domain = domain
+        known = {attr for attr, _ in self.tagger.info().state_features}
+        if domain:
+            pre = domain + "|"
+            known |= {a[len(pre):] for a in known if a.startswith(pre)}
+        self.extractor = FeatureExtractor(FeatureConfig(spec.families, spec.window), clusters, cache_size,
+                                          known=known, as_bytes=not domain)
+
+    def features(self, doc: Doc, rule_spans: Sequence[Span]) -> list[list[str]]:
+        """Feature lists of a doc (EasyAdapt target copy when the model was trained with domains)."""
+        feats = self.extractor.extract(doc, rule_spans)
+        return easyadapt(feats, self.domain) if self.domain else feats
+
+    def predict(self, feats: list[list[str]], threshold: float = 1.0,
+                marginals: bool = False) -> tuple[list[str], list[float]]:
+        """Viterbi tags and per-token PHI marginal; tokens above `threshold` get their best PHI tag."""
+        if not feats:
+            return [], []
+        tags = self.tagger.tag(feats)
+        if threshold >= 1.0 and not marginals:
+            return tags, [0.0 if t == "O" else 1.0 for t in tags]
+        marg = self.tagger.marginal
+        n = len(tags)
+        phi = [1.0 - p for p in map(marg, repeat("O", n), range(n))]
+        # Viterbi O above the threshold: the best PHI tag, continuing the previous token's label.
+        # Only these few tokens look at the other labels' marginals.
+        for i in [i for i, p in enumerate(phi) if p > threshold and tags[i] == "O"]:
+            best = max(self.phi_labels, key=lambda lab, i=i: marg(lab, i))
+            label = tag_label(best)
+            prev = tag_label(tags[i - 1]) if i else ""
+            tags[i] = ("I-" if prev == label else self.begin) + label
+        return tags, phi
+
+
+def learned_categories(models: Sequence[CrfModel], min_examples: int) -> frozenset[str]:
+    """Categories with at least `min_examples` training mentions in some model.
+
+    Mentions as recorded in the bundle (mention_counts, any scheme); bundles without them: B-/S- tags.
+    """
+    from deid_core.taxonomy import category_of
+
+    counts: dict[str, int] = {}
+    for m in models:
+        per_label = m.mention_counts or {t[2:]: n for t, n in m.tag_counts.items() if t[:2] in ("B-", "S-")}
+        for label, n in per_label.items():
+            cat = category_of(label)
+            counts[cat] = counts.get(cat, 0) + n
+    return frozenset(c for c, n in counts.items() if n >= min_examples)
+
+
+class CrfTagger:
+    """Pipeline stage: runs each token-CRF model and returns its spans (source 'crf:<model>')."""
+
+    def __init__(self, models: Sequence[CrfModel], *, threshold: float = 1.0,
+                 rules: RuleSource | None = None, name: str = "crf", keep_marginals: bool = False,
+                 min_gate_examples: int = 50, gate: bool = True,
+                 gated_source: Callable[[str], bool] | None = None) -> None:
+        self.models = list(models)
+        self.gated_source = gated_source or (lambda src: src != "metadata")
+        self.keep_marginals = keep_marginals
+        self.gate = gate  # the merge gates rule spans: compute marginals under them
+        self.gate_categories = learned_categories(self.models, min_gate_examples)
+        self.threshold = threshold
+        self.rules = rules
+        self.name = name
+
+    def _gate_positions(self, doc: Doc, rules: Sequence[Span]) -> list[int]:
+        """Token positions under rule spans of gated categories (where marginals are needed)."""
+        from bisect import bisect_left, bisect_right
+
+        from deid_core.taxonomy import category_of
+
+        _, starts, ends = doc.tokens
+        pos: set[int] = set()
+        for s in rules:
+            if category_of(s.label) in self.gate_categories and self.gated_source(s.source):
+                pos.update(range(bisect_right(ends, s.start), bisect_left(starts, s.end)))
+        return sorted(pos)
+
+    def rule_spans(self, doc: Doc) -> Sequence[Span]:
+        """Rule hits for the rule_hits features: the pipeline's rules output, else our own call."""
+        return doc_rule_spans(doc, self.rules)
+
+    def tag(self, doc: Doc) -> list[Span]:
+        """PHI spans found by every model (may overlap across models; the merge resolves)."""
+        _, starts, ends = doc.tokens
+        if not starts:
+            return []
+        rules = self.rule_spans(doc) if any(m.extractor.uses_rules for m in self.models) else ()
+        full = self.threshold < 1.0 or self.keep_marginals
+        gate_pos = [] if full or not self.gate else self._gate_positions(doc, rules)
+        out: list[Span] = []
+        doc_phi: list[float] | None = None
+        for m in self.models:
+            tags, phi = m.predict(m.features(doc, rules), self.threshold, self.keep_marginals)
+            if gate_pos:  # marginals only where the merge's rule gate will look
+                marg = m.tagger.marginal
+                for i in gate_pos:
+                    phi[i] = 1.0 - marg("O", i)
+            doc_phi = phi if doc_phi is None else [max(a, b) for a, b in zip(doc_phi, phi, strict=True)]
+            for i, j, label in decode(tags, starts, ends):
+                conf = sum(phi[i:j]) / (j - i)
+                out.append(Span(starts[i], ends[j - 1], label, f"{self.name}:{m.spec.name}", round(conf, 4)))
+        if full or gate_pos:
+            doc.crf_phi = doc_phi
+            doc.crf_gate_categories = self.gate_categories
+        return out
+
+
+def doc_rule_spans(doc: Doc, rules: RuleSource | None) -> Sequence[Span]:
+    """The rules stage's spans of a doc (doc.stage_spans["rules"]), else `rules(doc)` stored there."""
+    if "rules" in doc.stage_spans:
+        return doc.stage_spans["rules"]
+    if rules is None:
+        return ()
+    spans = doc.stage_spans["rules"] = rules(doc)
+    return spans
+
+
+# [tagging] domain -> which EasyAdapt feature copy is added at tagging time (seed 000 §3.3.3)
+DOMAINS = ("target", "source", "general")
+
+
+def easyadapt_domain(comp: dict, choice: str) -> str:
+    """The feature-copy prefix to tag with: the bundle's target ('T'), source ('S') or none."""
+    if choice not in DOMAINS:
+        raise ValueError(f"[tagging] domain must be one of {', '.join(DOMAINS)}; got {choice!r}")
+    if not comp.get("easyadapt") or choice == "general":
+        return ""
+    return comp.get("target_domain", "T") if choice == "target" else comp.get("source_domain", "S")
+
+
+def load_models(bundle, cache_size: int = 200_000, domain: str = "target") -> list[CrfModel]:
+    """The token-CRF models of a bundle (empty when it has none); `domain`: see DOMAINS."""
+    comp = bundle.manifest.get("components", {}).get("crf")
+    if not comp:
+        return []
+    clusters = load_clusters(bundle.file(comp["clusters"])) if comp.get("clusters") else None
+    domain = easyadapt_domain(comp, domain)
+    models = []
+    for name, m in comp["models"].items():
+        spec = ModelSpec(name, m["file"], list(m["features"]), int(m["window"]), list(m["categories"]))
+        models.append(CrfModel(spec, bundle.file(m["file"]), clusters, cache_size, domain, m.get("tag_counts"),
+                               m.get("mention_counts")))
+    return models
+
+
+def crf_stage(config: dict, bundle) -> CrfTagger:
+    """Stage factory (conf/deidentify.toml [registry.stages] crf): the bundle's token CRFs."""
+    from deid_core.bundle import load_bundle
+    from deid_core.config import conf_file, deep_merge
+    from deid_core.engine.crf.versions import check_versions
+    from deid_core.engine.merge import gated_source, merge_options
+
+    if bundle is None:  # no bundle named: the default one (models/default)
+        bundle = load_bundle()
+    tagging = deep_merge(conf_file("crf.toml"), config.get("crf") or {}).get("tagging", {})
+    check_versions(bundle, strict=bool(tagging.get("strict_versions", False)))
+    models = load_models(bundle, int(tagging.get("cache_size", 200_000)), str(tagging.get("domain", "target")))
+    if not models:
+        log.warning("bundle %s has no CRF models: the crf stage finds nothing", getattr(bundle, "id", "?")[:12])
+    rules = None
+    if any(m.extractor.uses_rules for m in models):
+        rules = rule_source(config, bundle)
+    merge = merge_options(config.get("merge"))
+    return CrfTagger(models, threshold=float(tagging.get("marginal_threshold", 1.0)), rules=rules,
+                     min_gate_examples=int(tagging.get("min_gate_examples", 50)),
+                     gate=float(merge["rule_gate"]) > 0, gated_source=lambda src: gated_source(src, merge))
+
+
+def rule_source(config: dict, bundle) -> RuleSource | None:
+    """The rules stage's tag function (for rule_hits features), or None when no rules exist.
+
+    Built on first use: in the pipeline the rules stage's own output (doc.stage_spans) is
+    read instead, so a worker does not compile the rule set a second time.
+    """
+    from deid_core.engine.registry import resolve
+
+    ref = config.get("registry", {}).get("stages", {}).get("rules")
+    if not ref:
+        return None
+    factory = resolve(ref)
+    built: list[RuleSource] = []
+
+    def tag(doc: Doc) -> Sequence[Span]:
+        if not built:
+            built.append(factory(config, bundle).tag)
+        return built[0](doc)
+
+    return tag

@@ -1,0 +1,75 @@
+"""What a CRF bundle depends on (feature code, taxonomy, rules, gazetteers), and the check that
+refuses a bundle built for other versions."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+from deid_core.bundle import Bundle, BundleError
+
+
+def _tree_digest(path: Path) -> str | None:
+    """sha256 (first 16 hex) over a folder's or file's bytes; None when absent."""
+    if not path.exists():
+        return None
+    files = [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
+    h = hashlib.sha256()
+    for f in files:
+        h.update(f.name.encode())
+        h.update(f.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def current_versions() -> dict[str, str | None]:
+    """Versions of what a CRF bundle depends on: features, taxonomy, rules, gazetteers."""
+    import importlib
+
+    from deid_core.config import conf_dir, conf_file
+    from deid_core.engine.crf.features import FEATURES_VERSION
+
+    root = Path(__file__).resolve().parents[2]  # deid_core/
+    versions: dict[str, str | None] = {
+        "features": FEATURES_VERSION,
+        "taxonomy": str(conf_file("taxonomy.toml").get("version", "")),
+    }
+    for key, module, data in (("rules", "deid_core.engine.rules", conf_dir() / "rules"),
+                              ("gazetteers", "deid_core.gazetteers", root / "gazetteers")):
+        try:
+            mod = importlib.import_module(module)
+        except ImportError:
+            versions[key] = None
+            continue
+        explicit = getattr(mod, "VERSION", None) or getattr(mod, f"{key.upper()}_VERSION", None)
+        versions[key] = str(explicit) if explicit else _tree_digest(data)
+    return versions
+
+
+# Mismatches that make a model unusable (feature strings or labels changed) always refuse;
+# rule and gazetteer versions only shift the rule-hit / gazetteer features, so they refuse
+# only in strict mode ([tagging] strict_versions) and otherwise log a warning.
+HARD_VERSIONS = ("features", "taxonomy")
+
+
+def check_versions(bundle: Bundle, current: dict[str, str | None] | None = None, *, strict: bool = True) -> list[str]:
+    """Raise BundleError naming each mismatched version; soft mismatches are returned when not strict."""
+    import logging
+
+    recorded = bundle.manifest.get("versions")
+    if not recorded or not bundle.manifest.get("components", {}).get("crf"):
+        return []
+    current = current or current_versions()
+    needed = set(bundle.manifest["components"]["crf"].get("depends_on", ["features", "taxonomy"]))
+    bad = [k for k in sorted(needed) if recorded.get(k) != current.get(k)]
+    hard = [k for k in bad if strict or k in HARD_VERSIONS]
+    if hard:
+        detail = "; ".join(f"{k}: bundle {recorded.get(k)!r}, engine {current.get(k)!r}" for k in hard)
+        raise BundleError(
+            f"model bundle {bundle.path} was built for other versions ({detail}); "
+            "retrain it with `deid train` (see docs/crf.md) or use a matching engine"
+        )
+    if bad:
+        logging.getLogger(__name__).warning(
+            "model bundle %s was trained with other %s versions; retrain it for best accuracy (docs/crf.md)",
+            bundle.id[:12], ", ".join(bad))
+    return bad

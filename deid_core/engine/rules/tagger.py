@@ -1,0 +1,280 @@
+"""The RuleTagger: regex rules + gazetteer rules + EHR-metadata matching in one pass per note.
+
+Compiled once per process from a small, picklable form (`RuleTagger.from_config(config)`,
+or pickle.dumps(tagger), which ships only the settings and recompiles on the executor).
+Every span's `source` is the rule id ("metadata" for known-name matches).
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left
+from dataclasses import dataclass
+
+import ahocorasick
+
+from deid_core.config import ConfigError, conf_file
+from deid_core.doc import Doc
+from deid_core.engine.rules.filters import FILTERS
+from deid_core.engine.rules.loader import NONPHI, Rule, load_rules, load_settings
+from deid_core.engine.rules.metadata import MetadataMatcher
+from deid_core.gazetteers import LISTS, is_common, is_frequent, lowered, normalize_phrase, rule_hits
+from deid_core.spans import Span, resolve_overlaps
+
+DEFAULTS = {
+    "files": ["rules/contact.toml", "rules/ids.toml", "rules/dates.toml", "rules/ages.toml",
+              "rules/locations.toml", "rules/names.toml", "rules/nonphi.toml"],
+    "gazetteer_file": "rules/gazetteers.toml",
+    "metadata": True,
+    "fuzzy": True,
+    "fuzzy_min_len": 5,
+    "min_age": 90,
+    "metadata_priority": 90,
+}
+
+
+@dataclass(frozen=True)
+class GazetteerRule:
+    """Tag whole-word gazetteer entries (optionally a pair of adjacent entries) with a label."""
+
+    id: str
+    label: str
+    lists: tuple[str, ...]
+    then: tuple[str, ...] = ()
+    case: str = "any"  # any | title | upper | capitalized
+    guard: bool = True  # drop single words that are common/clinical words
+    priority: int = 30
+    min_len: int = 3
+    confidence: float = 0.6
+    description: str = ""
+    examples: tuple[str, ...] = ()
+    negatives: tuple[str, ...] = ()
+
+
+def _title_word(word: str) -> bool:
+    """'Smith', 'Smith-Jones', "O'Neil", 'McLean' (not 'LEs', not 'SMITH')."""
+    for part in re.split(r"[-'’]", word):
+        if not part:
+            continue
+        if part.startswith("Mc") and len(part) > 3:
+            part = part[2:]
+        if not (part[:1].isupper() and (len(part) == 1 or not any(c.isupper() for c in part[1:]))):
+            return False
+    return True
+
+
+def _case_ok(surface: str, case: str) -> bool:
+    """Case test of a gazetteer rule: any | title (strict) | upper | capitalized (first letters)."""
+    words = surface.split()
+    if case == "any":
+        return True
+    if case == "title":
+        return all(_title_word(w) for w in words if w[:1].isalpha())
+    if case == "upper":
+        return surface.isupper()
+    return all(w[:1].isupper() for w in words if w[:1].isalpha())
+
+
+def load_gazetteer_rules(name: str) -> list[GazetteerRule]:
+    """The [[gazetteer]] entries of a rule file."""
+    from deid_core.config import load_toml
+    from deid_core.engine.rules.loader import rule_files
+
+    out = []
+    for p in rule_files([name]):
+        for raw in load_toml(p).get("gazetteer", []):
+            fields = dict(raw)
+            for key in ("lists", "then", "examples", "negatives"):
+                fields[key] = tuple(fields.get(key, ()))
+            try:
+                rule = GazetteerRule(**fields)
+            except TypeError as exc:
+                raise ConfigError(f"gazetteer rule {raw.get('id')!r}: {exc}") from None
+            if rule.case not in ("any", "title", "upper", "capitalized"):
+                raise ConfigError(f"gazetteer rule {rule.id!r}: unknown case {rule.case!r}; "
+                                  "accepted: any, title, upper, capitalized")
+            unknown = [n for n in rule.lists + rule.then if n not in LISTS]
+            if unknown or not rule.lists:
+                raise ConfigError(f"gazetteer rule {rule.id!r}: unknown or missing lists {unknown}")
+            out.append(rule)
+    return out
+
+
+class RuleTagger:
+    """All rules of the configured files plus gazetteer and metadata matching."""
+
+    name = "rules"
+
+    def __init__(self, settings: dict | None = None) -> None:
+        self.settings = {**DEFAULTS, **(settings or {})}
+        self._compile()
+
+    def _compile(self) -> None:
+        s = self.settings
+        self.rules: list[Rule] = load_rules(tuple(s["files"]))
+        self.filter_settings = {**s, **load_settings(tuple(s["files"]))}
+        self.filter_settings["_kw_words"] = frozenset(self.filter_settings.get("place_keywords", ()))
+        self.gazetteer_rules = load_gazetteer_rules(s["gazetteer_file"]) if s.get("gazetteer_file") else []
+        self.metadata = MetadataMatcher(fuzzy=bool(s["fuzzy"]), fuzzy_min_len=int(s["fuzzy_min_len"])) if s["metadata"] else None
+        self.scan_rules = [i for i, r in enumerate(self.rules) if not r.triggers]
+        self.triggers = ahocorasick.Automaton()
+        keys: dict[str, set[int]] = {}
+        for i, r in enumerate(self.rules):
+            for trig in r.triggers:
+                norm = normalize_phrase(trig)
+                if not norm:
+                    raise ConfigError(f"rule {r.id}: empty trigger {trig!r}")
+                keys.setdefault(norm, set()).add(i)
+        for key, idx in keys.items():
+            self.triggers.add_word(f" {key} ", (len(key), tuple(sorted(idx))))
+        if keys:
+            self.triggers.make_automaton()
+        self.has_triggers = bool(keys)
+        self.priority = {r.id: r.priority for r in self.rules}
+        self.priority.update({g.id: g.priority for g in self.gazetteer_rules})
+        self._gaz = [(g, frozenset(g.lists), frozenset(g.then)) for g in self.gazetteer_rules]
+        for r in self.rules:
+            if r.filter and r.filter not in FILTERS:
+                raise ConfigError(f"rule {r.id}: unknown filter {r.filter!r}; accepted: {', '.join(FILTERS)}")
+
+    @classmethod
+    def from_config(cls, config: dict | None = None) -> RuleTagger:
+        """Build from a configuration's [rules] table (defaults from conf/deidentify.toml)."""
+        base = dict(conf_file("deidentify.toml").get("rules", {}))
+        base.update((config or {}).get("rules", {}))
+        return cls(base)
+
+    def __getstate__(self) -> dict:
+        return {"settings": self.settings}
+
+    def __setstate__(self, state: dict) -> None:
+        self.settings = state["settings"]
+        self._compile()
+
+    # -- tagging ---------------------------------------------------------------------------
+    def regex_hits(self, doc: Doc) -> tuple[list[Span], list[Span]]:
+        """(PHI hits, suppressor hits) of the regex rules, overlapping, unfiltered by priority."""
+        text = doc.text
+        phi: list[Span] = []
+        sup: list[Span] = []
+        starts: dict[int, list[int]] = {}
+        if self.has_triggers:
+            for end_idx, (length, idx) in self.triggers.iter(lowered(doc)):
+                pos = end_idx - 1 - length
+                for i in idx:
+                    starts.setdefault(i, []).append(pos)
+        for i in self.scan_rules:
+            rule = self.rules[i]
+            if rule.requires and not any(r in text for r in rule.requires):
+                continue
+            pattern = rule.compiled[0]
+            first = pattern.search(text)  # most rules find nothing in most notes: no generator
+            if first is not None:
+                self._apply(rule, [first, *pattern.finditer(text, first.end() if first.end() > first.start() else first.end() + 1)], text, phi, sup)
+        for i, positions in starts.items():
+            pattern = self.rules[i].compiled[0]
+            matches = [m for m in (pattern.match(text, p) for p in positions) if m is not None]
+            self._apply(self.rules[i], matches, text, phi, sup)
+        return phi, sup
+
+    def _apply(self, rule: Rule, matches, text: str, phi: list[Span], sup: list[Span]) -> None:
+        """Turn one rule's matches into spans (context, filter, whitespace trim)."""
+        n = len(text)
+        _, ctx, ctx_after, has_phi, has_from = rule.compiled
+        filt = FILTERS.get(rule.filter) if rule.filter else None
+        for m in matches:
+            start, end = m.span("phi") if has_phi else m.span()
+            if has_from and m.start("from") >= 0:
+                start = min(start, m.start("from"))
+            if start < 0 or start >= end:
+                continue
+            if ctx is not None and not ctx.search(text, max(0, m.start() - rule.window), m.start()):
+                continue
+            if ctx_after is not None and not ctx_after.match(text, m.end(), min(n, m.end() + rule.window)):
+                continue
+            if filt is not None:
+                kept = filt(text, start, end, self.filter_settings)
+                if kept is None:
+                    continue
+                start, end = kept
+            while start < end and text[start].isspace():
+                start += 1
+            while end > start and text[end - 1].isspace():
+                end -= 1
+            if start < end:
+                span = Span(start, end, rule.label, rule.id, rule.confidence)
+                (sup if rule.label == NONPHI else phi).append(span)
+
+    def gazetteer_spans(self, doc: Doc) -> list[Span]:
+        """Spans of the [[gazetteer]] rules over the gazetteer entries found in the note."""
+        if not self.gazetteer_rules:
+            return []
+        text = doc.text
+        hits = rule_hits(doc)
+        if not hits:
+            return []
+        by_start: dict[int, list] = {}
+        for h in hits:
+            by_start.setdefault(h[0], []).append(h)
+        out: list[Span] = []
+        for s, e, names in hits:
+            surface = None
+            for g, want, then in self._gaz:
+                if want.isdisjoint(names) or e - s < g.min_len:
+                    continue
+                if surface is None:
+                    surface = text[s:e]
+                if not _case_ok(surface, g.case):
+                    continue
+                if then:
+                    if e >= len(text) or text[e] != " ":
+                        continue
+                    nxt = [h for h in by_start.get(e + 1, ()) if not then.isdisjoint(h[2])]
+                    if not nxt:
+                        continue
+                    e2 = max(h[1] for h in nxt)
+                    if not _case_ok(text[s:e2], g.case):
+                        continue
+                    if g.guard and (is_frequent(surface) or is_frequent(text[e + 1:e2])):
+                        continue
+                    out.append(Span(s, e2, g.label, g.id, g.confidence))
+                    continue
+                if g.guard and " " not in surface and is_common(surface):
+                    continue
+                out.append(Span(s, e, g.label, g.id, g.confidence))
+        return out
+
+    def tag_raw(self, doc: Doc) -> list[Span]:
+        """Every PHI hit (rules, gazetteers, metadata) after suppression, possibly overlapping."""
+        phi, sup = self.regex_hits(doc)
+        phi.extend(self.gazetteer_spans(doc))
+        if self.metadata is not None:
+            phi.extend(self.metadata.match(doc))
+        if sup:
+            prio = self.priority
+            mp = self.settings["metadata_priority"]
+            sup.sort(key=lambda s: s.start)
+            sup_starts = [s.start for s in sup]
+            # suppressors are short: any one overlapping p starts within max_len before p.end
+            max_len = max(s.end - s.start for s in sup)
+            kept = []
+            for p in phi:
+                pp = prio.get(p.source, mp)
+                lo = bisect_left(sup_starts, p.start - max_len)
+                hi = bisect_left(sup_starts, p.end)
+                if not any(sup[k].end > p.start and pp < prio.get(sup[k].source, 50) for k in range(lo, hi)):
+                    kept.append(p)
+            phi = kept
+        return phi
+
+    def tag(self, doc: Doc) -> list[Span]:
+        """Non-overlapping PHI spans: higher priority, then longer, wins."""
+        prio = self.priority
+        mp = self.settings["metadata_priority"]
+        return resolve_overlaps(self.tag_raw(doc),
+                            rank=lambda s: (prio.get(s.source, mp), s.end - s.start, s.confidence, -s.start))
+
+
+def rule_stage(config: dict, bundle) -> RuleTagger:
+    """Pipeline stage factory ([registry.stages] rules): a RuleTagger from config's [rules] table."""
+    return RuleTagger.from_config(config)

@@ -1,0 +1,244 @@
+"""Output-mode factories (surrogate, redact, hash) and the per-label dispatching Replacer.
+
+A mode factory is `(config, key) -> Replacer` ([registry.modes] in conf/deidentify.toml). The
+global mode is `[pipeline] mode`; `[surrogates.label_modes]` overrides it per label. Every choice
+comes from a keyed hash of (key, scope, label or category, normalized original): no state is
+shared between notes, batches, partitions or executors.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+
+import regex
+
+from deid_core import taxonomy
+from deid_core.doc import Doc
+from deid_core.engine.replace import mask_token
+from deid_core.engine.surrogates import contact, numbers, safe_harbor
+from deid_core.engine.surrogates.consistency import (
+    draw_distinct,
+    forbidden_strings,
+    keyed_rng,
+    normalize,
+    scope_of,
+)
+from deid_core.engine.surrogates.dates import DateShifter
+from deid_core.engine.surrogates.locations import LocationSurrogates
+from deid_core.engine.surrogates.names import NameSurrogates
+from deid_core.engine.surrogates.settings import MODES, global_mode, surrogate_settings
+from deid_core.keys import keyed_digest
+from deid_core.notes import Note
+from deid_core.spans import Span
+
+KEYED_MODES = frozenset({"surrogate", "hash"})
+_NONSPACE = regex.compile(r"\S")
+_YY = regex.compile(r"\d\d")
+
+
+def requires_key(config: dict[str, Any] | None) -> bool:
+    """True when the configured modes (global or any per-label override) need a secret key."""
+    modes = {global_mode(config)}
+    modes.update(surrogate_settings(config).get("label_modes", {}).values())
+    return bool(modes & KEYED_MODES)
+
+
+def redact(original: str, filler: str = "X") -> str:
+    """Same-length filler: one filler char per non-space char, whitespace and newlines kept."""
+    return _NONSPACE.sub(filler, original)
+
+
+@dataclass
+class _NoteCtx:
+    """What every span of one note shares: key, scope, note year, real PHI strings (lazily)."""
+
+    key: bytes
+    scope: str
+    note: Note
+    originals: Sequence[str]
+    note_year: int | None
+
+    name_originals: Sequence[str] = ()
+
+    @cached_property
+    def forbidden(self) -> frozenset[str]:
+        """Casefolded real PHI strings and name words of the note (only computed when needed)."""
+        return forbidden_strings(self.note, self.originals, self.name_originals)
+
+
+class ModeReplacer:
+    """The Replacer: one replacement per span, by the label's mode (default or overridden)."""
+
+    def __init__(self, config: dict[str, Any] | None, key: bytes, default_mode: str) -> None:
+        if default_mode not in MODES:
+            raise ValueError(f"unknown mode {default_mode!r}; accepted: {', '.join(MODES)}")
+        self.settings = surrogate_settings(config)
+        self.key = key
+        self.default_mode = default_mode
+        self.label_modes = dict(self.settings.get("label_modes", {}))
+        self.safe_harbor = self.settings.get("profile", "default") == "safe_harbor"
+        if self.safe_harbor:
+            self.settings.setdefault("zip", {})["policy"] = "truncate"
+        self.filler = str(self.settings.get("redact", {}).get("filler", "X"))[:1] or "X"
+        self.hash_digits = int(self.settings.get("hash", {}).get("digits", 8))
+        self.max_redraws = int(self.settings.get("max_redraws", 12))
+        self.generic = frozenset(w.casefold() for w in self.settings.get("generic_words", ()))
+        self.names = NameSurrogates(self.settings)
+        self.dates = DateShifter(self.settings)
+        self.places = LocationSurrogates(self.settings, self.names.pools)
+        self.name_keep = self.names.keep
+        # Labels whose surrogates are consistent over the whole corpus, not per patient.
+        self.global_labels = frozenset(self.settings.get("global_labels", ()))
+
+    # -- the Replacer protocol --------------------------------------------------------------
+    def __call__(self, doc: Doc, spans: Sequence[Span]) -> list[str]:
+        """One replacement string per span (spans sorted and non-overlapping)."""
+        note = doc.note
+        originals = [doc.text[s.start:s.end] for s in spans]
+        ctx = _NoteCtx(
+            key=self.key,
+            scope=scope_of(note),
+            note=note,
+            originals=originals,
+            note_year=note.note_date.year if note.note_date else None,
+            name_originals=[o for s, o in zip(spans, originals, strict=True) if _category(s.label) == "NAME"],
+        )
+        out = []
+        for s, o in zip(spans, originals, strict=True):
+            if s.label == "DATE" and _YY.fullmatch(o) and self._two_digit_year(doc.text, s):
+                # "'09" or "CABG 81" annotated without an apostrophe: a two-digit year.
+                rep = self.replace_one(ctx, s.label, "'" + o)
+                if rep.startswith("'"):
+                    rep = rep[1:]
+                elif rep.isdigit() and len(rep) == 4:  # safe_harbor year: keep two digits
+                    rep = rep[2:]
+                out.append(rep)
+            else:
+                out.append(self.replace_one(ctx, s.label, o))
+        return out
+
+    def _two_digit_year(self, text: str, s: Span) -> bool:
+        """A bare two-digit DATE span read as a year ('09, 74', or any when so configured)."""
+        if self.mode_of("DATE") != "surrogate":
+            return False
+        quoted = (s.start > 0 and text[s.start - 1] in "'’") or (s.end < len(text) and text[s.end] in "'’")
+        return quoted or self.dates.bare_two_digits == "year"
+
+    def shift_note_date(self, note: Note) -> dt.date | None:
+        """The note's `note_date` moved by its patient's date shift (None stays None), so a
+        `note_date` column written next to the text agrees with the dates inside it."""
+        if note.note_date is None:
+            return None
+        return note.note_date + dt.timedelta(days=self.dates.shift_days(self.key, scope_of(note)))
+
+    def mode_of(self, label: str) -> str:
+        """The effective mode of a label."""
+        return self.label_modes.get(label, self.default_mode)
+
+    def replace_one(self, ctx: _NoteCtx, label: str, original: str) -> str:
+        """The replacement of one original string of a label."""
+        if label in self.global_labels and label != "DATE":
+            ctx = _NoteCtx(ctx.key, "global", ctx.note, ctx.originals, ctx.note_year, ctx.name_originals)
+        mode = self.mode_of(label)
+        if mode == "mask":
+            return mask_token(label)
+        if mode == "redact":
+            return redact(original, self.filler)
+        if mode == "hash":
+            return self.hash_token(ctx, label, original)
+        rep = self.surrogate(ctx, label, original)
+        return mask_token(label) if rep is None else rep
+
+    def hash_token(self, ctx: _NoteCtx, label: str, original: str) -> str:
+        """[LABEL-xxxxxxxx]: keyed digest of (scope, category, normalized original)."""
+        cat = _category(label)
+        norm = self._norm(cat, original)
+        return f"[{label}-{keyed_digest(ctx.key, ctx.scope, cat, norm)[: self.hash_digits]}]"
+
+    def _norm(self, category: str, original: str) -> str:
+        norm = normalize(original)
+        if category == "NAME":
+            norm = " ".join(t for t in norm.split() if t not in self.name_keep)
+        return norm
+
+    # -- surrogates -------------------------------------------------------------------------
+    def surrogate(self, ctx: _NoteCtx, label: str, original: str) -> str | None:
+        """A realistic surrogate, or None when the original cannot be handled (caller masks)."""
+        cat = _category(label)
+        if cat == "NAME" and label != "USERNAME":
+            return self.names.replace(ctx.key, ctx.scope, original, ctx.forbidden)
+        if label == "DATE":
+            shift = self.dates.shift_days(ctx.key, ctx.scope)
+            return self.dates.replace(original, shift, ctx.note_year, self.safe_harbor, mask_token("DATE"))
+        if label == "USERNAME":
+            user = self.names.username(ctx.key, ctx.scope, original, ctx.forbidden)
+            if user is not None and user.casefold() != original.casefold():
+                return user
+        if label == "AGE":
+            rng = keyed_rng(ctx.key, ctx.scope, "AGE", normalize(original))
+            return safe_harbor.age(original, self.settings, rng)
+        if label == "ZIP" and self.settings.get("zip", {}).get("policy", "truncate") == "truncate":
+            return safe_harbor.zip_code(original, self.settings)
+        make = self._maker(ctx, label, original)
+        if make is None:
+            return None
+        return draw_distinct(original, ctx.forbidden, make, self.max_redraws, self.generic)
+
+    def _maker(self, ctx: _NoteCtx, label: str, original: str):
+        """attempt -> candidate surrogate, for the labels drawn with re-draws on collision."""
+        norm = normalize(original) or original
+
+        def rng(attempt: int):
+            return keyed_rng(ctx.key, ctx.scope, label, norm, str(attempt))
+
+        pools = self.names.pools
+        if label == "SSN":
+            return lambda a: numbers.ssn(rng(a), original)
+        if label in ("PHONE", "FAX"):
+            return lambda a: numbers.phone(rng(a), original)
+        if label == "EMAIL":
+            def user(u: str) -> str:
+                return self.names.replace(ctx.key, ctx.scope, u, ctx.forbidden)
+
+            return lambda a: contact.email(rng(a), pools, original, user)
+        if label == "URL":
+            return lambda a: contact.url(rng(a), pools, original)
+        if label == "IPADDR":
+            return lambda a: contact.ip_address(rng(a), original)
+        if label == "ZIP" or label == "ROOM" or label == "USERNAME" or _category(label) == "ID":
+            luhn = numbers.wants_luhn(label, original)
+            return lambda a: numbers.identifier(rng(a), original, luhn=luhn)
+        if _category(label) in ("LOCATION", "PROFESSION"):
+            return lambda a: self.places.replace(label, rng(a), original)
+        return None
+
+
+def _category(label: str) -> str:
+    try:
+        return taxonomy.category_of(label)
+    except KeyError:
+        return ""
+
+
+def mask_mode(config: dict, key: bytes) -> ModeReplacer:
+    """Factory for `mask` ([**LABEL**]), honouring per-label overrides in [surrogates.label_modes]."""
+    return ModeReplacer(config, key, "mask")
+
+
+def surrogate_mode(config: dict, key: bytes) -> ModeReplacer:
+    """Factory for the `surrogate` mode (default)."""
+    return ModeReplacer(config, key, "surrogate")
+
+
+def redact_mode(config: dict, key: bytes) -> ModeReplacer:
+    """Factory for the `redact` mode."""
+    return ModeReplacer(config, key, "redact")
+
+
+def hash_mode(config: dict, key: bytes) -> ModeReplacer:
+    """Factory for the `hash` mode."""
+    return ModeReplacer(config, key, "hash")

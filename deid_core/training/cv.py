@@ -1,0 +1,136 @@
+"""Patient-grouped cross-validation of the full hybrid (rules + CRF + merge), and its scores."""
+
+from __future__ import annotations
+
+import logging
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+
+from deid_core.doc import Doc
+from deid_core.engine.crf.chars import CharCrfTagger, load_char_model
+from deid_core.engine.crf.tagger import CrfTagger, load_models, rule_source
+from deid_core.engine.merge import patient_groups
+from deid_core.notes import Note
+from deid_core.spans import Span, validate_spans
+from deid_core.training.train import TrainDoc, make_docs, patient_folds, train_bundle
+
+log = logging.getLogger(__name__)
+
+StageSpans = dict[str, dict[str, list[Span]]]  # note_id -> stage -> spans
+
+
+def cv_stage_spans(
+    notes: Sequence[Note], gold: dict[str, list[Span]], conf: dict, deid_config: dict, *,
+    k: int = 5, c1: float | None = None, c2: float | None = None, extra: Sequence[TrainDoc] = (),
+    threshold: float | None = None, models: Sequence[str] | None = None, easy: bool | None = None,
+    use_rules: bool = True,
+) -> StageSpans:
+    """Each fold's held-out notes tagged by rules and by CRFs trained without that fold's patients.
+
+    Stages per note: "rules", "crf" (token CRFs) and, when the bundle has a char model, "crf_char".
+    """
+    rules = rule_source(deid_config, None) if use_rules else None
+    folds = patient_folds(notes, k)
+    out: StageSpans = {}
+    thr = float(conf.get("tagging", {}).get("marginal_threshold", 1.0) if threshold is None else threshold)
+    for fi, test_pids in enumerate(folds):
+        train_notes = [n for n in notes if (n.patient_id or n.note_id) not in test_pids]
+        test_notes = [n for n in notes if (n.patient_id or n.note_id) in test_pids]
+        docs = make_docs(train_notes, gold) + list(extra)
+        with tempfile.TemporaryDirectory(prefix="deid-cv-") as tmp:
+            bundle = train_bundle(docs, conf, Path(tmp), rules=rules, c1=c1, c2=c2, models=models, easy=easy)
+            tagger = CrfTagger(load_models(bundle), threshold=thr, rules=rules, keep_marginals=True)
+            char_model = load_char_model(bundle)
+            char_tagger = CharCrfTagger(char_model, rules=rules) if char_model else None
+            for n in test_notes:
+                doc = Doc(n)
+                staged = {"rules": list(rules(doc)) if rules else []}
+                doc.stage_spans = dict(staged)
+                staged["crf"] = tagger.tag(doc)
+                staged["crf_phi"] = doc.crf_phi
+                staged["crf_gate_categories"] = doc.crf_gate_categories
+                if char_tagger is not None:
+                    staged["crf_char"] = char_tagger.tag(doc)
+                out[n.note_id] = staged
+        log.info("fold %d/%d: %d train notes, %d test notes", fi + 1, k, len(train_notes), len(test_notes))
+    return out
+
+
+def merged_predictions(notes: Sequence[Note], staged: StageSpans, merger, stages: Sequence[str]) -> dict[str, list[Span]]:
+    """Predictions of a merge policy over the chosen stages' spans."""
+    out = {}
+    for n in notes:
+        found = [s for st in stages for s in staged.get(n.note_id, {}).get(st, [])]
+        doc = Doc(n)
+        if "crf" in stages:
+            doc.crf_phi = staged.get(n.note_id, {}).get("crf_phi")
+            doc.crf_gate_categories = staged.get(n.note_id, {}).get("crf_gate_categories")
+        spans = merger(found, doc=doc) if getattr(merger, "wants_doc", False) else merger(found)
+        validate_spans(spans, len(n.text))
+        out[n.note_id] = spans
+    if getattr(merger, "across_notes", False):  # the Deidentifier's cross-note step (process_many)
+        for idx in patient_groups([n.patient_id for n in notes]):
+            group = [notes[i] for i in idx]
+            for n, spans in zip(group, merger.patient([(n.text, out[n.note_id]) for n in group]), strict=True):
+                out[n.note_id] = spans
+    return out
+
+
+def score(notes: Sequence[Note], gold: dict[str, list[Span]], pred: dict[str, list[Span]]) -> dict:
+    """deid_core.training.evaluation summary (every metric, per label and per category) of predictions."""
+    from deid_core.training.evaluation.metrics import score_corpus
+    from deid_core.training.evaluation.report import summary
+
+    texts = {n.note_id: n.text for n in notes}
+    return summary(score_corpus(texts, {k: v for k, v in gold.items() if k in texts}, pred), by_category=True)
+
+
+def brief(report: dict) -> dict:
+    """The headline numbers of a report: overlap recall/PPV, binary token F1, strict F1, per-category overlap."""
+    return {
+        "overlap_recall": round(report["overlap"]["recall"], 4), "overlap_ppv": round(report["overlap"]["precision"], 4),
+        "binary_token_f1": round(report["binary_token"]["f1"], 4), "strict_f1": round(report["strict"]["f1"], 4),
+        "per_category_overlap": {c: [round(v["recall"], 3), round(v["precision"], 3), v["tp"] + v["fn"]]
+                                 for c, v in report["per_category"]["overlap"].items()},
+    }
+
+
+def evaluate_bundle(bundle_path, notes: Sequence[Note], gold: dict[str, list[Span]], config: dict,
+                    stages: Sequence[str] = ("rules", "crf"), merge: str | None = None) -> dict:
+    """Score the Deidentifier built from a bundle on a held-out corpus (e.g. synthetic, unseen seed)."""
+    import copy
+
+    from deid_core.bundle import load_bundle
+    from deid_core.engine.pipeline import build_deidentifier
+
+    cfg = copy.deepcopy(config)
+    cfg["pipeline"]["stages"] = list(stages)
+    if merge:
+        cfg["pipeline"]["merge"] = merge
+    deid = build_deidentifier(cfg, load_bundle(bundle_path), b"evaluation-key-not-secret-00000")
+    return score(notes, gold, dict(zip([n.note_id for n in notes], deid.tag_many(notes), strict=True)))
+
+
+def run_cv(notes, gold, conf, dconf, k, *, extra, c1=None, c2=None, use_rules=True, models=None, easy=None) -> dict:
+    """CV report of the full hybrid under the configured merge policy."""
+    from deid_core.engine.registry import resolve
+
+    staged = cv_stage_spans(notes, gold, conf, dconf, k=k, c1=c1, c2=c2, extra=extra,
+                            use_rules=use_rules, models=models, easy=easy)
+    merge_name = dconf.get("pipeline", {}).get("merge", "rules_win")
+    merger = resolve(dconf["registry"]["merge"][merge_name])(dconf)
+    stages = ["rules", "crf"] if use_rules else ["crf"]
+    if "crf_char" in dconf.get("pipeline", {}).get("stages", []) and any("crf_char" in v for v in staged.values()):
+        stages.append("crf_char")  # the char CRF is scored when the configured pipeline runs it
+    report = score(notes, gold, merged_predictions(notes, staged, merger, stages))
+    report["crf_only"] = score(notes, gold, merged_predictions(notes, staged, merger, ["crf"]))
+    report["setup"] = {"folds": k, "merge": merge_name, "grouped_by": "patient", "notes": len(notes),
+                       "source_notes": len(extra), "c1": c1, "c2": c2}
+    return report
+
+
+def f_beta(precision: float, recall: float, beta: float) -> float:
+    """F-beta (beta 2: recall weighs four times precision): the recall-first tuning objective."""
+    b2 = beta * beta
+    return (1 + b2) * precision * recall / (b2 * precision + recall) if precision + recall else 0.0
