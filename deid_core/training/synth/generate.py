@@ -15,9 +15,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from deid_core.spans import Span
+from deid_core.training.synth.catalog import pick_type, resolve
 from deid_core.training.synth.identity import Patient, make_patient
 from deid_core.training.synth.lexicon import pools
-from deid_core.training.synth.notetypes import pick_type
 from deid_core.training.synth.template import render
 from deid_core.training.synth.values import NoteValues
 
@@ -38,22 +38,35 @@ class SynthNote:
     patient_first_name: str | None
     patient_last_name: str | None
     attending_name: str | None
+    family: str = ""
 
 
 @dataclass(frozen=True)
 class Plan:
-    """How many notes and patients, the seed, and the block layout."""
+    """How many notes and patients, the seed, the block layout and the selected template families.
+
+    `include` / `exclude` name note types or families (catalog.resolve); the default is all.
+    """
 
     n_notes: int
     seed: int
     n_patients: int = 0
     block_size: int = BLOCK_SIZE
+    include: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.n_notes < 0:
             raise ValueError("the number of notes must be >= 0")
         if self.n_patients <= 0:
             object.__setattr__(self, "n_patients", max(1, math.ceil(self.n_notes / NOTES_PER_PATIENT)))
+        object.__setattr__(self, "include", tuple(self.include))
+        object.__setattr__(self, "exclude", tuple(self.exclude))
+
+    @property
+    def families(self) -> tuple[str, ...]:
+        """The family ids notes are drawn from."""
+        return resolve(self.include, self.exclude)
 
     @property
     def n_blocks(self) -> int:
@@ -107,41 +120,49 @@ def _metadata(p: Patient) -> tuple[str | None, str | None, str | None]:
     return (None if b < 8 else first), (None if 8 <= b < 14 else last), att
 
 
-def patient_notes(seed: int, index: int, n_notes: int,
-                  surfaces: list[list[str]] | None = None) -> Iterator[SynthNote]:
-    """The notes of patient `index`, generated from (seed, index) alone.
+def patient_identity(seed: int, index: int) -> tuple[random.Random, Patient]:
+    """Patient `index` of a seed and the RNG positioned after drawing it (its notes continue from there)."""
+    rng = patient_rng(seed, index)
+    return rng, make_patient(rng, pools(seed), index)
+
+
+def patient_notes(seed: int, index: int, n_notes: int, surfaces: list[list[str]] | None = None,
+                  families: tuple[str, ...] | None = None) -> Iterator[SynthNote]:
+    """The notes of patient `index`, generated from (seed, index) alone, from the given families (default all).
 
     With a `surfaces` list, each note's recorded span surfaces are appended to it (for tests).
     """
     if n_notes <= 0:
         return
-    rng = patient_rng(seed, index)
-    patient = make_patient(rng, pools(seed), index)
+    rng, patient = patient_identity(seed, index)
+    pool = pools(seed)
     pid = f"P{index:07d}"
     first, last, att = _metadata(patient)
     day = patient.first_date
     for k in range(n_notes):
         if k:
             day = day + dt.timedelta(days=rng.choice((0, 0, 1, 1, 2, 3, 7, 14, 30, 90, 180)))
-        ntype = pick_type(rng)
+        ntype = pick_type(rng, families)
         pieces = ntype.compose(rng)
-        values = NoteValues(rng, patient, day, k)
+        values = NoteValues(rng, patient, day, k, pool)
         rec: list[str] | None = [] if surfaces is not None else None
         text, spans = render(pieces, values, rng, case=ntype.case(rng), glue_p=ntype.glue,
                              sep=ntype.sep, surfaces=rec)
         if surfaces is not None:
             surfaces.append(rec)
-        yield SynthNote(f"{pid}-{k:03d}", pid, day, ntype.name, text, tuple(spans), first, last, att)
+        yield SynthNote(f"{pid}-{k:03d}", pid, day, ntype.name, text, tuple(spans), first, last, att,
+                        ntype.family)
 
 
 def block_notes(plan: Plan, b: int, surfaces: list[list[str]] | None = None) -> Iterator[SynthNote]:
     """All notes of block b, patients in index order."""
+    fams = plan.families
     for i, n in zip(plan.block_patients(b), note_counts(plan, b), strict=True):
-        yield from patient_notes(plan.seed, i, n, surfaces)
+        yield from patient_notes(plan.seed, i, n, surfaces, fams)
 
 
-def generate(n_notes: int, seed: int = 0, n_patients: int = 0,
-             surfaces: list[list[str]] | None = None) -> list[SynthNote]:
+def generate(n_notes: int, seed: int = 0, n_patients: int = 0, surfaces: list[list[str]] | None = None,
+             include: tuple[str, ...] = (), exclude: tuple[str, ...] = ()) -> list[SynthNote]:
     """A whole corpus in memory (local use; Spark jobs call block_notes per block)."""
-    plan = Plan(n_notes, seed, n_patients)
+    plan = Plan(n_notes, seed, n_patients, include=include, exclude=exclude)
     return [n for b in range(plan.n_blocks) for n in block_notes(plan, b, surfaces)]

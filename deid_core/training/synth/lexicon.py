@@ -1,4 +1,4 @@
-"""Word lists (conf/synth/lexicon.toml) and seeded Faker pools, built once per process and seed."""
+"""Word lists (conf/synth/*.toml) and seeded Faker pools, built once per process and seed."""
 
 from __future__ import annotations
 
@@ -7,12 +7,18 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from deid_core.config import conf_file
+from deid_core.config import ConfigError, conf_file
 
+# The word-list files merged into one lexicon; a top-level table may appear in one file only.
+LEXICON_FILES = ("synth/lexicon.toml", "synth/people.toml", "synth/places.toml", "synth/lookalikes.toml")
 # How many values each Faker pool holds (a pool is drawn once per process and seed).
 POOL_SIZES = {"first_male": 1500, "first_female": 1500, "last": 3000, "street": 2000,
               "city": 1200, "company": 1200, "job": 700, "country": 250}
 FOREIGN_POOL_SCALE = 0.25
+# US Census names (project gazetteers, public domain data) added to the en_US pools.
+CENSUS_FIRST, CENSUS_LAST = 1200, 4000
+# Locales whose Faker names are not in Latin script: their romanized names are used.
+ROMANIZED = frozenset({"zh_CN", "ja_JP"})
 
 
 @dataclass(frozen=True)
@@ -30,9 +36,16 @@ class Pools:
     states: tuple[tuple[str, str], ...]
 
 
+@lru_cache(maxsize=1)
 def lexicon() -> dict[str, Any]:
-    """The parsed conf/synth/lexicon.toml (cached; treat as read-only)."""
-    return conf_file("synth/lexicon.toml")
+    """The word lists of LEXICON_FILES merged into one dict (cached; treat as read-only)."""
+    out: dict[str, Any] = {}
+    for name in LEXICON_FILES:
+        for key, value in conf_file(name).items():
+            if key in out:
+                raise ConfigError(f"conf/{name}: table [{key}] is already defined by another synth word-list file")
+            out[key] = value
+    return out
 
 
 def _draw(fn, n: int) -> tuple[str, ...]:
@@ -45,6 +58,28 @@ def _clean_job(job: str) -> str | None:
     if len(job) < 5 or any(c in job for c in ",()/"):
         return None
     return job.lower()
+
+
+def _census(seed: int, file: str, n: int) -> tuple[str, ...]:
+    """n capitalized names sampled (seeded) from a census gazetteer file."""
+    from deid_core.gazetteers import read_list
+
+    names = sorted(read_list(file))
+    rng = random.Random(f"census:{seed}:{file}")
+    return tuple(w.capitalize() for w in rng.sample(names, min(n, len(names))) if w.isalpha())
+
+
+def _locale_names(f, loc: str, scale: float) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    """(male first, female first, last) names of one Faker locale."""
+    if loc in ROMANIZED:
+        male = getattr(f, "first_romanized_name_male", f.first_romanized_name)
+        female = getattr(f, "first_romanized_name_female", f.first_romanized_name)
+        last = f.last_romanized_name
+    else:
+        male, female, last = f.first_name_male, f.first_name_female, f.last_name
+    return (_draw(male, int(POOL_SIZES["first_male"] * scale)),
+            _draw(female, int(POOL_SIZES["first_female"] * scale)),
+            _draw(last, int(POOL_SIZES["last"] * scale)))
 
 
 @lru_cache(maxsize=4)
@@ -60,11 +95,12 @@ def pools(seed: int) -> Pools:
     first_f: dict[str, tuple[str, ...]] = {}
     last: dict[str, tuple[str, ...]] = {}
     for loc in locales:
-        f = fake[loc]
         scale = 1.0 if loc == "en_US" else FOREIGN_POOL_SCALE
-        first_m[loc] = _draw(f.first_name_male, int(POOL_SIZES["first_male"] * scale))
-        first_f[loc] = _draw(f.first_name_female, int(POOL_SIZES["first_female"] * scale))
-        last[loc] = _draw(f.last_name, int(POOL_SIZES["last"] * scale))
+        first_m[loc], first_f[loc], last[loc] = _locale_names(fake[loc], loc, scale)
+    census_first = _census(seed, "census_first_names.txt", CENSUS_FIRST)
+    first_m["en_US"] += census_first[: len(census_first) // 2]
+    first_f["en_US"] += census_first[len(census_first) // 2:]
+    last["en_US"] += _census(seed, "census_last_names.txt", CENSUS_LAST)
     us = fake["en_US"]
     jobs = tuple(j for j in (_clean_job(x) for x in _draw(us.job, POOL_SIZES["job"])) if j)
     states = tuple(zip(UsAddress.states, [a for a in UsAddress.states_abbr if a != "DC"], strict=True))
@@ -95,3 +131,10 @@ def pick_locale(rng: random.Random) -> str:
     """A locale drawn by the configured weights."""
     names, cum = weighted_locales()
     return rng.choices(names, cum_weights=cum)[0]
+
+
+@lru_cache(maxsize=256)
+def words(name: str) -> tuple[str, ...]:
+    """A word list of the lexicon by table and key ("lists.meds", "places.trees", "lookalikes.scores")."""
+    table, _, key = name.partition(".")
+    return tuple(lexicon()[table][key])

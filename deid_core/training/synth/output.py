@@ -19,7 +19,7 @@ NAME_COLUMNS = "patient_first_name,patient_last_name,attending_name:DOCTOR"
 NOTES_SCHEMA = pa.schema([
     ("note_id", pa.string()), ("patient_id", pa.string()), ("note_date", pa.date32()),
     ("text", pa.string()), ("patient_first_name", pa.string()), ("patient_last_name", pa.string()),
-    ("attending_name", pa.string()), ("note_type", pa.string()),
+    ("attending_name", pa.string()), ("note_type", pa.string()), ("family", pa.string()),
 ])
 GOLD_STRUCT = pa.struct([("start", pa.int32()), ("end", pa.int32()), ("label", pa.string())])
 # One row per note with its gold spans nested: what the Spark job's mapInArrow returns.

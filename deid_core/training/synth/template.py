@@ -1,6 +1,9 @@
 """Templates with typed slots ("{PATIENT:last}", "{DATE:mdy@admit}", "{bp}") and their exact rendering.
 
-A template is parsed once into literal strings and `Slot`s. Rendering walks the parts left to
+A template is parsed once into literal strings, `Slot`s and `Ref`s to snippets ("{~age_pt}": a
+named list of alternative sub-templates, expanded when a note is composed; "{~date@admit}" passes
+"admit" to the snippet, where it replaces every "$" of a slot's form or ref). A slot's spec is
+`form[@ref][!case]`, where case l/u/t writes that mention in lower, upper or title case. Rendering walks the parts left to
 right, records each PHI slot's output offsets (trimmed like `spans.trim_span`), applies the
 note's case style to every piece *before* measuring it, and sometimes glues a PHI slot to the
 next word ("winterHx") by dropping the single space that follows it.
@@ -18,7 +21,8 @@ import regex
 from deid_core.spans import Span, trimmed_bounds
 from deid_core.taxonomy import labels
 
-SLOT_RE = regex.compile(r"\{([A-Za-z][A-Za-z_\-]*)(?::([A-Za-z0-9_@]+))?\}")
+SLOT_RE = regex.compile(r"\{(~?)([A-Za-z][A-Za-z0-9_\-]*)(?::([A-Za-z0-9_@!$]+))?\}|\{~([A-Za-z][A-Za-z0-9_]*)@([A-Za-z0-9_$]+)\}")
+MODS = frozenset("lut")
 SOURCE = "synth"
 
 
@@ -30,9 +34,19 @@ class Slot:
     form: str
     ref: str
     phi: bool
+    mod: str = ""
 
 
-Part = str | Slot
+@dataclass(frozen=True, slots=True)
+class Ref:
+    """A reference to a snippet: replaced by one of the snippet's templates when a note is composed."""
+
+    name: str
+    arg: str = ""
+    phi = False
+
+
+Part = str | Slot | Ref
 
 
 class TemplateError(ValueError):
@@ -53,12 +67,25 @@ def parse(template: str) -> tuple[Part, ...]:
     for m in SLOT_RE.finditer(template):
         if m.start() > pos:
             parts.append(template[pos:m.start()])
-        name, spec = m.group(1), m.group(2) or ""
+        if m.group(4):
+            parts.append(Ref(m.group(4), m.group(5)))
+            pos = m.end()
+            continue
+        tilde, name, spec = m.group(1), m.group(2), m.group(3) or ""
+        if tilde:
+            if spec:
+                raise TemplateError(f"snippet reference {m.group()!r} takes no form, in template starting {template[:40]!r}")
+            parts.append(Ref(name))
+            pos = m.end()
+            continue
+        spec, _, mod = spec.partition("!")
         form, _, ref = spec.partition("@")
         phi = name.isupper() or "-" in name
         if phi and name not in _labels():
             raise TemplateError(f"unknown PHI label {name!r} in template starting {template[:40]!r}")
-        parts.append(Slot(name, form, ref, phi))
+        if mod and (len(mod) != 1 or mod not in MODS):
+            raise TemplateError(f"unknown case modifier {mod!r} (l, u or t) in template starting {template[:40]!r}")
+        parts.append(Slot(name, form, ref, phi, mod))
         pos = m.end()
     if pos < len(template):
         parts.append(template[pos:])
