@@ -85,16 +85,16 @@ def _people(p: Patient):
         yield c.person
 
 
-def identity_terms(p: Patient, name_surfaces: list[str]) -> tuple[set[str], set[str]]:
-    """(name tokens, whole strings) to look for: names of the identity and of the note's name spans."""
+def _name_tokens(names: list[str]) -> set[str]:
+    """Lower-case word tokens of 3+ letters of names, except ordinary words of the templates."""
     vocab = nonphi_vocabulary()
-    tokens: set[str] = set()
-    for person in _people(p):
-        for part in (person.first, person.last, person.nick):
-            tokens.update(w.lower() for w in _WORD.findall(part))
-    for s in name_surfaces:
-        tokens.update(w.lower() for w in _WORD.findall(s))
-    tokens = {t for t in tokens if len(t) >= 3 and t not in vocab}
+    return {t for s in names for t in (w.lower() for w in _WORD.findall(s)) if len(t) >= 3 and t not in vocab}
+
+
+def identity_terms(p: Patient) -> tuple[set[str], set[str]]:
+    """(name tokens, whole strings) of a patient's identity to look for outside gold spans."""
+    vocab = nonphi_vocabulary()
+    tokens = _name_tokens([part for person in _people(p) for part in (person.first, person.last, person.nick)])
     strings = {p.street, p.city, p.employer, p.pharmacy, p.school, p.email, p.ssn, p.member_id, p.account,
                p.drivers_license, p.plate, p.vin, p.device_serial, p.bioid, p.ip, p.zip,
                "".join(c for c in p.mrn if c.isdigit())}
@@ -112,33 +112,67 @@ def _phone_pattern(num: str) -> str:
     return rf"(?<!\d){num[3:6]}[-. ]?{num[6:]}(?!\d)"
 
 
-def unannotated(text: str, spans, patient: Patient) -> list[Finding]:
-    """PHI-like text of a note found outside all of its gold spans (empty when the note is clean)."""
-    covered = sorted((s.start, s.end) for s in spans)
-    name_surfaces = [text[s.start:s.end] for s in spans if s.label in ("PATIENT", "DOCTOR")]
-    tokens, strings = identity_terms(patient, name_surfaces)
-    found: list[Finding] = []
+def _names_regex(tokens: set[str]) -> re.Pattern | None:
+    """One case-insensitive whole-word pattern for name tokens."""
+    if not tokens:
+        return None
+    alt = "|".join(re.escape(t) for t in sorted(tokens, key=len, reverse=True))
+    return re.compile(rf"(?<![^\W_])(?:{alt})(?![^\W_])", re.IGNORECASE)
 
-    def outside(a: int, b: int) -> bool:
-        return not any(s < b and a < e for s, e in covered)
 
-    def scan(kind: str, pattern: re.Pattern) -> None:
-        for m in pattern.finditer(text):
-            if outside(m.start(), m.end()):
-                found.append(Finding(m.start(), m.end(), kind, m.group()))
+class PatientAudit:
+    """The unannotated-PHI check for the notes of one patient (identity patterns compiled once)."""
 
-    if tokens:
-        alt = "|".join(re.escape(t) for t in sorted(tokens, key=len, reverse=True))
-        scan("name", re.compile(rf"(?<![^\W_])(?:{alt})(?![^\W_])", re.IGNORECASE))
-    if strings:
+    def __init__(self, patient: Patient):
+        tokens, strings = identity_terms(patient)
+        self.tokens = tokens
+        self.names = _names_regex(tokens)
         alt = "|".join(re.escape(s) for s in sorted(strings, key=len, reverse=True))
-        scan("identity", re.compile(rf"(?<![\w])(?:{alt})(?![\w])", re.IGNORECASE))
-    phones = [patient.home_phone, patient.cell_phone, patient.work_phone, patient.hospital.phone,
-              patient.other_hospital.phone, patient.facility.phone, *(r.phone for r in patient.relatives)]
-    scan("phone", re.compile("|".join(_phone_pattern(n) for n in phones)))
-    for kind, pattern in _SHAPES.items():
-        scan(kind, pattern)
-    return sorted(found, key=lambda f: f.start)
+        self.strings = re.compile(rf"(?<![\w])(?:{alt})(?![\w])", re.IGNORECASE)
+        phones = [patient.home_phone, patient.cell_phone, patient.work_phone, patient.hospital.phone,
+                  patient.other_hospital.phone, patient.facility.phone, *(r.phone for r in patient.relatives)]
+        self.phones = re.compile("|".join(_phone_pattern(n) for n in phones))
+
+    def check(self, text: str, spans) -> list[Finding]:
+        """PHI-like text of a note found outside all of its gold spans (empty when the note is clean)."""
+        covered = sorted((s.start, s.end) for s in spans)
+        found: list[Finding] = []
+
+        def scan(kind: str, pattern: re.Pattern | None) -> None:
+            if pattern is None:
+                return
+            for m in pattern.finditer(text):
+                a, b = m.span()
+                if not any(s < b and a < e for s, e in covered):
+                    found.append(Finding(a, b, kind, m.group()))
+
+        extra = _name_tokens([text[s.start:s.end] for s in spans if s.label in ("PATIENT", "DOCTOR")]) - self.tokens
+        scan("name", self.names)
+        scan("name", _names_regex(extra))
+        scan("identity", self.strings)
+        scan("phone", self.phones)
+        for kind, pattern in _SHAPES.items():
+            scan(kind, pattern)
+        return sorted(found, key=lambda f: f.start)
+
+
+def unannotated(text: str, spans, patient: Patient) -> list[Finding]:
+    """PHI-like text of one note found outside all of its gold spans (see PatientAudit)."""
+    return PatientAudit(patient).check(text, spans)
+
+
+def audit_corpus(notes, seed: int) -> list[tuple[str, Finding]]:
+    """(note_id, finding) for every unannotated PHI-like string of generated notes of a seed."""
+    from deid_core.training.synth.generate import patient_identity
+
+    audits: dict[str, PatientAudit] = {}
+    out: list[tuple[str, Finding]] = []
+    for n in notes:
+        a = audits.get(n.patient_id)
+        if a is None:
+            a = audits[n.patient_id] = PatientAudit(patient_identity(seed, int(n.patient_id[1:]))[1])
+        out.extend((n.note_id, f) for f in a.check(n.text, n.spans))
+    return out
 
 
 def slot_labels_used() -> frozenset[str]:

@@ -21,12 +21,12 @@ class SelectionError(ValueError):
 
 
 def family_names() -> tuple[str, ...]:
-    """Every family id, in file order."""
+    """Every family id, in order (sorted by id)."""
     return tuple(f.family for f in note_types())
 
 
 def type_names() -> tuple[str, ...]:
-    """Every note type, in first-seen file order."""
+    """Every note type, in family order."""
     return tuple(dict.fromkeys(f.name for f in note_types()))
 
 
@@ -40,7 +40,7 @@ def _families_of(name: str) -> list[str]:
 
 @lru_cache(maxsize=64)
 def resolve(include: tuple[str, ...] = (), exclude: tuple[str, ...] = ()) -> tuple[str, ...]:
-    """The selected family ids (file order) for include/exclude lists of type or family names."""
+    """The selected family ids (in order) for include/exclude lists of type or family names."""
     chosen = {x for n in include for x in _families_of(n)} if include else set(family_names())
     chosen -= {x for n in exclude for x in _families_of(n)}
     if not chosen:

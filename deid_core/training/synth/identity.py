@@ -159,7 +159,7 @@ def make_person(rng: random.Random, pools: Pools, *, locale: str | None = None,
 
 def digits(rng: random.Random, n: int) -> str:
     """n random digits (the first not zero)."""
-    return str(rng.randint(1, 9)) + "".join(rng.choice(string.digits) for _ in range(n - 1))
+    return str(rng.randrange(10 ** (n - 1), 10 ** n))
 
 
 def letters(rng: random.Random, n: int) -> str:

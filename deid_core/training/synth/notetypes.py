@@ -235,9 +235,9 @@ def load_family(path: Path) -> NoteType:
 
 @lru_cache(maxsize=1)
 def note_types() -> tuple[NoteType, ...]:
-    """Every template family of conf/synth/templates/, in file-name order."""
+    """Every template family of conf/synth/templates/, ordered by family id."""
     folder = conf_dir() / "synth" / "templates"
-    fams = tuple(load_family(p) for p in sorted(folder.glob("*.toml")))
+    fams = tuple(sorted((load_family(p) for p in folder.glob("*.toml")), key=lambda f: f.family))
     if not fams:
         raise TemplateError(f"{folder}: no note-type templates (*.toml)")
     seen: set[str] = set()
