@@ -1,6 +1,7 @@
-"""Benchmark of the synthetic corpus generator: local notes/s (one core), exactness, label table.
+"""Benchmark of the synthetic corpus generator: local notes/s (one core), exactness, unannotated-PHI
+audit, label table, per-note-type table.
 
-    python -m benchmarks synth [--notes 10000] [--seed 0] [--markdown]
+    python -m benchmarks synth [--notes 10000] [--seed 0] [--markdown] [--types]
 """
 
 from __future__ import annotations
@@ -25,6 +26,21 @@ def label_table(notes) -> str:
     return "\n".join(rows)
 
 
+def type_table(notes) -> str:
+    """A Markdown table per note type: families, notes, spans, spans per note, its most frequent labels."""
+    by_type: dict[str, list] = collections.defaultdict(list)
+    for n in notes:
+        by_type[n.note_type].append(n)
+    rows = ["| note type | families | notes | spans | spans/note | top labels |", "|---|---|---:|---:|---:|---|"]
+    for t in sorted(by_type):
+        ns = by_type[t]
+        counts = collections.Counter(s.label for n in ns for s in n.spans)
+        fams = ", ".join(sorted({n.family.split(".", 1)[1] for n in ns}))
+        top = ", ".join(f"{lab} {c}" for lab, c in counts.most_common(4))
+        rows.append(f"| {t} | {fams} | {len(ns)} | {sum(counts.values())} | {sum(counts.values()) / len(ns):.1f} | {top} |")
+    return "\n".join(rows)
+
+
 def main(argv: list[str]) -> int:
     """Generate, time, verify every span, print numbers and the label table."""
     from deid_core.training.synth import generate
@@ -34,7 +50,10 @@ def main(argv: list[str]) -> int:
     p.add_argument("--notes", type=int, default=10_000)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--markdown", action="store_true", help="print the label distribution table")
+    p.add_argument("--types", action="store_true", help="print the per-note-type table")
     args = p.parse_args(argv)
+    from deid_core.training.synth.audit import audit_corpus
+    from deid_core.training.synth.catalog import catalog
 
     t0 = time.process_time()
     pools(args.seed)
@@ -56,6 +75,16 @@ def main(argv: list[str]) -> int:
           f"{sum(1 for n in notes if not n.spans)} notes without PHI")
     print(f"synth: pools {t_pool:.2f} s CPU; generation {cpu:.2f} s CPU ({len(notes) / cpu:.0f} notes/s per core), "
           f"{wall:.2f} s wall")
+    rows = catalog()
+    print(f"synth: {len({r.note_type for r in rows})} note types, {len(rows)} template families, "
+          f"{sum(r.layouts for r in rows)} layouts, {sum(r.templates for r in rows)} templates; "
+          f"{len({n.family for n in notes})} families and {len({n.note_type for n in notes})} types in this corpus")
+    t0 = time.process_time()
+    findings = audit_corpus(notes, args.seed)
+    print(f"synth: unannotated PHI-like strings outside gold spans: {len(findings)} "
+          f"(audit {time.process_time() - t0:.2f} s CPU)")
     if args.markdown:
         print(label_table(notes))
+    if args.types:
+        print(type_table(notes))
     return 0

@@ -201,12 +201,13 @@ def _check_fillers(templates: list[tuple[Part, ...]], path: Path) -> None:
 def load_family(path: Path) -> NoteType:
     """Parse one template file; every error names the file."""
     data = load_toml(path)
+    shared = global_snippets()
     try:
         weighted = {k: [_weighted(t) for t in v] for k, v in data["parts"].items()}
         parts = {k: tuple(parse(t) for _, t in v) for k, v in weighted.items()}
         part_weights = {k: _cumulative([w for w, _ in v]) for k, v in weighted.items()}
         layouts = tuple(tuple(x) for x in data["layouts"])
-        snippets = dict(global_snippets())
+        snippets = dict(shared)
         snippets.update(parse_alternatives(data.get("snippets", {}), str(path)))
     except KeyError as exc:
         raise TemplateError(f"{path}: missing {exc}") from None
