@@ -56,7 +56,7 @@ def test_job_output_independent_of_partitions(spark, tmp_path):
 
     outs = []
     for k in (1, 4):
-        df, plan = build(spark, 400, 21, 200, k)
+        df, plan = build(spark, 400, 21, 200, k, exclude=("radiology", "progress.soap"))
         assert df.rdd.getNumPartitions() == k
         out = tmp_path / f"k{k}"
         write(df, str(out))
@@ -67,8 +67,10 @@ def test_job_output_independent_of_partitions(spark, tmp_path):
     g1 = pq.read_table(outs[0] / "gold").sort_by([("note_id", "ascending"), ("start", "ascending")])
     g4 = pq.read_table(outs[1] / "gold").sort_by([("note_id", "ascending"), ("start", "ascending")])
     assert g1.num_rows > 1000 and g1.equals(g4)
+    assert not {"radiology"} & set(n1.column("note_type").to_pylist())
+    assert "progress.soap" not in set(n1.column("family").to_pylist())
     # the Spark output equals the local generator's, so workers imported this tree
-    local = generate(400, seed=21, n_patients=200)
+    local = generate(400, seed=21, n_patients=200, exclude=("radiology", "progress.soap"))
     assert n1.column("text").to_pylist() == [n.text for n in sorted(local, key=lambda n: n.note_id)]
 
 
@@ -86,3 +88,16 @@ def test_cli_writes_i2b2_and_brat_that_read_back_exactly(tmp_path, fmt):
         assert note.text == want[note.note_id].text
         got = [(s.start, s.end, s.label) for s in back.gold.get(note.note_id, [])]
         assert got == [(s.start, s.end, s.label) for s in want[note.note_id].spans]
+
+
+def test_job_options_select_families_and_reject_unknown_names(capsys):
+    import sys
+
+    sys.path.insert(0, str(ROOT))
+    from jobs.synthesize import parse_args
+
+    args = parse_args(["--notes", "5", "--out", "x", "--types", "radiology, portal", "--exclude-types", "radiology.base"])
+    assert args.include == ("radiology", "portal") and args.exclude == ("radiology.base",)
+    with pytest.raises(SystemExit) as exc:
+        parse_args(["--notes", "5", "--out", "x", "--exclude-types", "nonexistent"])
+    assert exc.value.code == 2 and "nonexistent" in capsys.readouterr().err

@@ -36,14 +36,19 @@ from deid_core.training.synth.places import (
 )
 from deid_core.training.synth.template import Slot
 
-TEAM_ROLES = ("att", "pcp", "cons", "cons2", "res", "rn", "rn2")
 # Staff made per note: transcriptionist, social worker, case manager, NP, PA, respiratory therapist,
 # pharmacist, therapist, secretary, surgeon, anesthesiologist, radiologist, pathologist, referring
 # doctor, fellow, interpreter, chaplain, dietitian, aide, on-call doctor, another doctor, another nurse.
 EXTRA_ROLES = ("tx", "sw", "cm", "np", "pa", "rt", "pharm", "ther", "sec", "surg", "anes", "rad", "path",
                "ref", "fel", "interp", "chap", "diet", "aide", "oncall", "md", "md2", "rn3")
 PATIENT_ROLES = ("pt", "rel", "rel2", "rel3")
-ROLES = frozenset(TEAM_ROLES + EXTRA_ROLES + PATIENT_ROLES)
+# The patient's care team by role code.
+_TEAM: dict[str, Callable[[Patient], Clinician]] = {
+    "att": lambda p: p.attending, "pcp": lambda p: p.pcp, "cons": lambda p: p.consultants[0],
+    "cons2": lambda p: p.consultants[1], "res": lambda p: p.resident, "rn": lambda p: p.nurses[0],
+    "rn2": lambda p: p.nurses[1],
+}
+ROLES = frozenset(tuple(_TEAM) + EXTRA_ROLES + PATIENT_ROLES)
 
 
 class NoteValues:
@@ -81,22 +86,9 @@ class NoteValues:
 
     def clinician(self, role: str) -> Clinician:
         """The care-team member of a role code, or a staff member made for this note (EXTRA_ROLES)."""
-        p = self.p
-        match role:
-            case "att":
-                return p.attending
-            case "pcp":
-                return p.pcp
-            case "cons":
-                return p.consultants[0]
-            case "cons2":
-                return p.consultants[1]
-            case "res":
-                return p.resident
-            case "rn":
-                return p.nurses[0]
-            case "rn2":
-                return p.nurses[1]
+        team = _TEAM.get(role)
+        if team is not None:
+            return team(self.p)
         c = self.staff.get(role)
         if c is None:
             c = self.staff[role] = make_clinician(self.rng, self.pools, role)
