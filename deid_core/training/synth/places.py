@@ -99,4 +99,4 @@ def organization(rng: random.Random, pools: Pools, kind: str, state: str, city: 
         if rng.random() < 0.6:
             return rng.choice(words("lists.organizations"))
         return _fill(rng.choice(words("places.organizations_more")), rng, pools, state, city)
-    return _fill(rng.choice(words(f"places.{kind}")), rng, pools, state, city)
+    return _fill(rng.choice(words(f"places.{kind}")), rng, pools, state, city)  # pharmacies, schools, org_*

@@ -228,9 +228,14 @@ def _hospital(v: NoteValues, form: str, ref: str) -> str:
     return h.name
 
 
+ORG_KINDS = frozenset({"lab", "ambulance", "funeral", "organ", "dme"})
+
+
 def _org(v: NoteValues, form: str, ref: str) -> str:
-    """The employer, insurer, pharmacy, school, the patient's community organization, or a new one."""
+    """The employer, insurer, pharmacy, school, community organization, a new one, or one of a kind (ORG_KINDS)."""
     p = v.p
+    if form in ORG_KINDS:
+        return organization(v.rng, v.pools, f"org_{form}", p.state[0], p.city)
     if form in ("new_employer", "pharm_new", "school_new"):
         kind = {"new_employer": "employer", "pharm_new": "pharmacies", "school_new": "schools"}[form]
         return organization(v.rng, v.pools, kind, p.state[0], p.city)
