@@ -10,7 +10,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from deid_core.app.options import run_options
-from deid_core.app.runner import DuplicateNoteIdError, load_key_and_bundle, run_local
+from deid_core.app.policies import DuplicateNoteIdError
+from deid_core.app.runner import load_key_and_bundle, run_local
 from deid_core.config import ConfigError
 from tests.helpers_job import (
     CHECKER,
@@ -67,7 +68,7 @@ def test_tagged_once_per_note(runs):
     _, _, m = runs
     for name in ("p1", "p8"):
         c = m[name]["counts"]
-        # accumulator inside the tagging function == notes that reach the tagger, once each
+        # read from the staged result: every note that reached the tagger, once each
         assert c["tagged"] == m["local"]["counts"]["tagged"] == c["input_rows"] - 3
         for k in ("notes", "quarantined", "spans", "spans_by_label", "quarantined_by_error_class"):
             assert c[k] == m["local"]["counts"][k], k
@@ -102,7 +103,7 @@ def test_bad_input_stops_before_work(spark, tmp_path):
         run(spark, write_edge_input(tmp_path / "in.parquet"), tmp_path / "o2", "--on-duplicate", "fail")
     assert not (tmp_path / "o2").exists()
     (tmp_path / "empty").mkdir()
-    with pytest.raises(FileNotFoundError, match="--input"):
+    with pytest.raises(ValueError, match="--input .*holds no Parquet files"):
         run(spark, tmp_path / "empty", tmp_path / "o3")
 
 

@@ -10,7 +10,7 @@ import pytest
 
 from deid_core.app.cli import main as deid_main
 from deid_core.app.options import effective_config, parse_name_columns
-from deid_core.app.runner import DuplicateNoteIdError, NullNoteIdError
+from deid_core.app.policies import DuplicateNoteIdError, NullNoteIdError
 from deid_core.config import ConfigError
 from tests.helpers_job import (
     FAULT_MARKER,
@@ -135,7 +135,7 @@ def test_bad_schema_named_before_work(tmp_path, capsys, change, message):
 def test_empty_inputs(tmp_path, capsys):
     (tmp_path / "nothing").mkdir()
     assert tag(tmp_path / "nothing", tmp_path / "out") == 2
-    assert "holds no .parquet files" in capsys.readouterr().err
+    assert "holds no Parquet files" in capsys.readouterr().err
     pq.write_table(pq.read_table(SAMPLES).slice(0, 0), tmp_path / "zero.parquet")
     assert tag(tmp_path / "zero.parquet", tmp_path / "out") == 0
     assert read_rows(tmp_path / "out" / "notes") == [] and read_rows(tmp_path / "out" / "spans") == []

@@ -8,9 +8,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from deid_core.app.batch import validate_input_schema
 from deid_core.app.commands.summary import main as summary_main
 from deid_core.app.options import effective_config, parse_name_columns
+from deid_core.app.schema import validate_input_schema
 from deid_core.bundle import bundle_bytes, load_bundle
 from deid_core.keys import DEMO_KEY, KeyError_, key_id
 from tests.helpers_job import LITERAL_CONF, NAME_COLUMNS, SAMPLES, write_edge_input

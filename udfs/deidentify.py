@@ -6,35 +6,30 @@ Connect. The secret key is never in the closure (py4j logs pickled functions at 
 read on the worker from the file shipped with the job (udfs/shipping.py).
 PySpark broadcasts a pickled function over 1 MB by itself, so a large bundle still travels
 once per executor. The Deidentifier is built on first use in each Python worker and cached
-there by (bundle id, config digest, key id); workers are reused across tasks.
+there by (bundle id, config digest, key id); workers are reused across tasks. The bundle is
+unpacked into a private folder that is removed as soon as the Deidentifier is built (its models
+are in memory by then); a worker killed mid-build leaves a folder the next unpack removes.
 """
 
 from __future__ import annotations
 
-import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
 
-from deid_core.app.batch import (
-    BatchSpec,
-    make_deidentifier,
-    patient_batches,
-    process_batch,
-    staged_schema,
-    tagged_count,
-)
+from deid_core.app.batch import PATIENT_BATCH_MAX, make_deidentifier, patient_batches, process_batch
+from deid_core.app.schema import BatchSpec, staged_schema
 from deid_core.bundle import BundleError, unpack_bundle
 from deid_core.config import digest
 from deid_core.engine.pipeline import Deidentifier
+from deid_core.workdirs import OwnedDir
 from udfs.shipping import KeyRef, read_key
 
 _CACHE: dict[str, Deidentifier] = {}
 BUILDS = {"count": 0}  # how many Deidentifiers this worker built (tests, diagnostics)
-PATIENT_BATCH_MAX = 20_000  # rows one patient's notes may gather into a batch (cross-note propagation)
+BUNDLE_DIR_PREFIX = "deid-bundle-"
 
 
 @dataclass(frozen=True)
@@ -57,25 +52,22 @@ def worker_deidentifier(payload: WorkerPayload) -> Deidentifier:
     """This worker's Deidentifier for the payload, built (bundle unpacked) on first use only."""
     deid = _CACHE.get(payload.cache_key)
     if deid is None:
-        dest = Path(tempfile.mkdtemp(prefix=f"deid-bundle-{payload.bundle_id[:12]}-"))
-        bundle = unpack_bundle(payload.bundle_zip, dest)
-        if bundle.id != payload.bundle_id:
-            raise BundleError(f"shipped bundle id {bundle.id[:12]} != expected {payload.bundle_id[:12]}")
-        deid = make_deidentifier(payload.config, bundle, read_key(payload.key))
+        with OwnedDir(BUNDLE_DIR_PREFIX) as folder:  # removed once built: the models are in memory
+            bundle = unpack_bundle(payload.bundle_zip, folder.path)
+            if bundle.id != payload.bundle_id:
+                raise BundleError(f"shipped bundle id {bundle.id[:12]} != expected {payload.bundle_id[:12]}")
+            deid = make_deidentifier(payload.config, bundle, read_key(payload.key))
         _CACHE[payload.cache_key] = deid
         BUILDS["count"] += 1
     return deid
 
 
-def tag_batches(payload: WorkerPayload, counter: Any | None = None
-                ) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
-    """The mapInArrow function; `counter` (an accumulator, classic Spark only) counts tagged notes."""
+def tag_batches(payload: WorkerPayload) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
+    """The mapInArrow function: staged results for every input batch (plain values in its closure)."""
 
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         deid = worker_deidentifier(payload)
         for batch in patient_batches(batches, PATIENT_BATCH_MAX):
-            if counter is not None:
-                counter.add(tagged_count(batch))
             yield process_batch(batch, deid, payload.spec, staged_schema(batch.schema, payload.spec))
 
     return run

@@ -1,42 +1,41 @@
-"""DataFrame plan of the de-identification job: read, check, de-duplicate, group, tag once, project.
+"""The run's steps (deid_core/app/run.py) as DataFrame operations: the Spark executor.
 
-Spark-free decisions (schema rules, duplicate order, per-batch tagging) live in deid_core;
-this module only expresses them as DataFrame operations.
+What each step means (schema rules, id policies, which duplicate is kept, the projections and
+their order) is stated once in deid_core/app (schema.py, policies.py) and executed the same way
+on Arrow by deid_core/app/runner.py. Only file operations on non-local paths (HDFS, S3...) use
+the JVM; everything else works under Spark Connect too.
 """
 
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from typing import Any
 
 import pyarrow as pa
 from pyspark.sql import DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
 from pyspark.sql.types import StructField, StructType
 
-from deid_core.app.batch import (
+from deid_core.app.policies import DEDUP_NULLS_FIRST, IdPlan, InputCounts
+from deid_core.app.run import Sink, Source, TagTask
+from deid_core.app.schema import (
     DUP_COLUMN,
+    ERROR_CLASS,
+    ERROR_STAGE,
+    NOTES_ORDER,
+    QUARANTINE_FROM,
+    QUARANTINE_ORDER,
+    SPAN_COLUMNS,
+    SPAN_PARENT,
+    SPANS,
+    SPANS_ORDER,
     STAGED_CORE,
     STAGED_NOTE_DATE,
     BatchSpec,
-    dedup_sort_keys,
-    shifts_note_date,
-    validate_input_schema,
 )
-from deid_core.app.runner import duplicate_error, null_id_error
-from deid_core.io.tables import AUDIT_SCHEMA
+from deid_core.bundle import bundle_bytes
 
 log = logging.getLogger("deid.job")
-
-
-@dataclass(frozen=True)
-class InputCounts:
-    """What the pre-pass over note ids found."""
-
-    rows: int
-    null_ids: int
-    duplicate_ids: int
-    duplicate_rows: int
 
 
 def arrow_schema(schema: StructType) -> pa.Schema:
@@ -53,56 +52,20 @@ def arrow_schema(schema: StructType) -> pa.Schema:
     return pa.schema(fields)
 
 
-def read_input(spark: SparkSession, path: str | None, table: str | None) -> DataFrame:
+def read_input(spark: SparkSession, source: Source) -> DataFrame:
     """The input notes from a Parquet folder or a catalog table (errors name the input)."""
     from pyspark.errors import AnalysisException
 
-    where = f"--input {path}" if path else f"--input-table {table}"
     try:
-        return spark.read.parquet(path) if path else spark.table(table)
+        return spark.read.parquet(source.path) if source.path is not None else spark.table(source.table)
     except AnalysisException as exc:
         first = str(exc).splitlines()[0][:300]
-        raise FileNotFoundError(f"{where}: cannot read it ({first})") from None
+        raise FileNotFoundError(f"{source.where}: cannot read it ({first})") from None
 
 
-def check_input(df: DataFrame, name_columns: dict[str, str], where: str, config: dict) -> BatchSpec:
-    """validate_input_schema on the DataFrame's schema (before any work starts)."""
-    return validate_input_schema(arrow_schema(df.schema), name_columns, where, shifts_note_date(config))
-
-
-def count_ids(df: DataFrame) -> InputCounts:
-    """One aggregation over note_id: rows, null ids, repeated ids and their extra rows."""
-    per_id = df.groupBy("note_id").count()
-    row = per_id.agg(
-        F.coalesce(F.sum("count"), F.lit(0)).alias("rows"),
-        F.coalesce(F.sum(F.when(F.col("note_id").isNull(), F.col("count"))), F.lit(0)).alias("null_ids"),
-        F.count(F.when(F.col("note_id").isNotNull() & (F.col("count") > 1), True)).alias("dup_ids"),
-        F.coalesce(F.sum(F.when(F.col("note_id").isNotNull() & (F.col("count") > 1), F.col("count") - 1)),
-                   F.lit(0)).alias("dup_rows"),
-    ).first()
-    return InputCounts(int(row["rows"]), int(row["null_ids"]), int(row["dup_ids"]), int(row["dup_rows"]))
-
-
-def handle_bad_ids(df: DataFrame, counts: InputCounts, spec: BatchSpec, job: dict) -> DataFrame:
-    """Apply on_null_note_id and on_duplicate; add the duplicate flag column."""
-    if counts.null_ids:
-        if job["on_null_note_id"] == "fail":
-            raise null_id_error(counts.null_ids)
-        log.warning("dropping %d row(s) with a null note_id (on_null_note_id = drop)", counts.null_ids)
-        df = df.filter(F.col("note_id").isNotNull())
-    if not counts.duplicate_rows:
-        return df.withColumn(DUP_COLUMN, F.lit(False))
-    if job["on_duplicate"] == "fail":
-        raise duplicate_error(counts.duplicate_rows, counts.duplicate_ids)
-    log.warning("quarantining %d duplicate note_id row(s)", counts.duplicate_rows)
-    keys = dedup_sort_keys(spec, arrow_schema(df.schema))
-    repeated = df.groupBy("note_id").count().filter("count > 1").select("note_id", F.lit(True).alias("_deid_rep"))
-    marked = df.join(F.broadcast(repeated), "note_id", "left")
-    window = Window.partitionBy("note_id").orderBy(*[F.col(k).asc_nulls_first() for k in keys])
-    dups = (marked.filter(F.col("_deid_rep").isNotNull())
-            .withColumn(DUP_COLUMN, F.row_number().over(window) > 1))
-    single = marked.filter(F.col("_deid_rep").isNull()).withColumn(DUP_COLUMN, F.lit(False))
-    return single.unionByName(dups).drop("_deid_rep").select(*df.columns, DUP_COLUMN)
+def _usable_id() -> Any:
+    """A note_id the run can carry: present and valid UTF-8 (policies: the others count as null)."""
+    return F.col("note_id").isNotNull() & F.is_valid_utf8(F.col("note_id"))
 
 
 def group_by_patient(df: DataFrame, partitions: int) -> DataFrame:
@@ -120,29 +83,155 @@ def staged_spark_schema(df: DataFrame, spec: BatchSpec) -> StructType:
     from pyspark.sql.pandas.types import from_arrow_type
 
     dates = [STAGED_NOTE_DATE] if spec.note_date_out else []
-    core = [StructField(f.name, from_arrow_type(f.type), True) for f in STAGED_CORE + dates]
+    core = [StructField(f.name, from_arrow_type(f.type), True) for f in [*STAGED_CORE, *dates]]
     return StructType(core + [df.schema[c] for c in spec.passthrough])
 
 
-def project_outputs(staged: DataFrame, spec: BatchSpec) -> tuple[DataFrame, DataFrame, DataFrame]:
-    """notes/, spans/ (audit rows, AUDIT_SCHEMA order) and quarantine/ from the staged results."""
-    ok = F.col("error_stage").isNull()
-    dates = ["note_date"] if spec.note_date_out else []
-    notes = (staged.filter(ok).select("note_id", "patient_id", "text", *dates, *spec.passthrough)
-             .sortWithinPartitions("note_id"))
-    span_cols = [F.col(f"s.{f.name}").alias(f.name) for f in AUDIT_SCHEMA if f.name not in ("note_id", "patient_id")]
-    spans = (staged.filter(ok).select("note_id", "patient_id", F.explode("spans").alias("s"))
-             .select("note_id", "patient_id", *span_cols).sortWithinPartitions("note_id", "start"))
-    quarantine = (staged.filter(~ok)
-                  .select("note_id", "patient_id", F.col("error_stage").alias("stage"), "error_class")
-                  .sortWithinPartitions("note_id"))
+def project(staged: DataFrame, spec: BatchSpec) -> tuple[DataFrame, DataFrame, DataFrame]:
+    """notes/, spans/ and quarantine/ from the staged results (schema.py's columns and order)."""
+    ok = F.col(ERROR_STAGE).isNull()
+    notes = staged.filter(ok).select(*spec.notes_columns).sortWithinPartitions(*NOTES_ORDER)
+    spans = (staged.filter(ok).select(*SPAN_PARENT, F.explode(SPANS).alias("s"))
+             .select(*SPAN_PARENT, *[F.col(f"s.{c}").alias(c) for c in SPAN_COLUMNS])
+             .sortWithinPartitions(*SPANS_ORDER))
+    quarantine = (staged.filter(~ok).select(*[F.col(src).alias(out) for out, src in QUARANTINE_FROM.items()])
+                  .sortWithinPartitions(*QUARANTINE_ORDER))
     return notes, spans, quarantine
 
 
-def staged_counts(staged: DataFrame) -> tuple[list[tuple[str | None, str | None, int]], dict[str, int]]:
-    """(error_stage, error_class, n) rows and spans per label, from the staged results."""
-    status = [(r["error_stage"], r["error_class"], int(r["count"]))
-              for r in staged.groupBy("error_stage", "error_class").count().collect()]
-    labels = {r["label"]: int(r["count"]) for r in
-              staged.select(F.explode("spans.label").alias("label")).groupBy("label").count().collect()}
-    return status, labels
+def default_parallelism(spark: SparkSession) -> int:
+    """Spark's default parallelism (classic); the shuffle partitions setting under Spark Connect."""
+    try:
+        return int(spark.sparkContext.defaultParallelism)
+    except Exception:  # noqa: BLE001 - Spark Connect has no SparkContext
+        return int(spark.conf.get("spark.sql.shuffle.partitions", "200"))
+
+
+class SparkBackend:
+    """The Spark executor: a DataFrame plan, tagged by mapInArrow, the result kept once (Parquet or cache)."""
+
+    runner = "spark"
+
+    def __init__(self, spark: SparkSession, *, partitions: int = 0, staging: str = "parquet") -> None:
+        self.spark = spark
+        self.staging = staging
+        self.stages_to_files = staging == "parquet"
+        self.partitions = partitions or default_parallelism(spark)
+        self._shipped: Any = None
+        self._persisted: DataFrame | None = None
+
+    def read(self, source: Source) -> DataFrame:
+        """The input DataFrame (lazy)."""
+        return read_input(self.spark, source)
+
+    def schema(self, frame: DataFrame) -> pa.Schema:
+        """The input's schema as Arrow sees it."""
+        return arrow_schema(frame.schema)
+
+    def count_ids(self, frame: DataFrame) -> InputCounts:
+        """One aggregation over note_id: rows, unusable ids, repeated ids and their extra rows."""
+        per_id = frame.groupBy("note_id").count()
+        repeated = _usable_id() & (F.col("count") > 1)
+        row = per_id.agg(
+            F.coalesce(F.sum("count"), F.lit(0)).alias("rows"),
+            F.coalesce(F.sum(F.when(~_usable_id(), F.col("count"))), F.lit(0)).alias("null_ids"),
+            F.count(F.when(repeated, True)).alias("dup_ids"),
+            F.coalesce(F.sum(F.when(repeated, F.col("count") - 1)), F.lit(0)).alias("dup_rows"),
+        ).first()
+        return InputCounts(int(row["rows"]), int(row["null_ids"]), int(row["dup_ids"]), int(row["dup_rows"]))
+
+    def apply_ids(self, frame: DataFrame, plan: IdPlan) -> DataFrame:
+        """Drop unusable ids (policy drop) and add the duplicate flag (first copy in dedup order kept)."""
+        if plan.drop_null_ids:
+            frame = frame.filter(_usable_id())
+        if plan.dedup_keys is None:
+            return frame.withColumn(DUP_COLUMN, F.lit(False))
+        order = [F.col(k).asc_nulls_first() if DEDUP_NULLS_FIRST else F.col(k).asc_nulls_last()
+                 for k in plan.dedup_keys]
+        repeated = (frame.groupBy("note_id").count().filter("count > 1")
+                    .select("note_id", F.lit(True).alias("_deid_rep")))
+        marked = frame.join(F.broadcast(repeated), "note_id", "left")
+        window = Window.partitionBy("note_id").orderBy(*order)
+        dups = marked.filter(F.col("_deid_rep").isNotNull()).withColumn(DUP_COLUMN, F.row_number().over(window) > 1)
+        single = marked.filter(F.col("_deid_rep").isNull()).withColumn(DUP_COLUMN, F.lit(False))
+        return single.unionByName(dups).drop("_deid_rep").select(*frame.columns, DUP_COLUMN)
+
+    def stage(self, frame: DataFrame, task: TagTask, staging_path: str | None) -> DataFrame:
+        """Group by patient, tag with mapInArrow, keep the result once (staging Parquet or persisted)."""
+        from pyspark import StorageLevel
+
+        from udfs.deidentify import WorkerPayload, tag_batches
+        from udfs.shipping import ShippedKey
+
+        frame = group_by_patient(frame, self.partitions)
+        self.spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", str(task.batch_size))
+        self._shipped = ShippedKey(self.spark, task.key)  # a distributed file, never in the closure
+        payload = WorkerPayload(task.bundle.id, bundle_bytes(task.bundle), task.config, self._shipped.ref, task.spec)
+        log.info("tagging in %d partition(s), batches of %d notes, staging: %s", self.partitions,
+                 task.batch_size, self.staging)
+        staged = frame.mapInArrow(tag_batches(payload), staged_spark_schema(frame, task.spec))
+        if staging_path is not None:
+            staged.write.parquet(staging_path)
+            return self.spark.read.parquet(staging_path)
+        self._persisted = staged.persist(StorageLevel.MEMORY_AND_DISK)
+        self._persisted.count()
+        return self._persisted
+
+    def write_tables(self, staged: DataFrame, spec: BatchSpec, sink: Sink) -> None:
+        """notes/, spans/, quarantine/ as Parquet folders or tables (overwritten)."""
+        for name, frame in zip(("notes", "spans", "quarantine"), project(staged, spec), strict=True):
+            writer = frame.write.mode("overwrite")
+            if sink.path is not None:
+                writer.parquet(sink.table_path(name))
+            else:
+                writer.saveAsTable(f"{sink.table_prefix}{name}")
+
+    def staged_counts(self, staged: DataFrame) -> tuple[list[tuple[str | None, str | None, int]], dict[str, int]]:
+        """(error_stage, error_class, n) rows and spans per label, from the staged results."""
+        status = [(r[ERROR_STAGE], r[ERROR_CLASS], int(r["count"]))
+                  for r in staged.groupBy(ERROR_STAGE, ERROR_CLASS).count().collect()]
+        labels = {r["label"]: int(r["count"]) for r in
+                  staged.select(F.explode(f"{SPANS}.label").alias("label")).groupBy("label").count().collect()}
+        return status, labels
+
+    def release(self, staged: DataFrame | None) -> None:
+        """Remove the driver's key file and drop the cached result (the staging folder is run()'s)."""
+        if self._shipped is not None:
+            self._shipped.close()
+            self._shipped = None
+        if self._persisted is not None:
+            self._persisted.unpersist()
+            self._persisted = None
+
+    def describe(self) -> dict[str, Any]:
+        """Executor details for the manifest."""
+        return {"spark_version": self.spark.version, "partitions": self.partitions, "staging": self.staging}
+
+    def write_manifest_row(self, sink: Sink, text: str, started: Any) -> None:
+        """Append the manifest to the PREFIXmanifest table (one row per run)."""
+        self.spark.createDataFrame([(started.isoformat(), text)], "started_at string, manifest string") \
+            .write.mode("append").saveAsTable(f"{sink.table_prefix}manifest")
+
+    def _fs(self, path: str) -> tuple[Any, Any]:
+        jvm = self.spark.sparkContext._jvm  # classic Spark only: remote paths need the Hadoop FS API
+        hpath = jvm.org.apache.hadoop.fs.Path(path)
+        return hpath.getFileSystem(self.spark.sparkContext._jsc.hadoopConfiguration()), hpath
+
+    def write_remote_text(self, path: str, text: str) -> None:
+        """Write a small text file on a Hadoop file system."""
+        fs, hpath = self._fs(path)
+        out = fs.create(hpath, True)
+        out.write(bytearray(text.encode("utf-8")))
+        out.close()
+
+    def remove_remote(self, path: str) -> None:
+        """Delete a file or folder on a Hadoop file system (missing is fine)."""
+        fs, hpath = self._fs(path)
+        fs.delete(hpath, True)
+
+    def list_remote(self, folder: str) -> list[str]:
+        """The children of a folder on a Hadoop file system ([] if it does not exist)."""
+        fs, hpath = self._fs(folder)
+        if not fs.exists(hpath):
+            return []
+        return [str(s.getPath().toString()) for s in fs.listStatus(hpath)]

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import os
 import secrets
-import shutil
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from deid_core.keys import KeyError_, key_id
+from deid_core.workdirs import OwnedDir
+
+KEY_DIR_PREFIX = "deid-key-"
 
 
 @dataclass(frozen=True)
@@ -32,9 +33,9 @@ class ShippedKey:
     """A key written to a private temporary file and registered with Spark; `close()` removes it."""
 
     def __init__(self, spark, key: bytes) -> None:
-        self._dir = tempfile.mkdtemp(prefix="deid-key-")
+        self._dir = OwnedDir(KEY_DIR_PREFIX)  # a killed driver's copy is removed by the next run
         name = f"deid-key-{secrets.token_hex(8)}.bin"
-        path = Path(self._dir) / name
+        path = self._dir.path / name
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "wb") as fh:
             fh.write(key)
@@ -43,7 +44,7 @@ class ShippedKey:
 
     def close(self) -> None:
         """Remove the driver's copy (Spark removes its own copies when the application ends)."""
-        shutil.rmtree(self._dir, ignore_errors=True)
+        self._dir.close()
 
 
 def ship_file(spark, path: str) -> None:

@@ -1,58 +1,35 @@
 """Arrow batches in, staged results out: the one tagging path shared by the Spark job and `deid tag`.
 
 A staged row holds, per input note, either the de-identified text and its audit spans or a
-quarantine reason (never text), plus the pass-through columns. notes/, spans/ and quarantine/
-are projections of the staged table, so each note is tagged exactly once.
+quarantine reason (never text), plus the pass-through columns (deid_core/app/schema.py).
+notes/, spans/ and quarantine/ are projections of the staged table, so each note is tagged once.
+A string value that is not valid UTF-8 (a lone surrogate included) quarantines its note only.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator
+from operator import attrgetter
 
 import pyarrow as pa
 
+from deid_core.app.policies import (
+    DUPLICATE,
+    INVALID_NAME_COLUMN,
+    INVALID_PATIENT_ID,
+    INVALID_TEXT,
+    NULL_TEXT,
+    VALIDATE,
+)
+from deid_core.app.schema import DUP_COLUMN, SPANS, STAGED_CORE, BatchSpec
 from deid_core.bundle import Bundle
-from deid_core.config import ConfigError
 from deid_core.engine.pipeline import Deidentifier, build_deidentifier
-from deid_core.notes import AuditSpan, Note, NoteResult
+from deid_core.io.tables import SPAN_STRUCT
+from deid_core.notes import Note, NoteResult
 
-DUP_COLUMN = "_deid_duplicate"  # set by the de-duplication step: True for copies to quarantine
-RESERVED_PREFIX = "_deid_"
-CORE_COLUMNS = ("note_id", "text", "patient_id", "note_date")
-SPAN_FIELDS = [
-    pa.field("start", pa.int32()), pa.field("end", pa.int32()),
-    pa.field("label", pa.string()), pa.field("category", pa.string()), pa.field("source", pa.string()),
-    pa.field("confidence", pa.float64()),
-    pa.field("out_start", pa.int32()), pa.field("out_end", pa.int32()),
-    pa.field("replacement", pa.string()), pa.field("original_digest", pa.string()),
-]
-SPAN_STRUCT = pa.struct(SPAN_FIELDS)
-STAGED_CORE = [
-    pa.field("note_id", pa.string()), pa.field("patient_id", pa.string()), pa.field("text", pa.string()),
-    pa.field("spans", pa.list_(SPAN_STRUCT)),
-    pa.field("error_stage", pa.string()), pa.field("error_class", pa.string()),
-]
-
-STAGED_NOTE_DATE = pa.field("note_date", pa.date32())  # only when BatchSpec.note_date_out
-
-
-class InputSchemaError(ConfigError):
-    """The input lacks a required column or has one of the wrong type (message names it)."""
-
-
-@dataclass(frozen=True)
-class BatchSpec:
-    """Which input columns feed the metadata matcher and which pass through to notes/."""
-
-    name_columns: Mapping[str, str]
-    passthrough: tuple[str, ...]
-    note_date_out: bool = False  # notes/ carries note_date moved by the patient's date shift
-
-
-def _is_string(t: pa.DataType) -> bool:
-    return pa.types.is_string(t) or pa.types.is_large_string(t)
+_SPAN_VALUES = attrgetter(*(f.name for f in SPAN_STRUCT))
+PATIENT_BATCH_MAX = 20_000  # rows one patient's notes may gather into a batch (cross-note propagation)
 
 
 def shifts_note_date(config: dict) -> bool:
@@ -69,44 +46,6 @@ def shifts_note_date(config: dict) -> bool:
     return mode == "surrogate" and settings.get("profile", "default") == "default"
 
 
-def validate_input_schema(schema: pa.Schema, name_columns: Mapping[str, str], where: str,
-                          shift_dates: bool = False) -> BatchSpec:
-    """Check the input's columns and types (DESIGN.md §4); the spec of what passes through."""
-    names = schema.names
-    for col in ("note_id", "text"):
-        if col not in names:
-            raise InputSchemaError(f"{where}: missing required column {col!r} (string); found {', '.join(names)}")
-    for col in ("note_id", "text", "patient_id"):
-        if col in names and not _is_string(schema.field(col).type):
-            raise InputSchemaError(f"{where}: column {col!r} must be a string, found {schema.field(col).type}")
-    if "note_date" in names:
-        t = schema.field("note_date").type
-        if not (pa.types.is_date(t) or pa.types.is_timestamp(t) or pa.types.is_null(t)):
-            raise InputSchemaError(f"{where}: column 'note_date' must be a date, found {t}")
-    for col in name_columns:
-        if col not in names:
-            raise InputSchemaError(f"{where}: --name-columns names {col!r}, not a column of the input; "
-                                   f"found {', '.join(names)}")
-        t = schema.field(col).type
-        ok = _is_string(t) or pa.types.is_null(t) or (
-            (pa.types.is_list(t) or pa.types.is_large_list(t)) and _is_string(t.value_type))
-        if not ok:
-            raise InputSchemaError(f"{where}: name column {col!r} must be string or array<string>, found {t}")
-        if col in CORE_COLUMNS:
-            raise InputSchemaError(f"{where}: --name-columns cannot name the core column {col!r}")
-    reserved = [c for c in names if c.startswith(RESERVED_PREFIX)]
-    if reserved:
-        raise InputSchemaError(f"{where}: column names starting with {RESERVED_PREFIX!r} are reserved: {reserved}")
-    passthrough = tuple(c for c in names if c not in CORE_COLUMNS and c not in name_columns)
-    return BatchSpec(dict(name_columns), passthrough, shift_dates and "note_date" in names)
-
-
-def staged_schema(input_schema: pa.Schema, spec: BatchSpec) -> pa.Schema:
-    """Schema of the staged results: core fields, then pass-through columns as they came."""
-    dates = [STAGED_NOTE_DATE] if spec.note_date_out else []
-    return pa.schema(STAGED_CORE + dates + [input_schema.field(c) for c in spec.passthrough])
-
-
 def make_deidentifier(config: dict, bundle: Bundle, key: bytes) -> Deidentifier:
     """build_deidentifier plus the test-only fault hook of [testing] fault_note_marker."""
     deid = build_deidentifier(config, bundle, key)
@@ -119,51 +58,124 @@ def make_deidentifier(config: dict, bundle: Bundle, key: bytes) -> Deidentifier:
     return deid
 
 
+def _binary_view(col: pa.Array) -> pa.Array:
+    """The same values as bytes (no UTF-8 check): strings, large strings, lists of either."""
+    t = col.type
+    if pa.types.is_string(t):
+        return col.view(pa.binary())
+    if pa.types.is_large_string(t):
+        return col.view(pa.large_binary())
+    if pa.types.is_list(t) or pa.types.is_large_list(t):
+        item = pa.large_binary() if pa.types.is_large_string(t.value_type) else pa.binary()
+        return col.cast(pa.large_list(item) if pa.types.is_large_list(t) else pa.list_(item))
+    return col
+
+
+def _utf8(value: object) -> object:
+    if isinstance(value, bytes):
+        return value.decode("utf-8")  # strict: invalid bytes and encoded surrogates raise
+    if isinstance(value, list):
+        return [_utf8(v) for v in value]
+    return value
+
+
+def decode_column(col: pa.Array) -> tuple[list, list[bool]]:
+    """Python values of a string-like column, and which rows are not valid UTF-8 (their value: None)."""
+    try:
+        col.validate(full=True)
+        return col.to_pylist(), [False] * len(col)
+    except pa.ArrowInvalid:
+        pass
+    values: list = []
+    bad: list[bool] = []
+    for raw in _binary_view(col).to_pylist():
+        try:
+            values.append(_utf8(raw))
+            bad.append(False)
+        except UnicodeDecodeError:
+            values.append(None)
+            bad.append(True)
+    return values, bad
+
+
+def valid_ids(col: pa.Array | pa.ChunkedArray) -> pa.Array:
+    """True where a value is present and valid UTF-8: the note ids a run can carry to its outputs."""
+    chunks = col.chunks if isinstance(col, pa.ChunkedArray) else [col]
+    parts = []
+    for c in chunks:
+        try:
+            c.validate(full=True)
+            parts.append(c.is_valid())
+            continue
+        except pa.ArrowInvalid:
+            _, bad = decode_column(c)
+        parts.append(pa.array([ok and not b for ok, b in zip(c.is_valid().to_pylist(), bad, strict=True)],
+                              pa.bool_()))
+    return pa.concat_arrays(parts) if parts else pa.array([], pa.bool_())
+
+
 def _as_date(v: object) -> dt.date | None:
     if isinstance(v, dt.datetime):
         return v.date()
     return v if isinstance(v, dt.date) else None
 
 
-def _known_phi(batch: pa.RecordBatch, spec: BatchSpec) -> list[tuple[tuple[str, str], ...]]:
+def _known_phi(batch: pa.RecordBatch, spec: BatchSpec) -> tuple[list[tuple[tuple[str, str], ...]], list[bool]]:
+    """Per row: the (value, label) pairs of the name columns, and whether one of them is not UTF-8."""
     rows: list[list[tuple[str, str]]] = [[] for _ in range(batch.num_rows)]
+    invalid = [False] * batch.num_rows
     for col, label in spec.name_columns.items():
-        for i, v in enumerate(batch.column(col).to_pylist()):
+        values, bad = decode_column(batch.column(col))
+        for i, v in enumerate(values):
+            invalid[i] = invalid[i] or bad[i]
             for x in (v if isinstance(v, list) else [v]):
                 if x is not None and x.strip():
                     rows[i].append((x, label))
-    return [tuple(r) for r in rows]
+    return [tuple(r) for r in rows], invalid
 
 
-def _span_dict(s: AuditSpan) -> dict:
-    return {"start": s.start, "end": s.end, "label": s.label, "category": s.category, "source": s.source,
-            "confidence": s.confidence, "out_start": s.out_start, "out_end": s.out_end,
-            "replacement": s.replacement, "original_digest": s.original_digest}
+def _spans_array(results: list[NoteResult]) -> pa.Array:
+    """The staged spans column: one list of audit structs per result (empty when quarantined)."""
+    offsets = [0]
+    rows: list[tuple] = []
+    for r in results:
+        rows.extend(_SPAN_VALUES(s) for s in r.spans)
+        offsets.append(len(rows))
+    columns = list(zip(*rows, strict=True)) if rows else [()] * SPAN_STRUCT.num_fields
+    values = pa.StructArray.from_arrays([pa.array(c, f.type) for c, f in zip(columns, SPAN_STRUCT, strict=True)],
+                                        fields=list(SPAN_STRUCT))
+    return pa.ListArray.from_arrays(pa.array(offsets, pa.int32()), values, type=pa.list_(SPAN_STRUCT))
+
+
+def _screen(batch: pa.RecordBatch, spec: BatchSpec) -> tuple[list, list, list[NoteResult | None], list]:
+    """Decoded ids, patient ids and known PHI; a validate-stage result for each row that must not be tagged."""
+    names = batch.schema.names
+    n = batch.num_rows
+    ids, bad_ids = decode_column(batch.column("note_id"))
+    if any(bad_ids):  # the pre-pass (policies.plan_ids) drops or refuses them: never reached in a run
+        raise ValueError(f"{sum(bad_ids)} note_id value(s) are not valid UTF-8 (rows must pass plan_ids first)")
+    texts, bad_text = decode_column(batch.column("text"))
+    pids, bad_pid = decode_column(batch.column("patient_id")) if "patient_id" in names else ([None] * n, [False] * n)
+    dups = batch.column(DUP_COLUMN).to_pylist() if DUP_COLUMN in names else [False] * n
+    known, bad_known = _known_phi(batch, spec)
+    early: list[NoteResult | None] = [None] * n
+    for i in range(n):
+        cls = (DUPLICATE if dups[i] else INVALID_TEXT if bad_text[i] else NULL_TEXT if texts[i] is None
+               else INVALID_PATIENT_ID if bad_pid[i] else INVALID_NAME_COLUMN if bad_known[i] else None)
+        if cls is not None:
+            early[i] = NoteResult(ids[i], pids[i], error_stage=VALIDATE, error_class=cls)
+    return ids, list(zip(texts, pids, known, strict=True)), early, pids
 
 
 def process_batch(batch: pa.RecordBatch, deid: Deidentifier, spec: BatchSpec,
                   out_schema: pa.Schema) -> pa.RecordBatch:
     """Tag and replace every note of one Arrow batch; one staged row per input row, same order."""
-    names = batch.schema.names
-    n = batch.num_rows
-    ids = batch.column("note_id").to_pylist()
-    texts = batch.column("text").to_pylist()
-    pids = batch.column("patient_id").to_pylist() if "patient_id" in names else [None] * n
-    dates = batch.column("note_date").to_pylist() if "note_date" in names else [None] * n
-    dups = batch.column(DUP_COLUMN).to_pylist() if DUP_COLUMN in names else [False] * n
-    known = _known_phi(batch, spec)
-    results: list[NoteResult | None] = [None] * n
-    shifted: list[dt.date | None] = [None] * n
+    ids, rows, results, pids = _screen(batch, spec)
+    dates = batch.column("note_date").to_pylist() if "note_date" in batch.schema.names else [None] * len(ids)
+    shifted: list[dt.date | None] = [None] * len(ids)
     shift = getattr(deid.replacer, "shift_note_date", None) if spec.note_date_out else None
-    todo: list[int] = []
-    for i in range(n):
-        if dups[i]:
-            results[i] = NoteResult(ids[i], pids[i], error_stage="validate", error_class="DuplicateNoteId")
-        elif texts[i] is None:
-            results[i] = NoteResult(ids[i], pids[i], error_stage="validate", error_class="NullText")
-        else:
-            todo.append(i)
-    notes = [Note(ids[i], texts[i], pids[i], _as_date(dates[i]), known[i]) for i in todo]
+    todo = [i for i, r in enumerate(results) if r is None]
+    notes = [Note(ids[i], rows[i][0], rows[i][1], _as_date(dates[i]), rows[i][2]) for i in todo]
     for i, note, result in zip(todo, notes, deid.process_many(notes), strict=True):
         if result.ok and shift is not None:
             try:
@@ -171,17 +183,11 @@ def process_batch(batch: pa.RecordBatch, deid: Deidentifier, spec: BatchSpec,
             except Exception as exc:  # noqa: BLE001 - fail closed, like Deidentifier.process
                 result = NoteResult(ids[i], pids[i], error_stage="replace", error_class=type(exc).__name__)
         results[i] = result
-    core = {
-        "note_id": pa.array(ids, pa.string()),
-        "patient_id": pa.array(pids, pa.string()),
-        "text": pa.array([r.text if r.ok else None for r in results], pa.string()),
-        "spans": pa.array([[_span_dict(s) for s in r.spans] if r.ok else [] for r in results],
-                          pa.list_(SPAN_STRUCT)),
-        "error_stage": pa.array([r.error_stage for r in results], pa.string()),
-        "error_class": pa.array([r.error_class for r in results], pa.string()),
-        "note_date": pa.array([d if r.ok else None for d, r in zip(shifted, results, strict=True)], pa.date32()),
-    }
-    arrays = [core[f.name] if f.name in core else batch.column(f.name) for f in out_schema]
+    done: list[NoteResult] = results  # type: ignore[assignment]  # every row has its result now
+    staged = {f.name: pa.array([getattr(r, f.name) for r in done], f.type) for f in STAGED_CORE if f.name != SPANS}
+    staged[SPANS] = _spans_array(done)
+    staged["note_date"] = pa.array([d if r.ok else None for d, r in zip(shifted, done, strict=True)], pa.date32())
+    arrays = [staged[f.name] if f.name in staged else batch.column(f.name) for f in out_schema]
     return pa.RecordBatch.from_arrays(arrays, schema=out_schema)
 
 
@@ -202,7 +208,7 @@ def patient_batches(batches: Iterable[pa.RecordBatch], max_rows: int) -> Iterato
             carry = None
         if b.num_rows == 0:
             continue
-        pids = b.column("patient_id").to_pylist()
+        pids = _binary_view(b.column("patient_id")).to_pylist()  # bytes: no UTF-8 check here
         cut = len(pids)
         if pids[-1] is not None:
             while cut > 0 and pids[cut - 1] == pids[-1]:
@@ -216,19 +222,3 @@ def patient_batches(batches: Iterable[pa.RecordBatch], max_rows: int) -> Iterato
             carry = b.slice(cut)
     if carry is not None:
         yield carry
-
-
-def tagged_count(batch: pa.RecordBatch) -> int:
-    """How many rows of an input batch reach the tagger (not duplicates, not null text)."""
-    dup = batch.column(DUP_COLUMN).to_pylist() if DUP_COLUMN in batch.schema.names else [False] * batch.num_rows
-    return sum(1 for d, t in zip(dup, batch.column("text").to_pylist(), strict=True) if not d and t is not None)
-
-
-def dedup_sort_keys(spec: BatchSpec, schema: pa.Schema) -> list[str]:
-    """The stable order that decides which copy of a duplicate note_id is kept (the first)."""
-    keys = [c for c in ("patient_id", "note_date", "text") if c in schema.names]
-    sortable = (pa.types.is_integer, pa.types.is_floating, pa.types.is_string, pa.types.is_date,
-                pa.types.is_timestamp, pa.types.is_boolean, pa.types.is_large_string)
-    keys += [c for c in sorted(spec.passthrough) if any(f(schema.field(c).type) for f in sortable)]
-    return keys
-

@@ -5,10 +5,11 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 import deid_core
+from deid_core.app.policies import INPUT_STAGES
 from deid_core.bundle import Bundle
 from deid_core.config import conf_dir, digest
 from deid_core.keys import key_id
@@ -32,39 +33,15 @@ def rules_version(bundle: Bundle, config: dict[str, Any]) -> str:
     return "rules-" + h.hexdigest()[:12]
 
 
-def status_counts(rows: Iterable[tuple[str | None, str | None, int]]) -> dict[str, Any]:
-    """(error_stage, error_class, n) rows -> notes, quarantined totals and breakdowns."""
-    notes = quarantined = duplicates = 0
-    by_stage: dict[str, int] = {}
-    by_class: dict[str, int] = {}
-    for stage, cls, n in rows:
-        if stage is None:
-            notes += n
-            continue
-        quarantined += n
-        by_stage[stage] = by_stage.get(stage, 0) + n
-        by_class[str(cls)] = by_class.get(str(cls), 0) + n
-        if cls == "DuplicateNoteId":
-            duplicates += n
-    return {"notes": notes, "quarantined": quarantined, "duplicates_quarantined": duplicates,
-            "quarantined_by_stage": dict(sorted(by_stage.items())),
-            "quarantined_by_error_class": dict(sorted(by_class.items()))}
-
-
 class QuarantineRateError(RuntimeError):
     """More notes were quarantined by a processing stage than [job] max_quarantine_rate allows."""
-
-
-INPUT_STAGES = ("validate",)  # quarantines for bad input (null text, duplicate ids): not a fault of ours
 
 
 def quarantine_quality(counts: Mapping[str, Any], limit: float) -> dict[str, Any]:
     """The run's processing-quarantine rate against the ceiling (notes quarantined by tag/replace over tagged)."""
     by_stage = counts.get("quarantined_by_stage", {})
     faults = sum(n for stage, n in by_stage.items() if stage not in INPUT_STAGES)
-    tagged = counts.get("tagged")
-    if tagged is None:  # no tagged count (Spark Connect): every note that reached a stage
-        tagged = int(counts.get("notes", 0)) + faults
+    tagged = int(counts.get("tagged", 0))
     rate = faults / tagged if tagged else 0.0
     return {"quarantine_rate": round(rate, 6), "max_quarantine_rate": float(limit), "passed": rate <= limit}
 

@@ -1,57 +1,51 @@
-"""Process a notes table into the four outputs without Spark (`deid tag`), on the job's code path.
+"""`deid tag`: the run's steps (deid_core/app/run.py) executed on Arrow tables in this process, no Spark.
 
-Shared with the Spark job: option handling (options.py), schema checks and per-batch tagging
-(batch.py), the duplicate rule (dedup_sort_keys) and the manifest (manifest.py).
+The executor only does the mechanics; what the steps mean (schema rules, id policies, which
+duplicate is kept, the projections and their order) is stated in schema.py and policies.py and
+executed the same way by the Spark executor in udfs/plan.py.
 """
 
 from __future__ import annotations
 
-import datetime as dt
-import logging
 import shutil
-import time
-from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from deid_core.app.batch import (
-    DUP_COLUMN,
-    BatchSpec,
+    PATIENT_BATCH_MAX,
     make_deidentifier,
     patient_batches,
     process_batch,
-    shifts_note_date,
-    staged_schema,
-    tagged_count,
-    validate_input_schema,
+    valid_ids,
 )
-from deid_core.app.batch import dedup_sort_keys as _dedup_keys
-from deid_core.app.manifest import (
-    MANIFEST_NAME,
-    build_manifest,
-    enforce_quality,
-    manifest_json,
-    status_counts,
-)
+from deid_core.app.manifest import enforce_quality
 from deid_core.app.options import RunOptions
+from deid_core.app.policies import DEDUP_NULLS_FIRST, IdPlan, InputCounts
+from deid_core.app.run import RunRequest, Sink, Source, TagTask, local_path, run
+from deid_core.app.schema import (
+    DUP_COLUMN,
+    ERROR_CLASS,
+    ERROR_STAGE,
+    NOTES_ORDER,
+    QUARANTINE_FROM,
+    QUARANTINE_ORDER,
+    SPAN_COLUMNS,
+    SPAN_PARENT,
+    SPANS,
+    SPANS_ORDER,
+    BatchSpec,
+    staged_schema,
+)
 from deid_core.bundle import Bundle, load_bundle
 from deid_core.config import ConfigError
 from deid_core.io.tables import AUDIT_SCHEMA, QUARANTINE_SCHEMA, read_table
 from deid_core.keys import DEMO_KEY, load_key
 
-log = logging.getLogger("deid.run")
-OUTPUT_PARTS = ("notes", "spans", "quarantine", MANIFEST_NAME)
-
-
-class DuplicateNoteIdError(ConfigError):
-    """on_duplicate = "fail" and the input repeats note ids (message gives the counts)."""
-
-
-class NullNoteIdError(ConfigError):
-    """on_null_note_id = "fail" and some rows have no note_id (message gives the count)."""
+_LOCAL_ONLY = "deid tag reads and writes local Parquet folders only; use jobs/deidentify.py for tables and URIs"
 
 
 def load_key_and_bundle(options: RunOptions) -> tuple[bytes, Bundle]:
@@ -62,122 +56,135 @@ def load_key_and_bundle(options: RunOptions) -> tuple[bytes, Bundle]:
     return key, load_bundle(options.bundle)
 
 
-def duplicate_error(extra_rows: int, ids: int) -> DuplicateNoteIdError:
-    """The error for on_duplicate = "fail" (counts only, no ids)."""
-    return DuplicateNoteIdError(
-        f"{extra_rows} duplicate note_id row(s) over {ids} note_id value(s); fix the input or set "
-        "[job] on_duplicate = \"quarantine\" (or --on-duplicate quarantine)")
+def _order(columns: tuple[str, ...] | list[str]) -> list[tuple[str, str]]:
+    return [(c, "ascending") for c in columns]
 
 
-def null_id_error(n: int) -> NullNoteIdError:
-    """The error for on_null_note_id = "fail"."""
-    return NullNoteIdError(f"{n} input row(s) have a null note_id; fix the input or set "
-                           "[job] on_null_note_id = \"drop\" to drop and count them")
+def duplicate_flags(table: pa.Table, keys: tuple[str, ...] | None) -> pa.Array:
+    """True for every copy of a note_id but the first in (note_id, *keys) order (policies.dedup_keys)."""
+    n = table.num_rows
+    if keys is None or n == 0:
+        return pa.array(np.zeros(n, dtype=bool))
+    # each key preceded by its validity: False (null) sorts first when DEDUP_NULLS_FIRST
+    cols: dict[str, Any] = {"note_id": table["note_id"]}
+    for i, k in enumerate(keys):
+        valid = pc.is_valid(table[k])
+        cols[f"v{i}"] = valid if DEDUP_NULLS_FIRST else pc.invert(valid)
+        cols[f"k{i}"] = table[k]
+    order = pc.sort_indices(pa.table(cols), sort_keys=_order(list(cols)))
+    ids = table["note_id"].take(order).combine_chunks()
+    same = np.zeros(n, dtype=bool)
+    if n > 1:
+        same[1:] = pc.equal(ids.slice(1), ids.slice(0, n - 1)).to_numpy(zero_copy_only=False)
+    flags = np.zeros(n, dtype=bool)
+    flags[order.to_numpy()] = same
+    return pa.array(flags)
 
 
-def drop_null_ids(table: pa.Table, policy: str) -> tuple[pa.Table, int]:
-    """Rows with a note_id, and how many were dropped (raises under policy "fail")."""
-    nulls = table["note_id"].null_count
-    if nulls and policy == "fail":
-        raise null_id_error(nulls)
-    return (table.filter(pc.is_valid(table["note_id"])) if nulls else table), nulls
-
-
-def mark_duplicates(table: pa.Table, spec: BatchSpec, policy: str) -> tuple[pa.Table, int]:
-    """Add the duplicate flag: every copy of a note_id but the first in the stable order."""
-    counts = pc.value_counts(table["note_id"])
-    repeated = pc.filter(counts, pc.greater(counts.field("counts"), 1))
-    extra = int(pc.sum(repeated.field("counts")).as_py() or 0) - len(repeated)
-    flags = [False] * table.num_rows
-    if extra:
-        if policy == "fail":
-            raise duplicate_error(extra, len(repeated))
-        repeated_ids = set(repeated.field("values").to_pylist())
-        ids = table["note_id"].to_pylist()
-        rows = [i for i, v in enumerate(ids) if v in repeated_ids]
-        cols = [table[k].take(rows).to_pylist() for k in _dedup_keys(spec, table.schema)]
-        # nulls first, then ascending: the order Spark's asc_nulls_first uses on the same keys
-        order = sorted(range(len(rows)), key=lambda j: (ids[rows[j]], *((c[j] is not None, c[j]) for c in cols)))
-        prev = None
-        for j in order:
-            flags[rows[j]] = ids[rows[j]] == prev
-            prev = ids[rows[j]]
-    return table.append_column(DUP_COLUMN, pa.array(flags, pa.bool_())), extra
-
-
-def derive_outputs(staged: pa.Table, spec: BatchSpec) -> tuple[pa.Table, pa.Table, pa.Table]:
-    """notes/, spans/ and quarantine/ projected from the staged results, sorted by note_id."""
-    ok = pc.is_null(staged["error_stage"])
+def project(staged: pa.Table, spec: BatchSpec) -> tuple[pa.Table, pa.Table, pa.Table]:
+    """notes/, spans/ and quarantine/ from the staged results (schema.py's columns and order)."""
+    ok = pc.is_null(staged[ERROR_STAGE])
     done = staged.filter(ok)
-    notes = done.select(["note_id", "patient_id", "text", *(["note_date"] if spec.note_date_out else []),
-                         *spec.passthrough]).sort_by("note_id")
-    flat = pc.list_flatten(done["spans"])
-    parent = pc.list_parent_indices(done["spans"])
-    cols = {"note_id": pc.take(done["note_id"], parent), "patient_id": pc.take(done["patient_id"], parent)}
-    for f in AUDIT_SCHEMA:
-        if f.name not in cols:
-            cols[f.name] = pc.struct_field(flat, f.name) if len(flat) else pa.array([], f.type)
-    spans = pa.table(cols, schema=AUDIT_SCHEMA).sort_by([("note_id", "ascending"), ("start", "ascending")])
+    notes = done.select(spec.notes_columns).sort_by(_order(NOTES_ORDER))
+    flat = pc.list_flatten(done[SPANS])
+    parent = pc.list_parent_indices(done[SPANS])
+    cols: dict[str, Any] = {c: pc.take(done[c], parent) for c in SPAN_PARENT}
+    for c in SPAN_COLUMNS:
+        cols[c] = pc.struct_field(flat, c) if len(flat) else pa.array([], AUDIT_SCHEMA.field(c).type)
+    spans = pa.table(cols, schema=AUDIT_SCHEMA).sort_by(_order(SPANS_ORDER))
     bad = staged.filter(pc.invert(ok))
-    quarantine = pa.table({"note_id": bad["note_id"], "patient_id": bad["patient_id"],
-                           "stage": bad["error_stage"], "error_class": bad["error_class"]},
-                          schema=QUARANTINE_SCHEMA).sort_by("note_id")
+    quarantine = pa.table({out: bad[src] for out, src in QUARANTINE_FROM.items()},
+                          schema=QUARANTINE_SCHEMA).sort_by(_order(QUARANTINE_ORDER))
     return notes, spans, quarantine
 
 
-def clear_outputs(out: Path) -> None:
-    """Remove a previous run's outputs under `out` (only the four known names)."""
-    for part in OUTPUT_PARTS:
-        p = out / part
-        if p.is_dir():
-            shutil.rmtree(p)
-        elif p.exists():
-            p.unlink()
+class ArrowBackend:
+    """The Arrow executor: the whole input as one table in memory (small inputs, tests, tuning)."""
+
+    runner = "local"
+    stages_to_files = False
+
+    def read(self, source: Source) -> pa.Table:
+        """The input table (paths were checked by run.check_request)."""
+        if source.path is None:
+            raise ConfigError(_LOCAL_ONLY)
+        return read_table(local_path(source.path))
+
+    def schema(self, frame: pa.Table) -> pa.Schema:
+        """The input's Arrow schema."""
+        return frame.schema
+
+    def count_ids(self, frame: pa.Table) -> InputCounts:
+        """Rows, unusable (null or non-UTF-8) ids, repeated ids and their extra rows."""
+        valid = valid_ids(frame["note_id"])
+        counts = pc.value_counts(frame["note_id"].filter(valid))
+        repeated = pc.filter(counts, pc.greater(counts.field("counts"), 1))
+        extra = int(pc.sum(repeated.field("counts")).as_py() or 0) - len(repeated)
+        return InputCounts(frame.num_rows, frame.num_rows - int(pc.sum(valid).as_py() or 0), len(repeated), extra)
+
+    def apply_ids(self, frame: pa.Table, plan: IdPlan) -> pa.Table:
+        """Drop unusable ids (policy drop) and add the duplicate flag."""
+        if plan.drop_null_ids:
+            frame = frame.filter(valid_ids(frame["note_id"]))
+        return frame.append_column(DUP_COLUMN, duplicate_flags(frame, plan.dedup_keys))
+
+    def stage(self, frame: pa.Table, task: TagTask, staging_path: str | None) -> pa.Table:
+        """Tag every note once, a patient's notes in a row (cross-note propagation); in memory."""
+        deid = make_deidentifier(task.config, task.bundle, task.key)
+        out_schema = staged_schema(frame.schema, task.spec)
+        if "patient_id" in frame.column_names:
+            frame = frame.sort_by([("patient_id", "ascending")])
+        batches = patient_batches(frame.to_batches(task.batch_size), max(task.batch_size, PATIENT_BATCH_MAX))
+        return pa.Table.from_batches([process_batch(b, deid, task.spec, out_schema) for b in batches],
+                                     schema=out_schema)
+
+    def write_tables(self, staged: pa.Table, spec: BatchSpec, sink: Sink) -> None:
+        """One Parquet file per output table, replacing the previous run's."""
+        if sink.path is None:
+            raise ConfigError(_LOCAL_ONLY)
+        for name, table in zip(("notes", "spans", "quarantine"), project(staged, spec), strict=True):
+            folder = local_path(sink.table_path(name))
+            if folder.exists():
+                shutil.rmtree(folder)
+            folder.mkdir(parents=True)
+            pq.write_table(table, folder / "part-00000.parquet")
+
+    def staged_counts(self, staged: pa.Table) -> tuple[list[tuple[str | None, str | None, int]], dict[str, int]]:
+        """(error_stage, error_class, n) rows and spans per label, read from the staged table."""
+        groups = staged.group_by([ERROR_STAGE, ERROR_CLASS], use_threads=False).aggregate([([], "count_all")])
+        status = [(r[ERROR_STAGE], r[ERROR_CLASS], r["count_all"]) for r in groups.to_pylist()]
+        flat = pc.list_flatten(staged[SPANS])
+        labels = pc.value_counts(pc.struct_field(flat, "label")).to_pylist() if len(flat) else []
+        return status, {r["values"]: r["counts"] for r in labels}
+
+    def release(self, staged: pa.Table | None) -> None:
+        """Nothing to free: the staged table lives in memory."""
+
+    def describe(self) -> dict[str, Any]:
+        """No executor details for the manifest."""
+        return {}
+
+    def write_manifest_row(self, sink: Sink, text: str, started: Any) -> None:
+        """Tables are not written by `deid tag`."""
+        raise ConfigError(_LOCAL_ONLY)
+
+    def write_remote_text(self, path: str, text: str) -> None:
+        """URIs are not written by `deid tag`."""
+        raise ConfigError(_LOCAL_ONLY)
+
+    def remove_remote(self, path: str) -> None:
+        """URIs are not written by `deid tag`."""
+        raise ConfigError(_LOCAL_ONLY)
+
+    def list_remote(self, folder: str) -> list[str]:
+        """URIs are not written by `deid tag`."""
+        raise ConfigError(_LOCAL_ONLY)
 
 
-def run_local(input_path: str | Path, output: str | Path, options: RunOptions) -> dict[str, Any]:
-    """Read notes, tag each once, write notes/, spans/, quarantine/ and _manifest.json; the manifest."""
-    started = dt.datetime.now(dt.UTC)
-    t0 = time.perf_counter()
+def run_local(input_path: str | Any, output: str | Any, options: RunOptions) -> dict[str, Any]:
+    """`deid tag`: one run on the Arrow executor; the manifest (raises QuarantineRateError above the ceiling)."""
     key, bundle = load_key_and_bundle(options)
-    table = read_table(input_path)
-    spec = validate_input_schema(table.schema, options.name_columns, f"--input {input_path}",
-                                 shifts_note_date(options.config))
-    input_rows = table.num_rows
-    table, dropped = drop_null_ids(table, options.job.get("on_null_note_id", "fail"))
-    table, extra = mark_duplicates(table, spec, options.job.get("on_duplicate", "quarantine"))
-    deid = make_deidentifier(options.config, bundle, key)
-    out_schema = staged_schema(table.schema, spec)
-    t1 = time.perf_counter()
-    log.info("tagging %d notes in batches of %d", table.num_rows, options.job["batch_size"])
-    if "patient_id" in table.column_names:  # a patient's notes in a row: cross-note propagation
-        table = table.sort_by([("patient_id", "ascending")])
-    inputs = list(patient_batches(table.to_batches(options.job["batch_size"]), max(options.job["batch_size"], 20_000)))
-    batches = [process_batch(b, deid, spec, out_schema) for b in inputs]
-    tagged = sum(tagged_count(b) for b in inputs)
-    staged = pa.Table.from_batches(batches, schema=out_schema)
-    t2 = time.perf_counter()
-    notes, spans, quarantine = derive_outputs(staged, spec)
-    out = Path(output)
-    clear_outputs(out)
-    for name, t in (("notes", notes), ("spans", spans), ("quarantine", quarantine)):
-        (out / name).mkdir(parents=True, exist_ok=True)
-        pq.write_table(t, out / name / "part-00000.parquet")
-    t3 = time.perf_counter()
-    status = status_counts(
-        (r["error_stage"], r["error_class"], r["n"]) for r in
-        staged.group_by(["error_stage", "error_class"], use_threads=False)
-        .aggregate([([], "count_all")]).rename_columns(["error_stage", "error_class", "n"]).to_pylist())
-    by_label = {r["label"]: r["n"] for r in spans.group_by("label").aggregate([("label", "count")])
-                .rename_columns(["label", "n"]).to_pylist()}
-    manifest = build_manifest(
-        runner="local", counts={"input_rows": input_rows, "null_note_id_dropped": dropped,
-                                "duplicate_rows": extra, "tagged": tagged, **status},
-        spans_by_label=by_label, config=options.config, bundle=bundle, key=key,
-        timings={"read_validate_s": t1 - t0, "tag_s": t2 - t1, "write_s": t3 - t2,
-                 "total_s": time.perf_counter() - t0},
-        started=started)
-    (out / MANIFEST_NAME).write_text(manifest_json(manifest))
-    log.info("done: %d notes, %d quarantined, %d spans", status["notes"], status["quarantined"], spans.num_rows)
-    enforce_quality(manifest)
-    return manifest
+    result = run(RunRequest(Source(path=str(input_path)), Sink(path=str(output)), options, key, bundle),
+                 ArrowBackend())
+    enforce_quality(result.manifest)
+    return result.manifest

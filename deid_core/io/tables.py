@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import os
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -9,38 +11,91 @@ import pyarrow as pa
 import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 
-from deid_core.notes import Note
+from deid_core.notes import AuditSpan, Note, NoteResult
 from deid_core.spans import Span, sort_spans
 
-# Audit table (spans/) schema: offsets into the original and the output text, no PHI.
-AUDIT_SCHEMA = pa.schema([
-    ("note_id", pa.string()), ("patient_id", pa.string()),
-    ("start", pa.int32()), ("end", pa.int32()),
-    ("label", pa.string()), ("category", pa.string()), ("source", pa.string()),
-    ("confidence", pa.float64()),
-    ("out_start", pa.int32()), ("out_end", pa.int32()),
-    ("replacement", pa.string()), ("original_digest", pa.string()),
-])
+# Arrow types of the record fields below (their annotations, as written in deid_core/notes.py).
+_ARROW_TYPES = {"int": pa.int32(), "float": pa.float64(), "str": pa.string(), "str | None": pa.string()}
+
+
+def arrow_fields(record: type, nested: dict[str, pa.DataType] | None = None) -> list[pa.Field]:
+    """Arrow fields of a record dataclass in declaration order: its annotations are the one declaration."""
+    out = []
+    for f in dataclasses.fields(record):
+        t = (nested or {}).get(f.type) or _ARROW_TYPES.get(f.type)
+        if t is None:
+            raise TypeError(f"{record.__name__}.{f.name}: no Arrow type for {f.type!r}")
+        out.append(pa.field(f.name, t))
+    return out
+
+
+# The audit row of one span (AuditSpan), and the note identity every output row carries.
+SPAN_STRUCT = pa.struct(arrow_fields(AuditSpan))
+NOTE_KEY = ("note_id", "patient_id")
+RESULT_FIELDS = arrow_fields(NoteResult, {"list[AuditSpan]": pa.list_(SPAN_STRUCT)})
+_KEY_FIELDS = [f for f in RESULT_FIELDS if f.name in NOTE_KEY]
+# Audit table (spans/): note identity + AuditSpan; offsets into the original and output text, no PHI.
+AUDIT_SCHEMA = pa.schema([*_KEY_FIELDS, *SPAN_STRUCT])
+# quarantine/: output column -> NoteResult field it holds (never the text).
+QUARANTINE_SOURCES = {"note_id": "note_id", "patient_id": "patient_id", "stage": "error_stage",
+                      "error_class": "error_class"}
+QUARANTINE_SCHEMA = pa.schema([pa.field(out, next(f.type for f in RESULT_FIELDS if f.name == src))
+                               for out, src in QUARANTINE_SOURCES.items()])
 # Gold / predicted spans for evaluation: the minimum is note_id, start, end, label.
 SPAN_SCHEMA = pa.schema([
     ("note_id", pa.string()), ("start", pa.int32()), ("end", pa.int32()),
     ("label", pa.string()), ("source", pa.string()), ("confidence", pa.float64()),
 ])
-QUARANTINE_SCHEMA = pa.schema([
-    ("note_id", pa.string()), ("patient_id", pa.string()),
-    ("stage", pa.string()), ("error_class", pa.string()),
-])
 REQUIRED_NOTE_COLUMNS = {"note_id": pa.string(), "text": pa.string()}
 
 
-def read_table(path: str | Path, columns: list[str] | None = None) -> pa.Table:
-    """A Parquet file or folder as one Arrow table; errors name the path."""
+def _hidden(name: str) -> bool:
+    """Names Spark and pyarrow skip when listing a folder (_SUCCESS, .crc files, _temporary...)."""
+    return (name.startswith("_") and "=" not in name) or name.startswith(".") or name.endswith("._COPYING_")
+
+
+def data_files(path: str | Path) -> list[Path]:
+    """The files a Parquet reader takes from a file or folder (hidden names skipped, as Spark does)."""
     p = Path(path)
+    if p.is_file():
+        return [p]
+    out = []
+    for dirpath, dirnames, filenames in os.walk(p):
+        dirnames[:] = sorted(d for d in dirnames if not _hidden(d))
+        out.extend(Path(dirpath) / f for f in sorted(filenames) if not _hidden(f))
+    return out
+
+
+def check_parquet_input(path: str | Path, where: str | None = None) -> None:
+    """Refuse a missing input, a folder without data files, or a file that is not readable Parquet.
+
+    Only the footers are read (cheap): a file truncated or not Parquet at all (a stray README)
+    is named here, before any work, instead of failing a reader half-way through.
+    """
+    p = Path(path)
+    label = where or str(p)
     if not p.exists():
-        raise FileNotFoundError(f"{p}: no such file or folder")
-    if p.is_dir() and not any(p.rglob("*.parquet")):
-        raise ValueError(f"{p}: folder holds no .parquet files")
-    return ds.dataset(str(p), format="parquet").to_table(columns=columns)
+        raise FileNotFoundError(f"{label}: no such file or folder")
+    files = data_files(p)
+    if not files:
+        raise ValueError(f"{label}: folder holds no Parquet files")
+    for f in files:
+        try:
+            pq.read_metadata(f)
+        except (OSError, ValueError) as exc:
+            name = f.relative_to(p) if f != p else f.name
+            reason = str(exc).splitlines()[0][:160] if str(exc) else type(exc).__name__
+            raise ValueError(f"{label}: {name} is not a readable Parquet file ({reason}); "
+                             "remove it or point the input at the Parquet files only") from None
+
+
+def read_table(path: str | Path, columns: list[str] | None = None) -> pa.Table:
+    """A Parquet file or folder as one Arrow table; errors name the path and the file."""
+    check_parquet_input(path)
+    try:
+        return ds.dataset(str(path), format="parquet").to_table(columns=columns)
+    except (OSError, ValueError) as exc:  # corrupt pages behind a good footer
+        raise ValueError(f"{path}: cannot read it as Parquet ({str(exc).splitlines()[0][:200]})") from None
 
 
 def read_notes(path: str | Path, name_columns: dict[str, str] | None = None) -> list[Note]:

@@ -1,0 +1,261 @@
+"""One run: notes in, notes/ spans/ quarantine/ and _manifest.json out, for `deid tag` and the job alike.
+
+`run()` states the steps once: check paths, read, check the schema, count ids and apply the
+policies, tag each note once into a staged result, project and write the three tables, count
+from the staged result, and write `_manifest.json` last (a run is committed when its manifest
+is there). An executor (`Backend`: Arrow in deid_core/app/runner.py, Spark in udfs/plan.py)
+does each step on its engine. Nothing here touches a SparkContext, an accumulator or the JVM,
+so the run works the same under Spark Connect; local paths are handled in plain Python.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import logging
+import secrets
+import shutil
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+import pyarrow as pa
+
+from deid_core.app.batch import shifts_note_date
+from deid_core.app.manifest import MANIFEST_NAME, build_manifest, manifest_json
+from deid_core.app.options import RunOptions
+from deid_core.app.policies import IdPlan, InputCounts, plan_ids, run_counts
+from deid_core.app.schema import BatchSpec, validate_input_schema
+from deid_core.bundle import Bundle
+from deid_core.config import ConfigError
+from deid_core.io.tables import check_parquet_input
+
+log = logging.getLogger("deid.run")
+TABLES = ("notes", "spans", "quarantine")
+STAGING_PREFIX = "staging-"
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where the notes come from: a Parquet file or folder (any Hadoop URI for Spark), or a table."""
+
+    path: str | None = None
+    table: str | None = None
+
+    @property
+    def where(self) -> str:
+        """The option that named it, for messages."""
+        return f"--input {self.path}" if self.path is not None else f"--input-table {self.table}"
+
+
+@dataclass(frozen=True)
+class Sink:
+    """Where the outputs go: a folder (notes/, spans/, quarantine/, _manifest.json) or a table-name prefix."""
+
+    path: str | None = None
+    table_prefix: str | None = None
+
+    @property
+    def where(self) -> str:
+        """The option that named it, for messages."""
+        return f"--output {self.path}" if self.path is not None else f"--output-table-prefix {self.table_prefix}"
+
+    def table_path(self, name: str) -> str:
+        """The folder of one output table (path sinks)."""
+        return f"{str(self.path).rstrip('/')}/{name}"
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    """Everything one run needs: input, output, options, and the key and bundle loaded before any work."""
+
+    source: Source
+    sink: Sink
+    options: RunOptions
+    key: bytes = field(repr=False)
+    bundle: Bundle
+    staging_dir: str | None = None  # the user's folder for staging Parquet: we only ever touch our subfolders
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """What a run produced: its manifest (already written, last)."""
+
+    manifest: dict[str, Any]
+
+    @property
+    def counts(self) -> dict[str, Any]:
+        """The manifest's counts."""
+        return self.manifest["counts"]
+
+
+@dataclass(frozen=True)
+class TagTask:
+    """What the tagging step needs on any executor (plain values; the key never goes in a closure)."""
+
+    spec: BatchSpec
+    config: dict[str, Any] = field(repr=False)
+    key: bytes = field(repr=False)
+    bundle: Bundle
+    batch_size: int
+
+
+class Backend(Protocol):
+    """An executor of the run's steps (Arrow tables or Spark DataFrames)."""
+
+    runner: str  # the manifest's "runner"
+    stages_to_files: bool  # the tagging result is kept as Parquet under a staging folder
+
+    def read(self, source: Source) -> Any: ...
+    def schema(self, frame: Any) -> pa.Schema: ...
+    def count_ids(self, frame: Any) -> InputCounts: ...
+    def apply_ids(self, frame: Any, plan: IdPlan) -> Any: ...
+    def stage(self, frame: Any, task: TagTask, staging_path: str | None) -> Any: ...
+    def write_tables(self, staged: Any, spec: BatchSpec, sink: Sink) -> None: ...
+    def staged_counts(self, staged: Any) -> tuple[list[tuple[str | None, str | None, int]], dict[str, int]]: ...
+    def release(self, staged: Any) -> None: ...
+    def describe(self) -> dict[str, Any]: ...
+    def write_manifest_row(self, sink: Sink, text: str, started: dt.datetime) -> None: ...
+    def write_remote_text(self, path: str, text: str) -> None: ...
+    def remove_remote(self, path: str) -> None: ...
+    def list_remote(self, folder: str) -> list[str]: ...
+
+
+def is_local(path: str) -> bool:
+    """A path on this machine's file system (no scheme, or file:)."""
+    return "://" not in path or path.startswith("file:")
+
+
+def local_path(path: str) -> Path:
+    """The file-system path of a local path or file: URI."""
+    for prefix in ("file://", "file:"):
+        if path.startswith(prefix):
+            return Path(path[len(prefix):])
+    return Path(path)
+
+
+def _norm(path: str) -> str:
+    """A comparable form: resolved local paths; URIs without a trailing slash."""
+    return str(local_path(path).resolve()) if is_local(path) else path.rstrip("/")
+
+
+def _overlap(a: str, b: str) -> bool:
+    x, y = _norm(a), _norm(b)
+    return x == y or x.startswith(y.rstrip("/") + "/") or y.startswith(x.rstrip("/") + "/")
+
+
+def check_request(request: RunRequest, stages_to_files: bool = False) -> None:
+    """Refuse, before any work, an input that cannot be read and outputs that would touch the input."""
+    src, sink = request.source, request.sink
+    if stages_to_files and _staging_root(request) is None:
+        raise ConfigError("--staging parquet with --output-table-prefix needs --staging-dir DIR "
+                          "(or use --staging persist)")
+    if src.path is not None and is_local(src.path):
+        check_parquet_input(local_path(src.path), src.where)
+    if src.path is not None and sink.path is not None and _overlap(src.path, sink.path):
+        raise ConfigError(f"{sink.where} and {src.where} overlap (one is, or is inside, the other): the run "
+                          "would overwrite its own input; choose an output folder outside the input")
+    if src.path is not None and request.staging_dir is not None and _overlap(src.path, request.staging_dir):
+        raise ConfigError(f"--staging-dir {request.staging_dir} and {src.where} overlap: staging files would "
+                          "be written into the input; choose a staging folder outside it")
+    if sink.path is not None and is_local(sink.path) and local_path(sink.path).is_file():
+        raise ConfigError(f"{sink.where} is a file; give a folder")
+
+
+def _staging_root(request: RunRequest) -> str | None:
+    return request.staging_dir or request.sink.path
+
+
+def _staging_prefix(request: RunRequest) -> str:
+    """Staging folders of runs into this sink: `staging-<sink tag>-`, so a shared --staging-dir is safe."""
+    tag = hashlib.sha256(request.sink.where.encode()).hexdigest()[:8]
+    return f"{STAGING_PREFIX}{tag}-"
+
+
+def sweep_staging(request: RunRequest, backend: Backend) -> int:
+    """Remove staging folders left by killed runs into the same sink (never anything else)."""
+    root = _staging_root(request)
+    if root is None:
+        return 0
+    # Under the output folder every staging-* is ours; in a user's --staging-dir only this sink's.
+    prefix = STAGING_PREFIX if request.staging_dir is None else _staging_prefix(request)
+    if is_local(root):
+        found = [str(p) for p in local_path(root).glob(f"{prefix}*") if p.is_dir()]
+    else:
+        found = [p for p in backend.list_remote(root) if p.rstrip("/").rsplit("/", 1)[-1].startswith(prefix)]
+    for p in found:
+        _remove(p, backend)
+    if found:
+        log.warning("removed %d staging folder(s) left by an interrupted run", len(found))
+    return len(found)
+
+
+def _remove(path: str, backend: Backend) -> None:
+    if is_local(path):
+        p = local_path(path)
+        if p.is_dir():
+            shutil.rmtree(p, ignore_errors=True)
+        elif p.exists():
+            p.unlink()
+    else:
+        backend.remove_remote(path)
+
+
+def _write_text(path: str, text: str, backend: Backend) -> None:
+    if is_local(path):
+        p = local_path(path)
+        p.parent.mkdir(parents=True, exist_ok=True)
+        tmp = p.with_name(f".{p.name}.tmp")
+        tmp.write_text(text)
+        tmp.replace(p)  # atomic: a reader sees the old manifest, no manifest, or the whole new one
+    else:
+        backend.write_remote_text(path, text)
+
+
+def run(request: RunRequest, backend: Backend) -> RunResult:
+    """Do one run on `backend`; the manifest is written last. Raises ConfigError subclasses before any work."""
+    started = dt.datetime.now(dt.UTC)
+    t0 = time.perf_counter()
+    options, sink = request.options, request.sink
+    check_request(request, backend.stages_to_files)
+    root = _staging_root(request)
+    frame = backend.read(request.source)
+    schema = backend.schema(frame)
+    spec = validate_input_schema(schema, options.name_columns, request.source.where,
+                                 shifts_note_date(options.config))
+    inp = backend.count_ids(frame)
+    log.info("input: %d rows, %d null note_id, %d duplicate note_id row(s)", inp.rows, inp.null_ids,
+             inp.duplicate_rows)
+    frame = backend.apply_ids(frame, plan_ids(inp, spec, schema, options.job))
+    # Work starts: uncommit the previous run first (its manifest), then clear what killed runs left.
+    if sink.path is not None:
+        _remove(f"{sink.path.rstrip('/')}/{MANIFEST_NAME}", backend)
+    sweep_staging(request, backend)
+    staging = (f"{root.rstrip('/')}/{_staging_prefix(request)}{secrets.token_hex(4)}"
+               if backend.stages_to_files and root else None)
+    t1 = time.perf_counter()
+    task = TagTask(spec, options.config, request.key, request.bundle, options.job["batch_size"])
+    staged = None
+    try:
+        staged = backend.stage(frame, task, staging)
+        t2 = time.perf_counter()
+        backend.write_tables(staged, spec, sink)
+        status_rows, by_label = backend.staged_counts(staged)
+    finally:
+        backend.release(staged)  # None when staging failed: the backend still frees what it holds
+        if staging:
+            _remove(staging, backend)
+    t3 = time.perf_counter()
+    manifest = build_manifest(
+        runner=backend.runner, counts=run_counts(inp, status_rows), spans_by_label=by_label,
+        config=options.config, bundle=request.bundle, key=request.key,
+        timings={"read_validate_s": t1 - t0, "tag_s": t2 - t1, "write_s": t3 - t2,
+                 "total_s": time.perf_counter() - t0},
+        started=started, extra=backend.describe())
+    text = manifest_json(manifest)
+    if sink.path is not None:
+        _write_text(f"{sink.path.rstrip('/')}/{MANIFEST_NAME}", text, backend)
+    else:
+        backend.write_manifest_row(sink, text, started)
+    return RunResult(manifest)
