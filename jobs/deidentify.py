@@ -103,7 +103,7 @@ def main(argv: list[str] | None = None) -> int:
         options = run_options(args)
         key, bundle = load_key_and_bundle(options)
         check_request(run_request(args, options, key, bundle), options.job["staging"] == "parquet")
-    except ValueError as exc:  # ConfigError, KeyError_, BundleError, unreadable input: usage errors
+    except (ValueError, OSError) as exc:  # ConfigError, KeyError_, BundleError, missing or unreadable input
         print(f"deidentify: error: {exc}", file=sys.stderr)
         return 2
     spark, created = get_spark()

@@ -66,11 +66,12 @@ def data_files(path: str | Path) -> list[Path]:
     return out
 
 
-def check_parquet_input(path: str | Path, where: str | None = None) -> None:
+def check_parquet_input(path: str | Path, where: str | None = None) -> Path:
     """Refuse a missing input, a folder without data files, or a file that is not readable Parquet.
 
     Only the footers are read (cheap): a file truncated or not Parquet at all (a stray README)
-    is named here, before any work, instead of failing a reader half-way through.
+    is named here, before any work, instead of failing a reader half-way through. Returns the
+    first data file (its schema is checked before Spark starts; the job checks again on what Spark reads).
     """
     p = Path(path)
     label = where or str(p)
@@ -87,6 +88,7 @@ def check_parquet_input(path: str | Path, where: str | None = None) -> None:
             reason = str(exc).splitlines()[0][:160] if str(exc) else type(exc).__name__
             raise ValueError(f"{label}: {name} is not a readable Parquet file ({reason}); "
                              "remove it or point the input at the Parquet files only") from None
+    return files[0]
 
 
 def read_table(path: str | Path, columns: list[str] | None = None) -> pa.Table:
