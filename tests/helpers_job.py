@@ -69,3 +69,30 @@ def check_outputs(notes: Path, out: Path, name_columns: str = NAME_COLUMNS) -> s
                          capture_output=True, text=True)
     assert res.returncode == 0, res.stdout + res.stderr
     return res.stdout
+
+
+INVALID_UTF8 = {  # note_id -> (column, bytes): each row's one value that is not valid UTF-8
+    "U-text": ("text", b"Zebulon seen \xff\xfe today"),
+    "U-surrogate": ("text", b"lone surrogate \xed\xa0\x80 Quackenbush"),
+    "U-pid": ("patient_id", b"PU\xc3"),
+    "U-name": ("patient_first_name", b"Zeb\x80ulon"),
+}
+
+
+def write_invalid_utf8_input(path: Path, bad_note_id: bool = False) -> Path:
+    """samples/notes.parquet plus rows holding invalid UTF-8 (Parquet strings that are not UTF-8)."""
+    table = pq.read_table(SAMPLES)
+    base = dict(edge_rows()[4], patient_id="PU1")
+    rows = [dict(base, note_id=nid, **{col: value}) for nid, (col, value) in INVALID_UTF8.items()]
+    if bad_note_id:
+        rows.append(dict(base, note_id=b"U-\xffid", text="fine text"))
+    cols = {}
+    for f in table.schema:
+        if pa.types.is_string(f.type):
+            raw = [v if isinstance(v, bytes) or v is None else str(v).encode() for v in (r[f.name] for r in rows)]
+            cols[f.name] = pa.array(raw, pa.binary()).view(pa.string())  # no UTF-8 check: bytes as given
+        else:
+            cols[f.name] = pa.array([r[f.name] for r in rows], f.type)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    pq.write_table(pa.concat_tables([table, pa.table(cols, schema=table.schema)]), path)
+    return path

@@ -72,3 +72,19 @@ def test_parquet_errors_name_file_and_column(tmp_path):
     write_table(pa.table({"note_id": ["a"], "start": [0], "end": [1], "label": ["medical_record"]}),
                 tmp_path / "u.parquet")
     assert triples(load_spans(tmp_path / "u.parquet")) == {"a": [(0, 1, "MEDICALRECORD")]}
+
+
+def test_output_schemas_are_the_contract_and_derive_from_the_engine_records():
+    import dataclasses
+
+    from deid_core.app.schema import STAGED_CORE
+    from deid_core.io.tables import QUARANTINE_SCHEMA
+    from deid_core.notes import AuditSpan, NoteResult
+
+    assert AUDIT_SCHEMA.names == ["note_id", "patient_id", "start", "end", "label", "category", "source",
+                                  "confidence", "out_start", "out_end", "replacement", "original_digest"]
+    assert [str(t) for t in AUDIT_SCHEMA.types] == ["string", "string", "int32", "int32", "string", "string",
+                                                     "string", "double", "int32", "int32", "string", "string"]
+    assert QUARANTINE_SCHEMA.names == ["note_id", "patient_id", "stage", "error_class"]
+    assert AUDIT_SCHEMA.names[2:] == [f.name for f in dataclasses.fields(AuditSpan)]
+    assert [f.name for f in STAGED_CORE] == [f.name for f in dataclasses.fields(NoteResult)]

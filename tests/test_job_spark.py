@@ -137,3 +137,85 @@ def test_catalog_tables_in_and_out(spark, tmp_path):
     row = spark.table("deid_test.run_manifest").first()
     assert json.loads(row["manifest"])["counts"]["input_rows"] == 48
     spark.sql("DROP DATABASE deid_test CASCADE")
+
+
+def test_invalid_utf8_quarantined_as_by_deid_tag(spark, tmp_path):
+    from tests.helpers_job import INVALID_UTF8, write_invalid_utf8_input
+
+    inp = write_invalid_utf8_input(tmp_path / "in.parquet")
+    m = run(spark, inp, tmp_path / "job", "--partitions", "3")
+    local = run_local(inp, tmp_path / "local", run_options(build_local_args(inp, tmp_path / "local")))
+    for part, keys in SORT.items():
+        assert read_rows(tmp_path / "job" / part, keys) == read_rows(tmp_path / "local" / part, keys), part
+    q = {r["note_id"] for r in read_rows(tmp_path / "job" / "quarantine")}
+    assert q == set(INVALID_UTF8)
+    for k in ("tagged", "notes", "quarantined", "quarantined_by_error_class", "spans_by_label"):
+        assert m["counts"][k] == local["counts"][k], k
+
+
+def build_local_args(inp, out):
+    import argparse
+
+    from deid_core.app.commands.tag import add_arguments
+
+    p = argparse.ArgumentParser()
+    add_arguments(p)
+    return p.parse_args(["--input", str(inp), "--output", str(out), "--config", str(LITERAL_CONF),
+                         "--name-columns", NAME_COLUMNS, "--demo-key"])
+
+
+def test_usage_errors_one_line_exit_2(spark, tmp_path, capsys):
+    import pyarrow as pa
+
+    from jobs.deidentify import main
+
+    table = pq.read_table(SAMPLES)
+    pq.write_table(table.append_column("Text", pa.array(["x"] * table.num_rows)), tmp_path / "text.parquet")
+    (tmp_path / "folder").mkdir()
+    pq.write_table(table, tmp_path / "folder" / "part-0.parquet")
+    (tmp_path / "folder" / "README.txt").write_text("exported notes\n")
+    cases = [
+        (["--input", str(tmp_path / "text.parquet"), "--output", str(tmp_path / "o")], "differ only by case"),
+        (["--input", str(tmp_path / "folder"), "--output", str(tmp_path / "o")], "README.txt is not a readable"),
+        (["--input", str(SAMPLES), "--output", str(SAMPLES.parent)], "overlap"),
+        (["--input", str(tmp_path / "absent"), "--output", str(tmp_path / "o")], "no such file or folder"),
+    ]
+    for argv, message in cases:
+        assert main([*argv, "--config", str(LITERAL_CONF), "--name-columns", NAME_COLUMNS, "--demo-key"]) == 2
+        err = capsys.readouterr().err
+        assert message in err and err.count("\n") == 1, err
+    assert not (tmp_path / "o").exists()
+
+
+def test_quality_ceiling_exits_3_with_the_same_quality_block(spark, tmp_path, capsys):
+    from jobs.deidentify import main
+
+    inp = write_edge_input(tmp_path / "in.parquet")
+    strict = tmp_path / "strict.toml"
+    strict.write_text(LITERAL_CONF.read_text().replace("max_quarantine_rate = 1.0", "max_quarantine_rate = 0.01"))
+    argv = ["--input", str(inp), "--config", str(strict), "--name-columns", NAME_COLUMNS, "--demo-key"]
+    assert main([*argv, "--output", str(tmp_path / "job")]) == 3
+    err = capsys.readouterr().err
+    assert "max_quarantine_rate" in err and err.count("\n") == 1
+    from deid_core.app.cli import main as deid_main
+
+    assert deid_main(["tag", *argv, "--output", str(tmp_path / "tag")]) == 3
+    job = json.loads((tmp_path / "job" / "_manifest.json").read_text())
+    tag = json.loads((tmp_path / "tag" / "_manifest.json").read_text())
+    assert job["quality"] == tag["quality"] == {"quarantine_rate": round(1 / 54, 6), "max_quarantine_rate": 0.01,
+                                                "passed": False}
+    assert read_rows(tmp_path / "job" / "notes")  # outputs are still written
+
+
+def test_staging_left_by_a_killed_run_is_removed_and_nothing_else(spark, tmp_path):
+    from deid_core.app.run import Sink, staging_prefix
+
+    out, user = tmp_path / "out", tmp_path / "scratch"
+    (out / "staging-0badc0de").mkdir(parents=True)  # a killed run's staging under the output
+    mine = user / f"{staging_prefix(Sink(str(out)))}dead"  # a killed run's, into the same output
+    other = user / f"{staging_prefix(Sink(str(tmp_path / 'elsewhere')))}live"  # another run's
+    for d in (mine, other, user / "keep-me"):
+        d.mkdir(parents=True)
+    run(spark, SAMPLES, out, "--staging-dir", str(user))
+    assert not list(out.glob("staging-*")) and not mine.exists()
+    assert sorted(p.name for p in user.iterdir()) == sorted([other.name, "keep-me"])

@@ -86,3 +86,19 @@ def test_summary_prints_counts_not_text(tmp_path, capsys):
     names = set(pq.read_table(SAMPLES, columns=["patient_last_name"]).column(0).to_pylist())
     assert not any(n in text for n in names)
     assert summary_main([str(tmp_path / "missing")]) == 2
+
+
+def test_unpacked_bundle_removed_once_built(tmp_path, monkeypatch, demo_key_file):
+    import os
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    orphan = tmp_path / "deid-bundle-0123456789ab-orphan"  # left by a worker killed mid-build (no lock)
+    orphan.mkdir()
+    os.utime(orphan, (1_000_000_000, 1_000_000_000))
+    before = worker.BUILDS["count"]
+    p = payload(demo_key_file, effective_config(str(LITERAL_CONF), {"job": {"batch_size": 77}}))
+    deid = worker.worker_deidentifier(p)
+    assert worker.BUILDS["count"] == before + 1
+    assert not list(tmp_path.glob("deid-bundle-*"))  # ours removed after the build, the orphan swept
+    assert deid.process_many([]) == []

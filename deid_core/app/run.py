@@ -171,23 +171,26 @@ def _staging_root(request: RunRequest) -> str | None:
     return request.staging_dir or request.sink.path
 
 
-def _staging_prefix(request: RunRequest) -> str:
+def staging_prefix(sink: Sink) -> str:
     """Staging folders of runs into this sink: `staging-<sink tag>-`, so a shared --staging-dir is safe."""
-    tag = hashlib.sha256(request.sink.where.encode()).hexdigest()[:8]
+    name = _norm(sink.path) if sink.path is not None else f"table:{sink.table_prefix}"
+    tag = hashlib.sha256(name.encode()).hexdigest()[:8]
     return f"{STAGING_PREFIX}{tag}-"
 
 
 def sweep_staging(request: RunRequest, backend: Backend) -> int:
     """Remove staging folders left by killed runs into the same sink (never anything else)."""
-    root = _staging_root(request)
-    if root is None:
-        return 0
-    # Under the output folder every staging-* is ours; in a user's --staging-dir only this sink's.
-    prefix = STAGING_PREFIX if request.staging_dir is None else _staging_prefix(request)
-    if is_local(root):
-        found = [str(p) for p in local_path(root).glob(f"{prefix}*") if p.is_dir()]
-    else:
-        found = [p for p in backend.list_remote(root) if p.rstrip("/").rsplit("/", 1)[-1].startswith(prefix)]
+    places = []
+    if request.sink.path is not None:  # under the output folder every staging-* is a run's of ours
+        places.append((request.sink.path, STAGING_PREFIX))
+    if request.staging_dir is not None:  # in a user's --staging-dir only this sink's
+        places.append((request.staging_dir, staging_prefix(request.sink)))
+    found: list[str] = []
+    for root, prefix in places:
+        if is_local(root):
+            found += [str(p) for p in local_path(root).glob(f"{prefix}*") if p.is_dir()]
+        else:
+            found += [p for p in backend.list_remote(root) if p.rstrip("/").rsplit("/", 1)[-1].startswith(prefix)]
     for p in found:
         _remove(p, backend)
     if found:
@@ -236,7 +239,7 @@ def run(request: RunRequest, backend: Backend) -> RunResult:
     if sink.path is not None:
         _remove(f"{sink.path.rstrip('/')}/{MANIFEST_NAME}", backend)
     sweep_staging(request, backend)
-    staging = (f"{root.rstrip('/')}/{_staging_prefix(request)}{secrets.token_hex(4)}"
+    staging = (f"{root.rstrip('/')}/{staging_prefix(request.sink)}{secrets.token_hex(4)}"
                if backend.stages_to_files and root else None)
     t1 = time.perf_counter()
     task = TagTask(spec, options.config, request.key, request.bundle, options.job["batch_size"])
