@@ -21,7 +21,6 @@ from pathlib import Path
 from typing import Any, Protocol
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from deid_core.app.batch import shifts_note_date
 from deid_core.app.manifest import MANIFEST_NAME, build_manifest, manifest_json
@@ -153,9 +152,9 @@ def check_request(request: RunRequest, stages_to_files: bool = False) -> None:
         raise ConfigError("--staging parquet with --output-table-prefix needs --staging-dir DIR "
                           "(or use --staging persist)")
     if src.path is not None and is_local(src.path):
-        first = check_parquet_input(local_path(src.path), src.where)
+        schema = check_parquet_input(local_path(src.path), src.where)
         options = request.options
-        validate_input_schema(pq.read_schema(first), options.name_columns, src.where,
+        validate_input_schema(schema, options.name_columns, src.where,
                               shifts_note_date(options.config))  # again on the engine's schema in run()
     if src.path is not None and sink.path is not None and _overlap(src.path, sink.path):
         raise ConfigError(f"{sink.where} and {src.where} overlap (one is, or is inside, the other): the run "

@@ -54,6 +54,11 @@ def _hidden(name: str) -> bool:
     return (name.startswith("_") and "=" not in name) or name.startswith(".") or name.endswith("._COPYING_")
 
 
+def _dataset(path: Path) -> ds.Dataset:
+    """A Parquet file or folder as Spark reads it: hidden names skipped, key=value folders as columns."""
+    return ds.dataset(str(path), format="parquet", partitioning="hive" if path.is_dir() else None)
+
+
 def data_files(path: str | Path) -> list[Path]:
     """The files a Parquet reader takes from a file or folder (hidden names skipped, as Spark does)."""
     p = Path(path)
@@ -66,12 +71,13 @@ def data_files(path: str | Path) -> list[Path]:
     return out
 
 
-def check_parquet_input(path: str | Path, where: str | None = None) -> Path:
+def check_parquet_input(path: str | Path, where: str | None = None) -> pa.Schema:
     """Refuse a missing input, a folder without data files, or a file that is not readable Parquet.
 
     Only the footers are read (cheap): a file truncated or not Parquet at all (a stray README)
     is named here, before any work, instead of failing a reader half-way through. Returns the
-    first data file (its schema is checked before Spark starts; the job checks again on what Spark reads).
+    input's schema (first file, plus hive partition columns, as Spark infers it): checked before
+    Spark starts; the job checks again on the schema Spark reads.
     """
     p = Path(path)
     label = where or str(p)
@@ -88,14 +94,14 @@ def check_parquet_input(path: str | Path, where: str | None = None) -> Path:
             reason = str(exc).splitlines()[0][:160] if str(exc) else type(exc).__name__
             raise ValueError(f"{label}: {name} is not a readable Parquet file ({reason}); "
                              "remove it or point the input at the Parquet files only") from None
-    return files[0]
+    return _dataset(p).schema
 
 
 def read_table(path: str | Path, columns: list[str] | None = None) -> pa.Table:
     """A Parquet file or folder as one Arrow table; errors name the path and the file."""
     check_parquet_input(path)
     try:
-        return ds.dataset(str(path), format="parquet").to_table(columns=columns)
+        return _dataset(Path(path)).to_table(columns=columns)
     except (OSError, ValueError) as exc:  # corrupt pages behind a good footer
         raise ValueError(f"{path}: cannot read it as Parquet ({str(exc).splitlines()[0][:200]})") from None
 
