@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from operator import attrgetter
 
 import pyarrow as pa
@@ -147,8 +148,19 @@ def _spans_array(results: list[NoteResult]) -> pa.Array:
     return pa.ListArray.from_arrays(pa.array(offsets, pa.int32()), values, type=pa.list_(SPAN_STRUCT))
 
 
-def _screen(batch: pa.RecordBatch, spec: BatchSpec) -> tuple[list, list, list[NoteResult | None], list]:
-    """Decoded ids, patient ids and known PHI; a validate-stage result for each row that must not be tagged."""
+@dataclass
+class _Screened:
+    """One batch's rows decoded for the tagger; `results` holds a validate-stage result per row not to tag."""
+
+    ids: list[str]
+    texts: list[str | None]
+    pids: list[str | None]
+    known: list[tuple[tuple[str, str], ...]]
+    results: list[NoteResult | None]
+
+
+def _screen(batch: pa.RecordBatch, spec: BatchSpec) -> _Screened:
+    """Decode the batch's strings; quarantine duplicates, null text and values that are not UTF-8."""
     names = batch.schema.names
     n = batch.num_rows
     ids, bad_ids = decode_column(batch.column("note_id"))
@@ -158,30 +170,31 @@ def _screen(batch: pa.RecordBatch, spec: BatchSpec) -> tuple[list, list, list[No
     pids, bad_pid = decode_column(batch.column("patient_id")) if "patient_id" in names else ([None] * n, [False] * n)
     dups = batch.column(DUP_COLUMN).to_pylist() if DUP_COLUMN in names else [False] * n
     known, bad_known = _known_phi(batch, spec)
-    early: list[NoteResult | None] = [None] * n
+    results: list[NoteResult | None] = [None] * n
     for i in range(n):
         cls = (DUPLICATE if dups[i] else INVALID_TEXT if bad_text[i] else NULL_TEXT if texts[i] is None
                else INVALID_PATIENT_ID if bad_pid[i] else INVALID_NAME_COLUMN if bad_known[i] else None)
         if cls is not None:
-            early[i] = NoteResult(ids[i], pids[i], error_stage=VALIDATE, error_class=cls)
-    return ids, list(zip(texts, pids, known, strict=True)), early, pids
+            results[i] = NoteResult(ids[i], pids[i], error_stage=VALIDATE, error_class=cls)
+    return _Screened(ids, texts, pids, known, results)
 
 
 def process_batch(batch: pa.RecordBatch, deid: Deidentifier, spec: BatchSpec,
                   out_schema: pa.Schema) -> pa.RecordBatch:
     """Tag and replace every note of one Arrow batch; one staged row per input row, same order."""
-    ids, rows, results, pids = _screen(batch, spec)
-    dates = batch.column("note_date").to_pylist() if "note_date" in batch.schema.names else [None] * len(ids)
-    shifted: list[dt.date | None] = [None] * len(ids)
+    rows = _screen(batch, spec)
+    results = rows.results
+    dates = batch.column("note_date").to_pylist() if "note_date" in batch.schema.names else [None] * len(results)
+    shifted: list[dt.date | None] = [None] * len(results)
     shift = getattr(deid.replacer, "shift_note_date", None) if spec.note_date_out else None
     todo = [i for i, r in enumerate(results) if r is None]
-    notes = [Note(ids[i], rows[i][0], rows[i][1], _as_date(dates[i]), rows[i][2]) for i in todo]
+    notes = [Note(rows.ids[i], rows.texts[i], rows.pids[i], _as_date(dates[i]), rows.known[i]) for i in todo]
     for i, note, result in zip(todo, notes, deid.process_many(notes), strict=True):
         if result.ok and shift is not None:
             try:
                 shifted[i] = shift(note)
             except Exception as exc:  # noqa: BLE001 - fail closed, like Deidentifier.process
-                result = NoteResult(ids[i], pids[i], error_stage="replace", error_class=type(exc).__name__)
+                result = NoteResult(note.note_id, note.patient_id, error_stage="replace", error_class=type(exc).__name__)
         results[i] = result
     done: list[NoteResult] = results  # type: ignore[assignment]  # every row has its result now
     staged = {f.name: pa.array([getattr(r, f.name) for r in done], f.type) for f in STAGED_CORE if f.name != SPANS}
