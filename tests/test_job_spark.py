@@ -219,3 +219,17 @@ def test_staging_left_by_a_killed_run_is_removed_and_nothing_else(spark, tmp_pat
     run(spark, SAMPLES, out, "--staging-dir", str(user))
     assert not list(out.glob("staging-*")) and not mine.exists()
     assert sorted(p.name for p in user.iterdir()) == sorted([other.name, "keep-me"])
+
+
+def test_hadoop_file_operations_for_non_local_outputs(spark, tmp_path):
+    from udfs.plan import SparkBackend
+
+    backend = SparkBackend(spark, partitions=1)
+    (tmp_path / "staging-0badc0de").mkdir()
+    (tmp_path / "keep").mkdir()
+    uri = f"file://{tmp_path}"
+    assert sorted(p.rsplit("/", 1)[-1] for p in backend.list_remote(uri)) == ["keep", "staging-0badc0de"]
+    backend.remove_remote(f"{uri}/staging-0badc0de")
+    backend.write_remote_text(f"{uri}/_manifest.json", '{"ok": true}\n')
+    assert sorted(p.name for p in tmp_path.iterdir() if not p.name.startswith(".")) == ["_manifest.json", "keep"]
+    assert backend.list_remote(f"{uri}/absent") == []

@@ -218,9 +218,12 @@ class SparkBackend:
             .write.mode("append").saveAsTable(f"{sink.table_prefix}manifest")
 
     def _fs(self, path: str) -> tuple[Any, Any]:
-        jvm = self.spark.sparkContext._jvm  # classic Spark only: remote paths need the Hadoop FS API
-        hpath = jvm.org.apache.hadoop.fs.Path(path)
-        return hpath.getFileSystem(self.spark.sparkContext._jsc.hadoopConfiguration()), hpath
+        try:
+            sc = self.spark.sparkContext  # classic Spark only: remote paths need the Hadoop FS API
+        except Exception as exc:  # noqa: BLE001 - Spark Connect has no SparkContext
+            raise RuntimeError(f"{path}: file operations on non-local paths need classic Spark (not Connect)") from exc
+        hpath = sc._jvm.org.apache.hadoop.fs.Path(path)
+        return hpath.getFileSystem(sc._jsc.hadoopConfiguration()), hpath
 
     def write_remote_text(self, path: str, text: str) -> None:
         """Write a small text file on a Hadoop file system."""
@@ -230,13 +233,21 @@ class SparkBackend:
         out.close()
 
     def remove_remote(self, path: str) -> None:
-        """Delete a file or folder on a Hadoop file system (missing is fine)."""
-        fs, hpath = self._fs(path)
+        """Delete a file or folder on a Hadoop file system (missing is fine; under Connect: say so)."""
+        try:
+            fs, hpath = self._fs(path)
+        except RuntimeError as exc:
+            log.warning("%s; remove it by hand", exc)
+            return
         fs.delete(hpath, True)
 
     def list_remote(self, folder: str) -> list[str]:
-        """The children of a folder on a Hadoop file system ([] if it does not exist)."""
-        fs, hpath = self._fs(folder)
+        """The children of a folder on a Hadoop file system ([] if it does not exist, or under Connect)."""
+        try:
+            fs, hpath = self._fs(folder)
+        except RuntimeError as exc:
+            log.warning("%s; leftovers of interrupted runs are not looked for", exc)
+            return []
         if not fs.exists(hpath):
             return []
         return [str(s.getPath().toString()) for s in fs.listStatus(hpath)]
