@@ -17,6 +17,7 @@ import collections
 import time
 
 from benchmarks._corpus import synthetic_notes
+from deid_core.config import load_config
 from deid_core.engine.pipeline import Deidentifier
 from deid_core.engine.surrogates.leaks import leaks_of
 from deid_core.engine.surrogates.modes import ModeReplacer
@@ -49,7 +50,7 @@ def main(argv: list[str]) -> int:
     source, corpus = synthetic_notes(args.notes, args.seed)
     t_gen = time.process_time() - t0
     gold = GoldTagger()
-    replacer = ModeReplacer({"surrogates": {"profile": args.profile}}, DEMO_KEY, args.mode)
+    replacer = ModeReplacer(load_config({"surrogates": {"profile": args.profile}}), DEMO_KEY, args.mode)
     deid = Deidentifier([gold], key=DEMO_KEY, replacer=replacer, merge=resolve_overlaps)
     by_label: collections.Counter[tuple[str, str]] = collections.Counter()
     n_spans = quarantined = leaky_notes = 0

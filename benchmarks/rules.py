@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 
 from deid_core import taxonomy
+from deid_core.config import load_config
 from deid_core.doc import Doc
 from deid_core.engine.rules.tagger import RuleTagger
 from deid_core.io.physionet import read_physionet
@@ -96,7 +97,7 @@ def main(argv: list[str]) -> int:
         print(f"rules benchmark: no PhysioNet data at {args.data}; skipped")
         return 0
     corpus = read_physionet(args.data)
-    tagger = RuleTagger.from_config({"rules": {"metadata": not args.no_metadata}})
+    tagger = RuleTagger(load_config({"rules": {"metadata": not args.no_metadata}}).rules)
     res = evaluate(tagger, corpus)
     t = res["total"]
     print(f"notes {len(corpus.notes)}  gold {t.tp + t.fn}  predicted {t.ptp + t.fp}")

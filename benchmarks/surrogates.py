@@ -14,6 +14,7 @@ import collections
 import time
 
 from benchmarks._corpus import synthetic_notes
+from deid_core.config import load_config
 from deid_core.doc import Doc
 from deid_core.engine.replace import apply_replacements
 from deid_core.engine.surrogates.modes import ModeReplacer
@@ -36,7 +37,7 @@ def consistency(corpus) -> None:
         for part in (notes[:half], notes[half:]):
             names._letter_map.cache_clear()
             dates._shift.cache_clear()
-            rep = ModeReplacer({}, DEMO_KEY, "surrogate")
+            rep = ModeReplacer(load_config(), DEMO_KEY, "surrogate")
             for note, spans in part:
                 for s, r in zip(spans, rep(Doc(note), spans), strict=True):
                     seen[(pid, s.label, note.text[s.start:s.end])].add(r)
@@ -59,11 +60,11 @@ def main(argv: list[str]) -> int:
     print(f"surrogates: generator={source} notes={len(docs)} spans={n_spans} repeat={args.repeat}")
     for mode in ("surrogate", "hash", "redact"):
         t0 = time.process_time()
-        rep = ModeReplacer({}, DEMO_KEY, mode)
+        rep = ModeReplacer(load_config(), DEMO_KEY, mode)
         t_init = time.process_time() - t0
         best = float("inf")
         for _ in range(args.repeat):
-            rep = ModeReplacer({}, DEMO_KEY, mode)  # fresh per pass: no parse cache carried over
+            rep = ModeReplacer(load_config(), DEMO_KEY, mode)  # fresh per pass: no parse cache carried over
             t0 = time.process_time()
             for doc, spans in docs:
                 apply_replacements(doc.text, spans, rep(doc, spans))
@@ -72,7 +73,7 @@ def main(argv: list[str]) -> int:
               f"{n_spans / best:,.0f} spans/s ({best / max(n_spans, 1) * 1e6:.1f} us/span)")
     consistency(corpus)
     # Per label family, surrogate mode: where the time goes.
-    rep = ModeReplacer({}, DEMO_KEY, "surrogate")
+    rep = ModeReplacer(load_config(), DEMO_KEY, "surrogate")
     by_cat: dict[str, list] = collections.defaultdict(list)
     for doc, spans in docs:
         for s in spans:

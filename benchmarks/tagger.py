@@ -10,12 +10,11 @@ extraction, crfsuite (Viterbi + marginals), merge.
 from __future__ import annotations
 
 import argparse
-import copy
 import time
 
 from benchmarks.tokenize import DEFAULT_CORPUS, machine
 from deid_core.bundle import load_bundle
-from deid_core.config import conf_file
+from deid_core.config import load_config
 from deid_core.doc import Doc
 from deid_core.engine.pipeline import build_deidentifier
 from deid_core.io.physionet import read_physionet
@@ -93,22 +92,17 @@ def main(argv: list[str]) -> int:
     notes = read_physionet(args.corpus).notes
     if args.limit:
         notes = notes[: args.limit]
-    config = copy.deepcopy(conf_file("deidentify.toml"))
-    if args.stages:
-        config["pipeline"]["stages"] = args.stages.split(",")
-    if args.merge:
-        config["pipeline"]["merge"] = args.merge
-    if args.marginal_threshold is not None:
-        config["crf"] = copy.deepcopy(conf_file("crf.toml"))
-        config["crf"]["tagging"]["marginal_threshold"] = args.marginal_threshold
+    pipeline = {k: v for k, v in (("stages", args.stages and args.stages.split(",")), ("merge", args.merge)) if v}
+    tagging = {} if args.marginal_threshold is None else {"marginal_threshold": args.marginal_threshold}
+    config = load_config({"pipeline": pipeline, "crf": {"tagging": tagging}})
     bundle = load_bundle(args.bundle)
     t0 = time.process_time()
     deid = build_deidentifier(config, bundle, b"benchmark-key-not-secret-000000")
     load_s = time.process_time() - t0
     chars = sum(len(n.text) for n in notes)
     print(f"tagger: {len(notes)} PhysioNet nursing notes, {chars / len(notes):.0f} chars/note avg; "
-          f"stages={config['pipeline']['stages']} merge={config['pipeline']['merge']} "
-          f"marginal_threshold={next((t.threshold for t in deid.taggers if hasattr(t, 'threshold')), '-')} "
+          f"stages={list(config.pipeline.stages)} merge={config.pipeline.merge} "
+          f"marginal_threshold={config.crf.tagging.marginal_threshold} "
           f"bundle={bundle.id[:12]}; load {load_s:.2f} s; process CPU time, one core")
     best = float("inf")
     for _ in range(args.repeat):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from deid_core.config import conf_file
+from deid_core.config.files import conf_file
 
 
 @lru_cache(maxsize=1)

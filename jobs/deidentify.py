@@ -80,7 +80,7 @@ def run_job(spark, args: argparse.Namespace, options: RunOptions, key: bytes, bu
     """One run on the Spark executor; returns the manifest (written last). Raises QuarantineRateError."""
     from udfs.plan import SparkBackend
 
-    backend = SparkBackend(spark, partitions=options.job["partitions"], staging=options.job["staging"])
+    backend = SparkBackend(spark, partitions=options.job.partitions, staging=options.job.staging)
     manifest = run(run_request(args, options, key, bundle), backend).manifest
     for line in summary_lines(manifest):
         log.info(line)
@@ -102,7 +102,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         options = run_options(args)
         key, bundle = load_key_and_bundle(options)
-        check_request(run_request(args, options, key, bundle), options.job["staging"] == "parquet")
+        check_request(run_request(args, options, key, bundle), options.job.staging == "parquet")
     except (ValueError, OSError) as exc:  # ConfigError, KeyError_, BundleError, missing or unreadable input
         print(f"deidentify: error: {exc}", file=sys.stderr)
         return 2

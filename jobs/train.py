@@ -10,7 +10,6 @@ as `python jobs/train.py ...` in local mode.
 from __future__ import annotations
 
 import argparse
-import copy
 import logging
 import os
 import sys
@@ -63,7 +62,7 @@ def main(argv: list[str] | None = None) -> int:
         builder = builder.master(os.environ.get("DEID_SPARK_MASTER", "local[*]"))
     spark = builder.getOrCreate()
     try:
-        conf = copy.deepcopy(crf_config(args.crf_config))
+        conf = crf_config(args.crf_config)
         dconf = pipeline_config(args.config)
         models = args.models.split(",") if args.models else None
         easy = None if args.easyadapt is None else args.easyadapt == "on"

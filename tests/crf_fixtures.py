@@ -54,3 +54,10 @@ def tiny_corpus(n: int = 60, seed: int = 0, patients: int = 12) -> tuple[list[No
         notes.append(Note(nid, "\n".join(parts), patient_id=f"p{i % patients}"))
         gold[nid] = spans
     return notes, gold
+
+
+def crf_conf(patch: dict | None = None):
+    """conf/crf.toml with `patch` (tables) merged over it, checked: the tiny test models' settings."""
+    from deid_core.config import conf_file, crf_from_tables, deep_merge
+
+    return crf_from_tables(deep_merge(conf_file("crf.toml"), patch or {}), "test CRF settings")

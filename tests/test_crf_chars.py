@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-import copy
 import json
+from dataclasses import replace
 
 import pytest
-from crf_fixtures import tiny_corpus
+from crf_fixtures import crf_conf, tiny_corpus
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from deid_core.bundle import BundleError, load_bundle
-from deid_core.config import conf_file
+from deid_core.config import load_config
 from deid_core.doc import Doc
 from deid_core.engine.crf.chars import (
     CHAR_FAMILIES,
@@ -30,7 +30,7 @@ from deid_core.training.train import crf_config, make_docs, train_bundle
 
 ALPHABET = "abcXYZ019 .,:-/()'\n\t\u00e9\u00df\u00a0"
 LABELS = ["PATIENT", "DATE", "PHONE"]
-OFF = {"reconcile": False, "propagate": False}
+OFF = load_config({"merge": {"reconcile": False, "propagate": False}}).merge
 
 
 @st.composite
@@ -109,18 +109,12 @@ def test_features_per_position_and_rule_hits():
 @pytest.fixture(scope="module")
 def char_bundle(tmp_path_factory):
     notes, gold = tiny_corpus(60)
-    conf = copy.deepcopy(crf_config())
-    conf["training"]["max_iterations"] = 30
-    conf["clusters"]["k"] = [4, 8]
-    conf["clusters"]["min_count"] = 2
+    conf = crf_conf({"training": {"max_iterations": 30}, "clusters": {"k": [4, 8], "min_count": 2}})
     return train_bundle(make_docs(notes, gold), conf, tmp_path_factory.mktemp("charb"), models=["single", "char"])
 
 
 def _config(stages):
-    config = copy.deepcopy(conf_file("deidentify.toml"))
-    config["pipeline"]["stages"] = stages
-    config["pipeline"]["merge"] = "union"
-    return config
+    return load_config({"pipeline": {"stages": stages, "merge": "union"}})
 
 
 def test_bundle_records_char_model(char_bundle):
@@ -128,9 +122,9 @@ def test_bundle_records_char_model(char_bundle):
     assert set(comp["crf"]["models"]) == {"single"}  # token models only
     char = comp["crf_char"]["models"]["char"]
     assert char["kind"] == "char" and (char_bundle.path / char["file"]).is_file()
-    assert char["features"] == crf_config()["models"]["char"]["features"]
+    assert char["features"] == list(crf_config().models["char"].features)
     assert "PATIENT" in char["labels"] and sum(n for t, n in char["tag_counts"].items() if t.endswith("-PATIENT")) > 0
-    assert comp["crf_char"]["features_version"] and comp["crf_char"]["scheme"] == crf_config()["labels"]["scheme"]
+    assert comp["crf_char"]["features_version"] and comp["crf_char"]["scheme"] == crf_config().labels.scheme
 
 
 def test_char_crf_learns_the_templates(char_bundle):
@@ -148,7 +142,7 @@ def test_char_crf_learns_the_templates(char_bundle):
 
 def test_stage_registered_and_reads_rule_stage_spans(char_bundle):
     config = _config(["rules", "crf", "crf_char"])
-    assert config["registry"]["stages"]["crf_char"] == "deid_core.engine.crf.chars:char_stage"
+    assert config.registry.stages["crf_char"] == "deid_core.engine.crf.chars:char_stage"
     deid = build_deidentifier(config, char_bundle, b"k" * 32)
     stage = deid.taggers[-1]
     assert stage.name == "crf_char"
@@ -185,9 +179,9 @@ def test_merge_with_crf_char_source():
     char = Span(2, 12, "PATIENT", "crf_char:char", 0.9)
     rule = Span(20, 25, "DATE", "date_rule")
     assert source_kind(char.source) == "crf_char"
-    seed001 = Merger("cascade", {**OFF, "priority": ["rules", "metadata", "crf_char", "crf"]})
+    seed001 = Merger("cascade", replace(OFF, priority=("rules", "metadata", "crf_char", "crf")))
     assert seed001([tok, char, rule]) == [char, rule]
-    shipped = Merger("union", {**OFF, "priority": conf_file("deidentify.toml")["merge"]["priority"]})
+    shipped = Merger("union", OFF)  # the shipped priority (conf/deidentify.toml)
     out = shipped([tok, char, rule])
     assert out[0].start == 0 and out[0].end == 12 and out[0].label == "DOCTOR"  # token CRF's label first
     assert not Merger("union", OFF).is_rule(char)  # never gated as a rule span
@@ -210,9 +204,7 @@ def test_sequence_provider_feeds_token_models_only(tmp_path):
 
     notes, gold = tiny_corpus(20, patients=4)
     docs = make_docs(notes, gold)
-    conf = copy.deepcopy(crf_config())
-    conf["training"]["max_iterations"] = 10
-    conf["models"]["single"]["features"] = ["word", "shape"]
+    conf = crf_conf({"training": {"max_iterations": 10}, "models": {"single": {"features": ["word", "shape"]}}})
     asked = []
 
     def provider(model, clusters, easy):  # what jobs/train.py passes (sequences built on executors)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from deid_core.config import conf_dir, deep_merge, load_toml
+from deid_core.config import conf_dir, load_config, load_toml
 from deid_core.engine.crf.features import easyadapt
 from deid_core.engine.crf.tagger import easyadapt_domain
 
@@ -25,7 +25,7 @@ def test_unknown_domain_is_a_clear_error():
 
 
 def test_physionet_profile_tags_with_the_target_copy():
-    crf = deep_merge(load_toml(conf_dir() / "crf.toml"), load_toml(conf_dir() / "profiles" / "physionet.toml")["crf"])
-    assert crf["tagging"]["domain"] == "target"
-    assert crf["tagging"]["marginal_threshold"] == load_toml(conf_dir() / "crf.toml")["tagging"]["marginal_threshold"]
+    crf = load_config(config_file=conf_dir() / "profiles" / "physionet.toml").crf
+    assert crf.tagging.domain == "target"
+    assert crf.tagging.marginal_threshold == load_config().crf.tagging.marginal_threshold
     assert load_toml(conf_dir() / "crf.toml")["tagging"]["domain"] == "source"

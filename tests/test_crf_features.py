@@ -69,8 +69,8 @@ def test_all_configured_families_are_registered():
     from deid_core.training.train import crf_config
 
     conf = crf_config()
-    for m in conf["models"].values():
-        assert set(m["features"]) <= set(CHAR_FAMILIES if is_char_model(m) else all_families())
+    for m in conf.models.values():
+        assert set(m.features) <= set(CHAR_FAMILIES if is_char_model(m) else all_families())
 
 
 @pytest.mark.parametrize("scheme", ["BIO", "BIOES"])

@@ -2,26 +2,22 @@
 
 from __future__ import annotations
 
-import copy
 import json
 
 import pytest
-from crf_fixtures import tiny_corpus
+from crf_fixtures import crf_conf, tiny_corpus
 
 from deid_core.bundle import BundleError, load_bundle
-from deid_core.config import conf_file
+from deid_core.config import load_config
 from deid_core.engine.crf.versions import check_versions
 from deid_core.engine.pipeline import build_deidentifier
-from deid_core.training.train import crf_config, make_docs, patient_folds, train_bundle
+from deid_core.training.train import make_docs, patient_folds, train_bundle
 
 
 @pytest.fixture(scope="module")
 def tiny_bundle(tmp_path_factory):
     notes, gold = tiny_corpus(60)
-    conf = copy.deepcopy(crf_config())
-    conf["training"]["max_iterations"] = 40
-    conf["clusters"]["k"] = [4, 8]
-    conf["clusters"]["min_count"] = 2
+    conf = crf_conf({"training": {"max_iterations": 40}, "clusters": {"k": [4, 8], "min_count": 2}})
     out = tmp_path_factory.mktemp("bundle")
     return train_bundle(make_docs(notes, gold), conf, out, models=["quant", "names"])
 
@@ -37,9 +33,7 @@ def test_bundle_manifest(tiny_bundle):
 
 
 def test_pipeline_tags_with_crf(tiny_bundle):
-    config = copy.deepcopy(conf_file("deidentify.toml"))
-    config["pipeline"]["stages"] = ["crf"]
-    config["pipeline"]["merge"] = "rules_win"
+    config = load_config({"pipeline": {"stages": ["crf"], "merge": "rules_win"}})
     deid = build_deidentifier(config, tiny_bundle, b"k" * 32)
     notes, gold = tiny_corpus(10, seed=99)
     found = total = 0
@@ -106,11 +100,8 @@ def test_train_command_with_cv(tmp_path):
 @pytest.fixture(scope="module", params=["BIO", "IO", "IOB1"])
 def scheme_bundle(request, tmp_path_factory):
     notes, gold = tiny_corpus(60)
-    conf = copy.deepcopy(crf_config())
-    conf["labels"]["scheme"] = request.param
-    conf["training"]["max_iterations"] = 40
-    conf["clusters"]["k"] = [4, 8]
-    conf["clusters"]["min_count"] = 2
+    conf = crf_conf({"labels": {"scheme": request.param}, "training": {"max_iterations": 40},
+                     "clusters": {"k": [4, 8], "min_count": 2}})
     out = tmp_path_factory.mktemp("bundle-" + request.param)
     return request.param, train_bundle(make_docs(notes, gold), conf, out, models=["single"])
 

@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
+from deid_core.config import load_config
 from deid_core.doc import Doc
 from deid_core.engine.merge import Merger, gated_source, source_kind
 from deid_core.notes import Note
 from deid_core.spans import Span
 
-OFF = {"reconcile": False, "propagate": False}
+
+def options(**keys):
+    """[merge] options for these tests: rules first, no gate, on top of conf/deidentify.toml."""
+    base = {"priority": ["rules", "metadata", "crf_char", "crf"], "rule_gate": 0.0, "rule_gate_sources": ["*"],
+            "propagate_patient": False}
+    return load_config({"merge": {**base, **keys}}).merge
+
+
+OFF = options(reconcile=False, propagate=False)
 
 
 def test_source_kind():
@@ -41,9 +50,9 @@ def test_reconcile_majority_label_and_propagation():
     doc = Doc(Note("n", text))
     spans = [Span(4, 10, "DOCTOR", "crf:single"), Span(19, 25, "PATIENT", "crf:single"),
              Span(40, 46, "DOCTOR", "date_rule")]
-    out = Merger("rules_win", {"propagate": False})(spans, doc=doc)
+    out = Merger("rules_win", options(propagate=False))(spans, doc=doc)
     assert {s.label for s in out} == {"DOCTOR"}
-    out = Merger("rules_win", {})([Span(4, 10, "DOCTOR", "crf:single")], doc=doc)
+    out = Merger("rules_win", options())([Span(4, 10, "DOCTOR", "crf:single")], doc=doc)
     assert [(s.start, s.end) for s in out] == [(4, 10), (19, 25), (40, 46)]  # not inside Moreauville
     assert all(s.label == "DOCTOR" for s in out)
 
@@ -66,7 +75,7 @@ def test_rule_gate_drops_rule_spans_the_crf_rejects():
     ward = Span(0, 6, "HOSPITAL", "hospital-ward-number")
     name = Span(18, 24, "DOCTOR", "name-doctor-title")
     meta = Span(0, 4, "PATIENT", "metadata")
-    m = Merger("rules_win", {**OFF, "rule_gate": 0.1})
+    m = Merger("rules_win", options(reconcile=False, propagate=False, rule_gate=0.1))
     assert m([ward, name], doc=doc) == [name]
     assert m([meta], doc=doc) == [meta]  # exempt source
     assert Merger("rules_win", OFF)([ward, name], doc=doc) == [ward, name]  # gate off
@@ -77,9 +86,11 @@ def test_rule_gate_applies_only_to_the_configured_sources():
     doc.crf_phi = [0.0] * len(doc.tokens[0])  # the CRF rejects every token
     ward = Span(0, 6, "HOSPITAL", "hospital-ward-number")
     name = Span(18, 24, "DOCTOR", "name-doctor-title")
-    weak_only = Merger("rules_win", {**OFF, "rule_gate": 0.1, "rule_gate_sources": ["hospital-*", "gaz-*"]})
+    weak_only = Merger("rules_win", options(reconcile=False, propagate=False, rule_gate=0.1,
+                                            rule_gate_sources=["hospital-*", "gaz-*"]))
     assert weak_only([ward, name], doc=doc) == [name]  # contextual rule kept, weak rule gated
-    exempt = Merger("rules_win", {**OFF, "rule_gate": 0.1, "rule_gate_exempt": ["metadata*", "hospital-ward-*"]})
+    exempt = Merger("rules_win", options(reconcile=False, propagate=False, rule_gate=0.1,
+                                         rule_gate_exempt=["metadata*", "hospital-ward-*"]))
     assert exempt([ward, name], doc=doc) == [ward]
     assert gated_source("gaz-city", weak_only.options) and not gated_source("name-kin", weak_only.options)
-    assert not gated_source("metadata-fuzzy", Merger("union").options)  # metadata never gated by default
+    assert not gated_source("metadata-fuzzy", load_config().merge)  # metadata never gated by default

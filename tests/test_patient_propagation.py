@@ -7,13 +7,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from deid_core.app.batch import patient_batches
-from deid_core.config import conf_file
-from deid_core.engine.merge import Merger, propagate_patient
+from deid_core.config import load_config
+from deid_core.engine.merge import propagate_patient
 from deid_core.engine.pipeline import build_deidentifier
 from deid_core.notes import Note
 from deid_core.spans import Span, validate_spans
 
-OPTS = Merger("union", {"propagate_patient": True}).options
+OPTS = load_config({"merge": {"propagate_patient": True}}).merge
 
 
 def test_a_name_tagged_in_one_note_is_tagged_in_the_patients_other_notes():
@@ -41,9 +41,7 @@ def test_spans_stay_valid_and_existing_spans_win():
 
 
 def test_deidentifier_replaces_a_relatives_name_in_every_note_of_the_patient():
-    conf = dict(conf_file("deidentify.toml"))
-    conf["pipeline"] = {**conf["pipeline"], "stages": ["rules"], "mode": "mask"}
-    conf["merge"] = {**conf["merge"], "propagate_patient": True}
+    conf = load_config({"pipeline": {"stages": ["rules"], "mode": "mask"}, "merge": {"propagate_patient": True}})
     deid = build_deidentifier(conf, None, b"k" * 32)
     notes = [Note("n1", "Social: son Quillaby visited today.", "p1"),
              Note("n2", "Quillaby updated by phone at 1400.", "p1"),
@@ -53,8 +51,7 @@ def test_deidentifier_replaces_a_relatives_name_in_every_note_of_the_patient():
     assert [s.source for s in res[1].spans] == ["patient:propagate"]
     assert "Quillaby" in res[2].text
     assert deid.tag_many(notes)[1] == [Span(0, 8, "PATIENT", "patient:propagate", 0.5)]
-    conf["merge"]["propagate_patient"] = False
-    off = build_deidentifier(conf, None, b"k" * 32)
+    off = build_deidentifier(conf.override({"merge": {"propagate_patient": False}}), None, b"k" * 32)
     assert "Quillaby" in off.process_many(notes)[1].text
 
 

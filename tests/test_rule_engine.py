@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from deid_core.config import load_config
 from deid_core.doc import Doc
 from deid_core.engine.rules.filters import FILTERS, first_name_ok, name_filter, place_like
 from deid_core.engine.rules.tagger import RuleTagger
@@ -55,7 +56,7 @@ examples = ["x"]
 def small(tmp_path) -> RuleTagger:
     f = tmp_path / "small.toml"
     f.write_text(RULES)
-    return RuleTagger({"files": [str(f)], "gazetteer_file": "", "metadata": False})
+    return RuleTagger(load_config({"rules": {"files": [str(f)], "gazetteer_file": "", "metadata": False}}).rules)
 
 
 def _tag(t: RuleTagger, text: str) -> list[tuple[str, str]]:

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from deid_core.config import ConfigError
+from deid_core.config import ConfigError, load_config
 from deid_core.doc import Doc
 from deid_core.engine.rules.loader import compile_rule, load_rules, parse_example
 from deid_core.engine.rules.tagger import RuleTagger, rule_stage
@@ -18,11 +18,11 @@ from deid_core.notes import Note
 @pytest.fixture(scope="module")
 def tagger() -> RuleTagger:
     """All rules, every age tagged (the examples include ages under 90)."""
-    return RuleTagger.from_config({"rules": {"min_age": 0}})
+    return RuleTagger(load_config({"rules": {"min_age": 0}}).rules)
 
 
 def _all_examples():
-    t = RuleTagger.from_config({"rules": {"min_age": 0}})
+    t = RuleTagger(load_config({"rules": {"min_age": 0}}).rules)
     for r in list(t.rules) + list(t.gazetteer_rules):
         for ex in r.examples:
             yield pytest.param(r.id, r.label, ex, True, id=f"{r.id}+{ex[:25]}")
@@ -75,17 +75,17 @@ def test_tag_is_non_overlapping_and_sources_are_rule_ids(tagger):
 
 
 def test_min_age_default_is_hipaa():
-    t = RuleTagger.from_config({})
+    t = RuleTagger(load_config().rules)
     labels = [s.label for s in t.tag(Doc(Note("t", "74 yo man, mother 94 yo")))]
     assert labels.count("AGE") == 1
 
 
 def test_metadata_matches_are_tagged():
-    t = RuleTagger.from_config({})
+    t = RuleTagger(load_config().rules)
     note = Note("t", "seen with zorblatt today", known_phi=(("ZORBLATT", "PATIENT"),))
     spans = t.tag(Doc(note))
     assert [(s.start, s.end, s.label) for s in spans] == [(10, 18, "PATIENT")]
-    off = RuleTagger.from_config({"rules": {"metadata": False}})
+    off = RuleTagger(load_config({"rules": {"metadata": False}}).rules)
     assert off.tag(Doc(note)) == []
 
 
@@ -97,7 +97,7 @@ def test_pickle_roundtrip_same_output(tagger):
 
 
 def test_rule_stage_reads_rules_table():
-    t = rule_stage({"rules": {"fuzzy": False}}, None)
+    t = rule_stage(load_config({"rules": {"fuzzy": False}}), None)
     assert isinstance(t, RuleTagger) and t.metadata is not None and t.metadata.fuzzy is False
 
 
@@ -144,7 +144,7 @@ def test_spans_inside_text_on_rule_like_input(text):
         assert 0 <= s.start < s.end <= len(text)
 
 
-_PROP_TAGGER = RuleTagger.from_config({"rules": {"min_age": 0}})
+_PROP_TAGGER = RuleTagger(load_config({"rules": {"min_age": 0}}).rules)
 
 
 def test_required_labels_have_rules_with_examples(tagger):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from deid_core.config import conf_file
+from deid_core.config import conf_file, load_config
 from deid_core.doc import Doc
 from deid_core.engine.pipeline import build_deidentifier
 from deid_core.engine.rules.tagger import RuleTagger
@@ -10,7 +10,7 @@ from deid_core.notes import Note
 
 
 def test_default_config_builds_rule_stage_and_masks():
-    deid = build_deidentifier(dict(conf_file("deidentify.toml")), None, b"k" * 32)
+    deid = build_deidentifier(load_config(), None, b"k" * 32)
     note = Note("n1", "Dr. Zelnik saw Mr. Ovantis on 3/14/2019, call 617-555-0123.",
                 known_phi=(("Ovantis", "PATIENT"),))
     res = deid.process(note)
@@ -32,18 +32,13 @@ def test_plain_clinical_text_gives_no_phi():
             "sats mid 90's, RR 18. ABG 7.41/40/98. GI: NPO, abd soft NT ND. GU: foley, "
             "UO 40-60 cc/hr. Lasix 20 mg IV x2, K 3.9, Mg 2.0. Pain 2/10. Plan: wean vent, "
             "transfer to floor when stable, pt to OR at 0730.")
-    spans = RuleTagger.from_config({}).tag(Doc(Note("c", text)))
+    spans = RuleTagger(load_config().rules).tag(Doc(Note("c", text)))
     assert [(text[s.start:s.end], s.label) for s in spans] == []
 
 
 def test_email_wins_over_known_name_inside_it():
     """A patient's name inside an e-mail address is part of one EMAIL span, not PATIENT spans."""
-    from deid_core.config import conf_file
-    from deid_core.doc import Doc
-    from deid_core.engine.rules.tagger import RuleTagger
-    from deid_core.notes import Note
-
-    tagger = RuleTagger.from_config(dict(conf_file("deidentify.toml")))
+    tagger = RuleTagger(load_config().rules)
     text = "write to maria.lopez@example.org today"
     spans = tagger.tag(Doc(Note("1", text, "p", known_phi=(("Maria", "PATIENT"), ("Lopez", "PATIENT")))))
     assert [(text[s.start:s.end], s.label) for s in spans] == [("maria.lopez@example.org", "EMAIL")]

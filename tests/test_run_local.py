@@ -163,11 +163,12 @@ def test_key_changes_digests_only(tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize("override, message", [
-    ({"pipeline": {"mode": "scramble"}}, "unknown mode 'scramble'; accepted: "),
-    ({"pipeline": {"stages": ["nope"]}}, "unknown pipeline stage"),
-    ({"job": {"batch_size": 0}}, "batch_size = 0 is not accepted"),
-    ({"job": {"on_duplicate": "keep"}}, "one of fail, quarantine"),
-    ({"job": {"colour": 1}}, "accepted: batch_size"),
+    ({"pipeline": {"mode": "scramble"}}, "[pipeline] mode = 'scramble' is not accepted; expected one of hash, mask, "),
+    ({"pipeline": {"stages": ["nope"]}}, "[pipeline] stages[0] = 'nope' is not accepted; expected a stage of "
+                                         "[registry.stages] (crf, crf_char, literal, rules)"),
+    ({"job": {"batch_size": 0}}, "[job] batch_size = 0 is not accepted; expected an integer >= 1"),
+    ({"job": {"on_duplicate": "keep"}}, "[job] on_duplicate = 'keep' is not accepted; expected one of fail, quarantine"),
+    ({"job": {"colour": 1}}, "[job] unknown key 'colour'; accepted: batch_size, "),
 ])
 def test_bad_options_list_what_is_accepted(override, message):
     with pytest.raises(ConfigError) as exc:

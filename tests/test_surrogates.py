@@ -6,15 +6,12 @@ import datetime as dt
 
 import pytest
 
+from deid_core.config import load_config
 from deid_core.doc import Doc
 from deid_core.engine.pipeline import Deidentifier
-from deid_core.engine.surrogates.modes import (
-    hash_mode,
-    redact_mode,
-    requires_key,
-    surrogate_mode,
-)
+from deid_core.engine.surrogates.modes import hash_mode, redact_mode, surrogate_mode
 from deid_core.engine.surrogates.numbers import digits_of, luhn_valid
+from deid_core.engine.surrogates.settings import requires_key
 from deid_core.keys import DEMO_KEY
 from deid_core.notes import Note
 from deid_core.spans import Span
@@ -41,7 +38,7 @@ def run(replacer, text: str, items, patient: str | None = "p1", note_id: str = "
 
 @pytest.fixture(scope="module")
 def sur():
-    return surrogate_mode({}, DEMO_KEY)
+    return surrogate_mode(load_config(), DEMO_KEY)
 
 
 def test_name_case_and_consistency(sur):
@@ -106,7 +103,7 @@ def test_safe_harbor_rules(sur):
 
 
 def test_safe_harbor_profile_years():
-    rep = surrogate_mode({"surrogates": {"profile": "safe_harbor"}}, DEMO_KEY)
+    rep = surrogate_mode(load_config({"surrogates": {"profile": "safe_harbor"}}), DEMO_KEY)
     r = run(rep, "3/14/2019 and 7/23", [("3/14/2019", "DATE"), ("7/23", "DATE")])
     assert r == ["2019", "[**DATE**]"]
 
@@ -139,19 +136,19 @@ def test_locations_kind_and_case(sur):
 def test_modes_and_overrides():
     text = "John Smith\nseen 3/4/2019"
     items = [("John Smith", "PATIENT"), ("3/4/2019", "DATE")]
-    assert run(redact_mode({}, DEMO_KEY), text, items) == ["XXXX XXXXX", "XXXXXXXX"]
-    h = run(hash_mode({}, DEMO_KEY), text, items)
+    assert run(redact_mode(load_config(), DEMO_KEY), text, items) == ["XXXX XXXXX", "XXXXXXXX"]
+    h = run(hash_mode(load_config(), DEMO_KEY), text, items)
     assert h[0].startswith("[PATIENT-") and len(h[0]) == len("[PATIENT-]") + 8
-    assert run(hash_mode({}, DEMO_KEY), "JOHN SMITH", [("JOHN SMITH", "PATIENT")])[0] == h[0]
-    cfg = {"surrogates": {"label_modes": {"DATE": "mask"}}}
+    assert run(hash_mode(load_config(), DEMO_KEY), "JOHN SMITH", [("JOHN SMITH", "PATIENT")])[0] == h[0]
+    cfg = load_config({"surrogates": {"label_modes": {"DATE": "mask"}}})
     assert run(surrogate_mode(cfg, DEMO_KEY), text, items)[1] == "[**DATE**]"
 
 
 def test_requires_key():
-    assert requires_key({"pipeline": {"mode": "surrogate"}})
-    assert requires_key({"pipeline": {"mode": "hash"}})
-    assert not requires_key({"pipeline": {"mode": "mask"}})
-    assert requires_key({"pipeline": {"mode": "mask"}, "surrogates": {"label_modes": {"DOCTOR": "hash"}}})
+    assert requires_key(load_config({"pipeline": {"mode": "surrogate"}}))
+    assert requires_key(load_config({"pipeline": {"mode": "hash"}}))
+    assert not requires_key(load_config({"pipeline": {"mode": "mask"}}))
+    assert requires_key(load_config({"pipeline": {"mode": "mask"}, "surrogates": {"label_modes": {"DOCTOR": "hash"}}}))
 
 
 def test_note_scope_when_no_patient(sur):
@@ -175,11 +172,11 @@ def test_deidentifier_end_to_end(sur):
 
 
 def test_global_labels_follow_a_doctor_across_patients():
-    rep = surrogate_mode({"surrogates": {"global_labels": ["DOCTOR"]}}, DEMO_KEY)
+    rep = surrogate_mode(load_config({"surrogates": {"global_labels": ["DOCTOR"]}}), DEMO_KEY)
     a = run(rep, "Dr. Healey", [("Healey", "DOCTOR")], patient="p1")
     b = run(rep, "Dr. Healey", [("Healey", "DOCTOR")], patient="p2")
     assert a == b
-    sur = surrogate_mode({}, DEMO_KEY)
+    sur = surrogate_mode(load_config(), DEMO_KEY)
     per_patient = {run(sur, "Healey Zqx", [("Healey Zqx", "DOCTOR")], patient=f"p{i}")[0] for i in range(6)}
     assert len(per_patient) > 1
 
@@ -187,20 +184,18 @@ def test_global_labels_follow_a_doctor_across_patients():
 def test_mask_mode_with_overrides():
     from deid_core.engine.surrogates.modes import mask_mode
 
-    rep = mask_mode({"surrogates": {"label_modes": {"AGE": "surrogate"}}}, DEMO_KEY)
+    rep = mask_mode(load_config({"surrogates": {"label_modes": {"AGE": "surrogate"}}}), DEMO_KEY)
     assert run(rep, "Smith 95", [("Smith", "PATIENT"), ("95", "AGE")]) == ["[**PATIENT**]", "90+"]
 
 
 def test_registry_wiring_default_mode_is_surrogate():
-    from deid_core.config import conf_file
     from deid_core.engine.pipeline import build_deidentifier
     from deid_core.engine.surrogates.modes import ModeReplacer
 
-    config = dict(conf_file("deidentify.toml"))
-    assert config["pipeline"]["mode"] == "surrogate"
-    config = {**config, "pipeline": {**config["pipeline"], "stages": []}}
+    config = load_config()
+    assert config.pipeline.mode == "surrogate"
     for mode in ("surrogate", "redact", "hash"):
-        cfg = {**config, "pipeline": {**config["pipeline"], "mode": mode}}
+        cfg = config.override({"pipeline": {"stages": [], "mode": mode}})
         d = build_deidentifier(cfg, None, DEMO_KEY)
         assert isinstance(d.replacer, ModeReplacer) and d.replacer.default_mode == mode
 
@@ -223,17 +218,16 @@ def test_numbers_helpers():
 
 def test_zip_restricted_and_zeros():
     from deid_core.engine.surrogates import safe_harbor
-    from deid_core.engine.surrogates.settings import surrogate_settings
 
-    s = surrogate_settings({"surrogates": {"zip": {"style": "zeros"}}})
-    assert safe_harbor.zip_code("03601", s) == "00000"
-    assert safe_harbor.zip_code("02114-1234", s) == "02100-0000"
-    assert safe_harbor.age("ninety-two", s) == "90+"
-    assert safe_harbor.age("104 yo", s) == "90+ yo"
+    s = load_config({"surrogates": {"zip": {"style": "zeros"}}}).surrogates
+    assert safe_harbor.zip_code("03601", s.zip) == "00000"
+    assert safe_harbor.zip_code("02114-1234", s.zip) == "02100-0000"
+    assert safe_harbor.age("ninety-two", s.ages) == "90+"
+    assert safe_harbor.age("104 yo", s.ages) == "90+ yo"
 
 
 def test_age_surrogate_under_threshold():
-    rep = surrogate_mode({"surrogates": {"ages": {"under_threshold": "surrogate"}}}, DEMO_KEY)
+    rep = surrogate_mode(load_config({"surrogates": {"ages": {"under_threshold": "surrogate"}}}), DEMO_KEY)
     outs = {run(rep, f"aged {a}", [(str(a), "AGE")], patient=f"p{i}")[0] for i in range(20) for a in (45, 88)}
     assert all(o.isdigit() and int(o) < 90 for o in outs)
     assert "45" not in outs and "88" not in outs
@@ -243,7 +237,7 @@ def test_age_surrogate_under_threshold():
 def test_holidays_seasons_and_partial_dates():
     import datetime as dt
 
-    rep = surrogate_mode({"surrogates": {"dates": {"holidays": "shift"}}}, DEMO_KEY)
+    rep = surrogate_mode(load_config({"surrogates": {"dates": {"holidays": "shift"}}}), DEMO_KEY)
     shift = rep.dates.shift_days(DEMO_KEY, "p:p1")
     xmas = dt.date(2000, 12, 25) + dt.timedelta(days=shift)
     r = run(rep, "Christmas; Easter; WINTER; July; 1992; '92", [("Christmas", "DATE"), ("Easter", "DATE"),
@@ -284,7 +278,7 @@ def test_two_digit_year_after_apostrophe_outside_span(sur):
     r = run(sur, "ECT in '09 and 09 and CVA 74'", [("09", "DATE"), ("09", "DATE"), ("74", "DATE")])
     assert r[0].isdigit() and len(r[0]) == 2 and r[0] != "09" and r[1] == r[0]
     assert r[2].isdigit() and r[2] != "74"
-    masked = surrogate_mode({"surrogates": {"dates": {"bare_two_digits": "mask"}}}, DEMO_KEY)
+    masked = surrogate_mode(load_config({"surrogates": {"dates": {"bare_two_digits": "mask"}}}), DEMO_KEY)
     assert run(masked, "ECT in '09 and 09", [("09", "DATE"), ("09", "DATE")])[1] == "[**DATE**]"
 
 
@@ -335,11 +329,11 @@ def test_config_errors_name_the_problem():
     from deid_core.config import ConfigError
 
     with pytest.raises(ConfigError, match="DOKTOR"):
-        surrogate_mode({"surrogates": {"label_modes": {"DOKTOR": "mask"}}}, DEMO_KEY)
+        surrogate_mode(load_config({"surrogates": {"label_modes": {"DOKTOR": "mask"}}}), DEMO_KEY)
     with pytest.raises(ConfigError, match="accepted"):
-        surrogate_mode({"surrogates": {"label_modes": {"DOCTOR": "erase"}}}, DEMO_KEY)
+        surrogate_mode(load_config({"surrogates": {"label_modes": {"DOCTOR": "erase"}}}), DEMO_KEY)
     with pytest.raises(ConfigError, match="profile"):
-        surrogate_mode({"surrogates": {"profile": "strict"}}, DEMO_KEY)
+        surrogate_mode(load_config({"surrogates": {"profile": "strict"}}), DEMO_KEY)
 
 
 def test_titles_kept_but_a_title_only_span_is_replaced(sur):

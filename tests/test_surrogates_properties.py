@@ -7,6 +7,7 @@ import datetime as dt
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from deid_core.config import load_config
 from deid_core.doc import Doc
 from deid_core.engine.pipeline import Deidentifier
 from deid_core.engine.surrogates import dates as dates_mod
@@ -117,7 +118,7 @@ def clear_caches() -> None:
 def test_offsets_index_output(parts, mode):
     text, spans = parts
     factory = {"surrogate": surrogate_mode, "redact": redact_mode, "hash": hash_mode}[mode]
-    res = process(factory({}, DEMO_KEY), text, spans)
+    res = process(factory(load_config(), DEMO_KEY), text, spans)
     assert res.ok
     prev_out, prev_in = 0, 0
     for s, a in zip(spans, res.spans, strict=True):
@@ -135,10 +136,10 @@ def test_offsets_index_output(parts, mode):
 @given(note_parts())
 def test_deterministic_and_keyed(parts):
     text, spans = parts
-    a = process(surrogate_mode({}, DEMO_KEY), text, spans).text
+    a = process(surrogate_mode(load_config(), DEMO_KEY), text, spans).text
     clear_caches()
-    b = process(surrogate_mode({}, DEMO_KEY), text, spans).text
-    c = process(surrogate_mode({}, KEY2), text, spans).text
+    b = process(surrogate_mode(load_config(), DEMO_KEY), text, spans).text
+    c = process(surrogate_mode(load_config(), KEY2), text, spans).text
     assert a == b
     assert c != a
 
@@ -147,7 +148,7 @@ def test_deterministic_and_keyed(parts):
 @given(note_parts())
 def test_surrogate_never_equals_original(parts):
     text, spans = parts
-    res = process(surrogate_mode({}, DEMO_KEY), text, spans)
+    res = process(surrogate_mode(load_config(), DEMO_KEY), text, spans)
     originals = {text[s.start:s.end].casefold() for s in spans}
     for s, a in zip(spans, res.spans, strict=True):
         assert a.replacement.casefold() != text[s.start:s.end].casefold()
@@ -170,7 +171,7 @@ def test_consistency_across_separately_processed_halves(notes, rnd):
     seen: dict[tuple[str, str], str] = {}
     for half in (built[:5], built[5:]):
         clear_caches()
-        rep = surrogate_mode({}, DEMO_KEY)  # a fresh Replacer per half, as on another executor
+        rep = surrogate_mode(load_config(), DEMO_KEY)  # a fresh Replacer per half, as on another executor
         for i, (text, spans) in enumerate(half):
             res = process(rep, text, spans, note_id=f"n{i}")
             for s, a in zip(spans, res.spans, strict=True):
@@ -182,7 +183,7 @@ def test_consistency_across_separately_processed_halves(notes, rnd):
 @given(st.lists(st.tuples(date_val, st.sampled_from(FULL_FORMATS)), min_size=2, max_size=8),
        st.text(alphabet="abc123", min_size=1, max_size=6))
 def test_date_intervals_preserved(items, patient):
-    rep = surrogate_mode({}, DEMO_KEY)
+    rep = surrogate_mode(load_config(), DEMO_KEY)
     text, spans = "", []
     for d, fmt in items:
         s = render_date(d, fmt)
@@ -200,7 +201,7 @@ def test_date_intervals_preserved(items, patient):
 @given(st.dates(min_value=dt.date(2000, 1, 1), max_value=dt.date(2000, 12, 31)),
        st.dates(min_value=dt.date(2000, 1, 1), max_value=dt.date(2000, 12, 31)))
 def test_yearless_dates_shift_consistently(d0, d1):
-    rep = surrogate_mode({}, DEMO_KEY)
+    rep = surrogate_mode(load_config(), DEMO_KEY)
     text = f"{d0.month}/{d0.day} and {d1:%B} {d1.day}"
     a, b = text.split(" and ")
     res = process(rep, text, [Span(0, len(a), "DATE"), Span(len(a) + 5, len(text), "DATE")])
@@ -230,6 +231,6 @@ def arbitrary_note(draw):
 @given(arbitrary_note(), st.sampled_from([{}, {"surrogates": {"profile": "safe_harbor"}}]))
 def test_any_input_gets_a_replacement(parts, cfg):
     text, spans = parts
-    rep = surrogate_mode(cfg, DEMO_KEY)
+    rep = surrogate_mode(load_config(cfg), DEMO_KEY)
     out = rep(Doc(Note("n", text, "p")), spans)
     assert len(out) == len(spans) and all(isinstance(x, str) and x for x in out)

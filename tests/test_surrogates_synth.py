@@ -6,6 +6,7 @@ import re
 
 import pytest
 
+from deid_core.config import load_config
 from deid_core.doc import Doc
 from deid_core.engine.replace import apply_replacements
 from deid_core.engine.surrogates.leaks import leaks_of
@@ -28,7 +29,7 @@ def corpus():
 @pytest.mark.parametrize("mode,profile", [("surrogate", "default"), ("surrogate", "safe_harbor"),
                                           ("hash", "default"), ("redact", "default")])
 def test_no_original_survives_in_place(corpus, mode, profile):
-    rep = ModeReplacer({"surrogates": {"profile": profile}}, DEMO_KEY, mode)
+    rep = ModeReplacer(load_config({"surrogates": {"profile": profile}}), DEMO_KEY, mode)
     in_place = 0
     for note, spans in corpus:
         out, offsets = apply_replacements(note.text, spans, rep(Doc(note), spans))

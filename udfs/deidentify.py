@@ -15,14 +15,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
 
 import pyarrow as pa
 
 from deid_core.app.batch import PATIENT_BATCH_MAX, make_deidentifier, patient_batches, process_batch
 from deid_core.app.schema import BatchSpec, staged_schema
 from deid_core.bundle import BundleError, unpack_bundle
-from deid_core.config import digest
+from deid_core.config import Config
 from deid_core.engine.pipeline import Deidentifier
 from deid_core.workdirs import OwnedDir
 from udfs.shipping import KeyRef, read_key
@@ -38,14 +37,14 @@ class WorkerPayload:
 
     bundle_id: str
     bundle_zip: bytes = field(repr=False)
-    config: dict[str, Any] = field(repr=False)
+    config: Config = field(repr=False)
     key: KeyRef  # where the worker reads the key: never the key itself
     spec: BatchSpec
 
     @property
     def cache_key(self) -> str:
         """Identity of the Deidentifier this payload builds."""
-        return f"{self.bundle_id}:{digest(self.config)}:{self.key.key_id}"
+        return f"{self.bundle_id}:{self.config.digest}:{self.key.key_id}"
 
 
 def worker_deidentifier(payload: WorkerPayload) -> Deidentifier:

@@ -34,7 +34,6 @@ from deid_core.app.schema import (
     BatchSpec,
 )
 from deid_core.bundle import bundle_bytes
-from deid_core.config import digest
 
 log = logging.getLogger("deid.job")
 
@@ -169,7 +168,7 @@ class SparkBackend:
         self._shipped = ShippedKey(self.spark, task.key)  # a distributed file, never in the closure
         payload = WorkerPayload(task.bundle.id, bundle_bytes(task.bundle), task.config, self._shipped.ref, task.spec)
         log.debug("schema ok: %d pass-through column(s), %d name column(s); config digest %s",
-                  len(task.spec.passthrough), len(task.spec.name_columns), digest(task.config)[:12])
+                  len(task.spec.passthrough), len(task.spec.name_columns), task.config.digest[:12])
         log.debug("bundle %s (%d bytes zipped) ships inside the tagging function", task.bundle.id[:12],
                   len(payload.bundle_zip))
         log.info("tagging in %d partition(s), batches of %d notes, staging: %s", self.partitions,

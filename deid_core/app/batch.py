@@ -25,7 +25,9 @@ from deid_core.app.policies import (
 )
 from deid_core.app.schema import DUP_COLUMN, SPANS, STAGED_CORE, BatchSpec
 from deid_core.bundle import Bundle
+from deid_core.config import Config
 from deid_core.engine.pipeline import Deidentifier, build_deidentifier
+from deid_core.engine.surrogates.settings import shifts_note_date  # noqa: F401 - used by app/run.py
 from deid_core.io.tables import SPAN_STRUCT
 from deid_core.notes import Note, NoteResult
 
@@ -33,24 +35,10 @@ _SPAN_VALUES = attrgetter(*(f.name for f in SPAN_STRUCT))
 PATIENT_BATCH_MAX = 20_000  # rows one patient's notes may gather into a batch (cross-note propagation)
 
 
-def shifts_note_date(config: dict) -> bool:
-    """True when DATE spans get surrogates (shifted dates): then notes/ gets the shifted note_date.
-
-    In every other mode the note_date column is PHI with nothing to agree with: it is not output.
-    """
-    try:
-        from deid_core.engine.surrogates.settings import surrogate_settings
-    except ImportError:
-        return False
-    settings = surrogate_settings(config)
-    mode = settings.get("label_modes", {}).get("DATE", config.get("pipeline", {}).get("mode"))
-    return mode == "surrogate" and settings.get("profile", "default") == "default"
-
-
-def make_deidentifier(config: dict, bundle: Bundle, key: bytes) -> Deidentifier:
+def make_deidentifier(config: Config, bundle: Bundle, key: bytes) -> Deidentifier:
     """build_deidentifier plus the test-only fault hook of [testing] fault_note_marker."""
     deid = build_deidentifier(config, bundle, key)
-    marker = config.get("testing", {}).get("fault_note_marker")
+    marker = config.testing.fault_note_marker
     if marker:
         def fault(note: Note) -> None:
             if marker in note.note_id:

@@ -11,20 +11,20 @@ from typing import Any
 import deid_core
 from deid_core.app.policies import INPUT_STAGES
 from deid_core.bundle import Bundle
-from deid_core.config import conf_dir, digest
+from deid_core.config import Config, conf_dir
 from deid_core.keys import key_id
 
 MANIFEST_NAME = "_manifest.json"
 
 
-def rules_version(bundle: Bundle, config: dict[str, Any]) -> str:
+def rules_version(bundle: Bundle, config: Config) -> str:
     """The bundle's rules_version if it has one, else a content hash of the configured rule files."""
     v = bundle.manifest.get("rules_version")
     if isinstance(v, str) and v:
         return v
-    rules = config.get("rules", {})
-    names = list(rules.get("files", [])) + ([rules["gazetteer_file"]] if rules.get("gazetteer_file") else [])
-    if not names or "rules" not in config.get("pipeline", {}).get("stages", []):
+    rules = config.rules
+    names = list(rules.files) + ([rules.gazetteer_file] if rules.gazetteer_file else [])
+    if not names or "rules" not in config.pipeline.stages:
         return "none"
     h = hashlib.sha256()
     for name in names:
@@ -61,7 +61,7 @@ def build_manifest(
     runner: str,
     counts: Mapping[str, Any],
     spans_by_label: Mapping[str, int],
-    config: dict[str, Any],
+    config: Config,
     bundle: Bundle,
     key: bytes,
     timings: Mapping[str, float],
@@ -71,7 +71,7 @@ def build_manifest(
     """The manifest dict; `counts` holds input_rows, null_note_id_dropped, tagged and status_counts()."""
     total = float(timings.get("total_s", 0.0)) or 0.0
     processed = int(counts.get("input_rows", 0)) - int(counts.get("null_note_id_dropped", 0))
-    pipe = config.get("pipeline", {})
+    pipe = config.pipeline
     manifest: dict[str, Any] = {
         "engine": "deid-spark",
         "engine_version": deid_core.__version__,
@@ -79,18 +79,16 @@ def build_manifest(
         "started_at": started.isoformat(timespec="seconds"),
         "bundle_id": bundle.id,
         "rules_version": rules_version(bundle, config),
-        "config_digest": digest(config),
+        "config_digest": config.digest,
         "key_id": key_id(key),
-        "mode": pipe.get("mode"),
-        "stages": list(pipe.get("stages", [])),
+        "mode": pipe.mode,
+        "stages": list(pipe.stages),
         "counts": {**dict(counts), "spans": int(sum(spans_by_label.values())),
                    "spans_by_label": dict(sorted(spans_by_label.items()))},
         "timings_s": {k: round(float(v), 3) for k, v in timings.items()},
         "throughput_notes_per_s": round(processed / total, 1) if total > 0 else None,
     }
-    limit = config.get("job", {}).get("max_quarantine_rate")
-    if limit is not None:
-        manifest["quality"] = quarantine_quality(manifest["counts"], float(limit))
+    manifest["quality"] = quarantine_quality(manifest["counts"], config.job.max_quarantine_rate)
     manifest.update(dict(extra or {}))
     return manifest
 

@@ -5,50 +5,39 @@ from __future__ import annotations
 import argparse
 import os
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from deid_core import taxonomy
-from deid_core.config import ConfigError, conf_file, deep_merge, load_toml
+from deid_core.config import Config, ConfigError, Job, load_config
+from deid_core.config.convert import choices
 
-DUPLICATE_POLICIES = ("fail", "quarantine")
-NULL_ID_POLICIES = ("fail", "drop")
-STAGING_MODES = ("parquet", "persist")
-# [job] keys and the check each value must pass (the message lists what is accepted).
-JOB_KEYS = {
-    "batch_size": "an integer >= 1 (notes per Arrow batch)",
-    "partitions": "an integer >= 0 (0: Spark's default parallelism)",
-    "on_duplicate": f"one of {', '.join(DUPLICATE_POLICIES)}",
-    "on_null_note_id": f"one of {', '.join(NULL_ID_POLICIES)}",
-    "staging": f"one of {', '.join(STAGING_MODES)}",
-    "name_columns": "a list of column names, each optionally 'column:LABEL'",
-    "max_quarantine_rate": "a number from 0 to 1 (share of tagged notes a stage may quarantine before the run fails)",
-}
-# Test-only hooks, honoured only when the test suite sets $DEID_TEST_HOOKS=1 (never in production):
-# see deid_core.app.batch.make_deidentifier.
+DUPLICATE_POLICIES = choices(Job, "on_duplicate")
+NULL_ID_POLICIES = choices(Job, "on_null_note_id")
+STAGING_MODES = choices(Job, "staging")
+# Test-only hooks ([testing]), honoured only when the test suite sets $DEID_TEST_HOOKS=1 (never in
+# production): see deid_core.app.batch.make_deidentifier.
 TEST_HOOKS_ENV = "DEID_TEST_HOOKS"
-TESTING_KEYS = {"fault_note_marker": "a non-empty string; notes whose id contains it raise in the tag stage"}
 
 
 @dataclass(frozen=True)
 class RunOptions:
     """Everything a run needs besides the data: effective config, name columns, key source, bundle."""
 
-    config: dict[str, Any]
+    config: Config
     name_columns: dict[str, str] = field(default_factory=dict)
     key_file: str | None = None
     demo_key: bool = False
     bundle: str | None = None
 
     @property
-    def job(self) -> dict[str, Any]:
+    def job(self) -> Job:
         """The [job] table of the effective config."""
-        return self.config["job"]
+        return self.config.job
 
     @property
     def mode(self) -> str:
         """The replacement mode."""
-        return self.config["pipeline"]["mode"]
+        return self.config.pipeline.mode
 
 
 def add_run_arguments(parser: argparse.ArgumentParser) -> None:
@@ -88,87 +77,42 @@ def parse_name_columns(spec: str | list[str] | None) -> dict[str, str]:
 
 def cli_overrides(args: argparse.Namespace) -> dict[str, Any]:
     """The config tables that command-line flags override (only flags that were given)."""
+    given = {k: v for k, v in vars(args).items() if v is not None}
     pipeline: dict[str, Any] = {}
-    job: dict[str, Any] = {}
-    if getattr(args, "mode", None):
-        pipeline["mode"] = args.mode
-    if getattr(args, "stages", None) is not None:
-        pipeline["stages"] = [s.strip() for s in args.stages.split(",") if s.strip()]
-    for name in ("batch_size", "partitions", "on_duplicate", "staging"):
-        value = getattr(args, name, None)
-        if value is not None:
-            job[name] = value
-    if getattr(args, "name_columns", None) is not None:
-        job["name_columns"] = [c.strip() for c in args.name_columns.split(",") if c.strip()]
+    job: dict[str, Any] = {k: given[k] for k in ("batch_size", "partitions", "on_duplicate", "staging") if k in given}
+    if given.get("mode"):
+        pipeline["mode"] = given["mode"]
+    if "stages" in given:
+        pipeline["stages"] = [s.strip() for s in given["stages"].split(",") if s.strip()]
+    if "name_columns" in given:
+        job["name_columns"] = [c.strip() for c in given["name_columns"].split(",") if c.strip()]
     return {k: v for k, v in (("pipeline", pipeline), ("job", job)) if v}
 
 
-def effective_config(config_file: str | None = None, overrides: dict[str, Any] | None = None) -> dict[str, Any]:
-    """conf/deidentify.toml, then --config FILE, then CLI overrides; checked."""
-    config = conf_file("deidentify.toml")  # never a same-named file in the working directory
-    if config_file:
-        if not Path(config_file).is_file():
-            raise ConfigError(f"--config {config_file}: no such file")
-        config = deep_merge(config, load_toml(Path(config_file).resolve()))
-    config = deep_merge(config, overrides or {})
+def effective_config(config_file: str | None = None, overrides: dict[str, Any] | None = None) -> Config:
+    """conf/ files, then --config FILE, then CLI overrides; checked (ConfigError names the file and key)."""
+    config = load_config(overrides, config_file)
     check_config(config)
     return config
 
 
-def _check_value(key: str, value: Any) -> bool:
-    if key == "batch_size":
-        return isinstance(value, int) and not isinstance(value, bool) and value >= 1
-    if key == "partitions":
-        return isinstance(value, int) and not isinstance(value, bool) and value >= 0
-    if key == "on_duplicate":
-        return value in DUPLICATE_POLICIES
-    if key == "on_null_note_id":
-        return value in NULL_ID_POLICIES
-    if key == "staging":
-        return value in STAGING_MODES
-    if key == "name_columns":
-        return isinstance(value, list) and all(isinstance(v, str) for v in value)
-    if key == "max_quarantine_rate":
-        return isinstance(value, int | float) and not isinstance(value, bool) and 0 <= value <= 1
-    return False
-
-
-def check_config(config: dict[str, Any]) -> None:
-    """Raise ConfigError naming the first bad option and what it accepts."""
-    job = config.setdefault("job", {})
-    for key, value in job.items():
-        if key not in JOB_KEYS:
-            raise ConfigError(f"[job] unknown option {key!r}; accepted: {', '.join(JOB_KEYS)}")
-        if not _check_value(key, value):
-            raise ConfigError(f"[job] {key} = {value!r} is not accepted; expected {JOB_KEYS[key]}")
-    if config.get("testing") and os.environ.get(TEST_HOOKS_ENV) != "1":
-        raise ConfigError(f"[testing] holds test-suite hooks ({', '.join(config['testing'])}); they are refused "
+def check_config(config: Config) -> None:
+    """The run-level checks beyond the schema: test hooks only under the test suite, name-column labels."""
+    hooks = config.testing.hooks()
+    if hooks and os.environ.get(TEST_HOOKS_ENV) != "1":
+        raise ConfigError(f"[testing] holds test-suite hooks ({', '.join(hooks)}); they are refused "
                           f"unless ${TEST_HOOKS_ENV}=1 (set by the test suite only)")
-    for key, value in config.get("testing", {}).items():
-        if key not in TESTING_KEYS or not (isinstance(value, str) and value):
-            raise ConfigError(f"[testing] {key} = {value!r} is not accepted; accepted: {TESTING_KEYS}")
-    pipe = config.setdefault("pipeline", {})
-    registry = config.get("registry", {})
-    stages = pipe.get("stages", [])
-    if not isinstance(stages, list):
-        raise ConfigError(f"[pipeline] stages must be a list; accepted names: {sorted(registry.get('stages', {}))}")
-    unknown = [s for s in stages if s not in registry.get("stages", {})]
-    if unknown:
-        raise ConfigError(f"unknown pipeline stage(s) {unknown}; accepted: {sorted(registry.get('stages', {}))}")
-    for key, table in (("mode", "modes"), ("merge", "merge")):
-        value = pipe.get(key)
-        if value not in registry.get(table, {}):
-            raise ConfigError(f"unknown {key} {value!r}; accepted: {sorted(registry.get(table, {}))}")
-    parse_name_columns(job.get("name_columns", []))
+    parse_name_columns(list(config.job.name_columns))
 
 
 def run_options(args: argparse.Namespace) -> RunOptions:
     """RunOptions from parsed arguments (config file + flags); raises ConfigError on bad options."""
-    config = effective_config(getattr(args, "config", None), cli_overrides(args))
+    given = vars(args)
+    config = effective_config(given.get("config"), cli_overrides(args))
     return RunOptions(
         config=config,
-        name_columns=parse_name_columns(config["job"].get("name_columns", [])),
-        key_file=getattr(args, "key_file", None),
-        demo_key=bool(getattr(args, "demo_key", False)),
-        bundle=getattr(args, "bundle", None),
+        name_columns=parse_name_columns(list(config.job.name_columns)),
+        key_file=given.get("key_file"),
+        demo_key=bool(given.get("demo_key")),
+        bundle=given.get("bundle"),
     )

@@ -7,14 +7,14 @@ what the counts mean, when the run stops and which copy of a duplicate is kept i
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 import pyarrow as pa
 
 from deid_core.app.schema import BatchSpec
-from deid_core.config import ConfigError
+from deid_core.config import ConfigError, Job
 
 log = logging.getLogger("deid.run")
 
@@ -67,17 +67,17 @@ def dedup_keys(spec: BatchSpec, schema: pa.Schema) -> tuple[str, ...]:
     return tuple(keys)
 
 
-def plan_ids(counts: InputCounts, spec: BatchSpec, schema: pa.Schema, job: Mapping[str, Any]) -> IdPlan:
+def plan_ids(counts: InputCounts, spec: BatchSpec, schema: pa.Schema, job: Job) -> IdPlan:
     """Apply [job] on_null_note_id and on_duplicate to the counts: raise under "fail", else the plan."""
     if counts.null_ids:
-        if job["on_null_note_id"] == "fail":
+        if job.on_null_note_id == "fail":
             raise NullNoteIdError(f"{counts.null_ids} input row(s) have a null or non-UTF-8 note_id; fix the "
                                   "input or set [job] on_null_note_id = \"drop\" to drop and count them")
         log.warning("dropping %d row(s) with a null or non-UTF-8 note_id (on_null_note_id = drop)",
                     counts.null_ids)
     if not counts.duplicate_rows:
         return IdPlan(bool(counts.null_ids), None)
-    if job["on_duplicate"] == "fail":
+    if job.on_duplicate == "fail":
         raise DuplicateNoteIdError(
             f"{counts.duplicate_rows} duplicate note_id row(s) over {counts.duplicate_ids} note_id value(s); fix "
             "the input or set [job] on_duplicate = \"quarantine\" (or --on-duplicate quarantine)")

@@ -28,7 +28,7 @@ from deid_core.app.options import RunOptions
 from deid_core.app.policies import IdPlan, InputCounts, plan_ids, run_counts
 from deid_core.app.schema import BatchSpec, validate_input_schema
 from deid_core.bundle import Bundle
-from deid_core.config import ConfigError
+from deid_core.config import Config, ConfigError
 from deid_core.io.tables import check_parquet_input
 
 log = logging.getLogger("deid.run")
@@ -95,7 +95,7 @@ class TagTask:
     """What the tagging step needs on any executor (plain values; the key never goes in a closure)."""
 
     spec: BatchSpec
-    config: dict[str, Any] = field(repr=False)
+    config: Config = field(repr=False)
     key: bytes = field(repr=False)
     bundle: Bundle
     batch_size: int
@@ -241,7 +241,7 @@ def run(request: RunRequest, backend: Backend) -> RunResult:
     staging = (f"{root.rstrip('/')}/{staging_prefix(request.sink)}{secrets.token_hex(4)}"
                if backend.stages_to_files and root else None)
     t1 = time.perf_counter()
-    task = TagTask(spec, options.config, request.key, request.bundle, options.job["batch_size"])
+    task = TagTask(spec, options.config, request.key, request.bundle, options.job.batch_size)
     staged = None
     try:
         staged = backend.stage(frame, task, staging)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import regex
 
+from deid_core.config import Config
 from deid_core.doc import Doc
 from deid_core.spans import Span
 
@@ -28,6 +29,6 @@ class LiteralTagger:
         return spans
 
 
-def literal_stage(config: dict, bundle) -> LiteralTagger:
+def literal_stage(config: Config, bundle) -> LiteralTagger:
     """Stage factory for tests: [registry.stages] literal = "deid_core.engine.literal:literal_stage"."""
     return LiteralTagger()

@@ -20,19 +20,10 @@ from fnmatch import fnmatchcase
 import regex
 
 from deid_core import taxonomy
+from deid_core.config import Config
+from deid_core.config import Merge as MergeOptions
 from deid_core.gazetteers import is_common
 from deid_core.spans import Span, default_rank, resolve_overlaps, sort_spans
-
-DEFAULT_PRIORITY = ("rules", "metadata", "crf_char", "crf")
-_DEFAULTS = {"priority": list(DEFAULT_PRIORITY), "reconcile": True, "propagate": True,
-             "propagate_categories": ["NAME", "LOCATION"], "propagate_min_length": 3,
-             "rule_gate": 0.0, "rule_gate_sources": ["*"], "rule_gate_exempt": ["metadata*"],
-             "propagate_patient": False}
-
-
-def merge_options(options: dict | None) -> dict:
-    """The `[merge]` options with defaults filled in."""
-    return {**_DEFAULTS, **(options or {})}
 
 
 def source_kind(source: str) -> str:
@@ -45,12 +36,12 @@ class Merger:
 
     wants_doc = True
 
-    def __init__(self, policy: str, options: dict | None = None) -> None:
+    def __init__(self, policy: str, options: MergeOptions) -> None:
         if policy not in POLICIES:
             raise ValueError(f"unknown merge policy {policy!r}; accepted: {', '.join(POLICIES)}")
         self.policy = policy
-        self.options = merge_options(options)
-        pri = list(self.options["priority"])
+        self.options = options
+        pri = list(options.priority)
         self._pri = {k: i for i, k in enumerate(pri)}
         # rule ids and other unnamed sources rank where "rules" stands
         self._unknown = self._pri.get("rules", len(pri))
@@ -66,26 +57,26 @@ class Merger:
     @property
     def across_notes(self) -> bool:
         """True when names and places are propagated across a patient's notes ([merge] propagate_patient)."""
-        return bool(self.options["propagate_patient"])
+        return self.options.propagate_patient
 
     def patient(self, notes: Sequence[tuple[str, list[Span]]]) -> list[list[Span]]:
         """Cross-note propagation over one patient's (text, merged spans) pairs."""
         return propagate_patient(notes, self.options)
 
     def __call__(self, spans: Sequence[Span], doc=None) -> list[Span]:
-        gate = float(self.options["rule_gate"])
+        gate = self.options.rule_gate
         if gate > 0 and doc is not None and doc.crf_phi is not None:
             spans = gate_rules(spans, doc, gate, self)
         merged = POLICIES[self.policy](self, spans)
-        if doc is not None and (self.options["reconcile"] or self.options["propagate"]):
+        if doc is not None and (self.options.reconcile or self.options.propagate):
             merged = reconcile(merged, doc.text, self)
         return merged
 
 
-def gated_source(source: str, options: dict) -> bool:
+def gated_source(source: str, options: MergeOptions) -> bool:
     """Is a rule span of this source subject to the rule gate? (`rule_gate_sources` minus `rule_gate_exempt`, globs.)"""
-    return (any(fnmatchcase(source, g) for g in options["rule_gate_sources"])
-            and not any(fnmatchcase(source, g) for g in options["rule_gate_exempt"]))
+    return (any(fnmatchcase(source, g) for g in options.rule_gate_sources)
+            and not any(fnmatchcase(source, g) for g in options.rule_gate_exempt))
 
 
 def gate_rules(spans: Sequence[Span], doc, gate: float, m: Merger) -> list[Span]:
@@ -153,7 +144,7 @@ POLICIES: dict[str, Callable[[Merger, Sequence[Span]], list[Span]]] = {
 def reconcile(spans: list[Span], text: str, m: Merger) -> list[Span]:
     """Type agreement per surface string, then propagation to untagged repeats."""
     opts = m.options
-    if opts["reconcile"] and spans:
+    if opts.reconcile and spans:
         by_key: dict[str, list[Span]] = defaultdict(list)
         for s in spans:
             by_key[text[s.start:s.end].lower()].append(s)
@@ -166,23 +157,24 @@ def reconcile(spans: list[Span], text: str, m: Merger) -> list[Span]:
         if fixed:
             spans = [s.with_label(fixed[k]) if (k := text[s.start:s.end].lower()) in fixed and s.label != fixed[k] else s
                      for s in spans]
-    if opts["propagate"] and spans:
+    if opts.propagate and spans:
         spans = _propagate(spans, text, opts)
     return spans
 
 
-def _propagate(spans: list[Span], text: str, opts: dict) -> list[Span]:
+def _propagate(spans: list[Span], text: str, opts: MergeOptions) -> list[Span]:
     return add_occurrences(spans, text, propagation_strings(spans, text, opts), "crf:propagate")
 
 
-def propagation_strings(spans: Sequence[Span], text: str, opts: dict, *, skip_common: bool = False) -> dict[str, str]:
+def propagation_strings(spans: Sequence[Span], text: str, opts: MergeOptions, *,
+                        skip_common: bool = False) -> dict[str, str]:
     """Surface string (lower case) -> label of the spans propagation may repeat elsewhere.
 
     `skip_common`: leave out strings made only of dictionary or clinical words ("Bay", "Holy
     Cross"), which are repeated only inside the note where they were found.
     """
-    cats = set(opts["propagate_categories"])
-    min_len = int(opts["propagate_min_length"])
+    cats = set(opts.propagate_categories)
+    min_len = opts.propagate_min_length
     strings: dict[str, str] = {}
     for s in spans:
         surface = text[s.start:s.end]
@@ -227,7 +219,7 @@ def patient_groups(patient_ids: Sequence[str | None]) -> list[list[int]]:
     return [g for g in groups.values() if len(g) > 1]
 
 
-def propagate_patient(notes: Sequence[tuple[str, list[Span]]], opts: dict) -> list[list[Span]]:
+def propagate_patient(notes: Sequence[tuple[str, list[Span]]], opts: MergeOptions) -> list[list[Span]]:
     """Across one patient's notes: a name or place tagged in one note is tagged in the others too.
 
     Seed 000's document-level propagation extended to the patient: the people and places of
@@ -242,9 +234,9 @@ def propagate_patient(notes: Sequence[tuple[str, list[Span]]], opts: dict) -> li
     return [add_occurrences(list(spans), text, strings, "patient:propagate", pat) for text, spans in notes]
 
 
-def _factory(policy: str) -> Callable[[dict], Merger]:
-    def make(config: dict) -> Merger:
-        return Merger(policy, config.get("merge", {}))
+def _factory(policy: str) -> Callable[[Config], Merger]:
+    def make(config: Config) -> Merger:
+        return Merger(policy, config.merge)
 
     make.__doc__ = f"Merge factory for the {policy} policy."
     return make

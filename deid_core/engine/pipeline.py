@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from typing import Protocol
 
 from deid_core import taxonomy
+from deid_core.config import Config
 from deid_core.doc import Doc
 from deid_core.engine.merge import patient_groups
 from deid_core.engine.registry import resolve
@@ -147,32 +148,22 @@ class Deidentifier:
             return NoteResult(note.note_id, note.patient_id, error_stage="replace", error_class=type(exc).__name__)
 
 
-def build_deidentifier(config: dict, bundle, key: bytes) -> Deidentifier:
+def build_deidentifier(config: Config, bundle, key: bytes) -> Deidentifier:
     """The Deidentifier a configuration asks for: [pipeline] stages, merge policy, mode.
 
     Stages and replacers are named in conf/deidentify.toml ([registry.stages],
     [registry.modes], [registry.merge]) as 'module:factory'. A stage factory takes
     (config, bundle) and returns a Tagger; a mode factory takes (config, key) and returns a
-    Replacer; a merge factory takes (config) and returns a Merger.
+    Replacer; a merge factory takes (config) and returns a Merger. The names were checked
+    against the registry when the configuration was loaded.
     """
-    pipe = config.get("pipeline", {})
-    registry = config.get("registry", {})
-    stages = pipe.get("stages", [])
-    unknown = [s for s in stages if s not in registry.get("stages", {})]
-    if unknown:
-        raise ValueError(f"unknown pipeline stage(s) {unknown}; accepted: {sorted(registry.get('stages', {}))}")
-    taggers = [resolve(registry["stages"][s])(config, bundle) for s in stages]
-    mode = pipe.get("mode", "mask")
-    if mode not in registry.get("modes", {}):
-        raise ValueError(f"unknown mode {mode!r}; accepted: {sorted(registry.get('modes', {}))}")
-    replacer = resolve(registry["modes"][mode])(config, key)
-    merge_name = pipe.get("merge", "longest")
-    if merge_name not in registry.get("merge", {}):
-        raise ValueError(f"unknown merge policy {merge_name!r}; accepted: {sorted(registry.get('merge', {}))}")
-    merge = resolve(registry["merge"][merge_name])(config)
+    pipe, registry = config.pipeline, config.registry
+    taggers = [resolve(registry.stages[s])(config, bundle) for s in pipe.stages]
+    replacer = resolve(registry.modes[pipe.mode])(config, key)
+    merge = resolve(registry.merge[pipe.merge])(config)
     return Deidentifier(taggers, key=key, merge=merge, replacer=replacer)
 
 
-def longest_merge(config: dict) -> Merger:
+def longest_merge(config: Config) -> Merger:
     """Factory for the default merge: overlapping spans resolved longest-first."""
     return resolve_overlaps

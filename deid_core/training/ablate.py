@@ -13,12 +13,15 @@ import copy
 import json
 import logging
 import time
+from dataclasses import replace
 from pathlib import Path
 
+from deid_core.config import Merge as MergeOptions
+from deid_core.config import conf_file, crf_from_tables
 from deid_core.engine.merge import Merger
 from deid_core.training.corpora import pipeline_config, read_training_corpus
 from deid_core.training.cv import brief, cv_stage_spans, merged_predictions, score
-from deid_core.training.train import crf_config, make_docs
+from deid_core.training.train import make_docs
 
 log = logging.getLogger("deid.ablate")
 
@@ -36,7 +39,7 @@ def variant(name: str, desc: str, synthetic: bool = False, easy: bool = False):
     return deco
 
 
-def _drop(conf: dict, families: list[str]) -> None:
+def _drop(conf: dict, families: list[str]) -> None:  # conf: conf/crf.toml's tables, patched before checking
     for m in conf["models"].values():
         m["features"] = [f for f in m["features"] if f not in families]
 
@@ -69,15 +72,16 @@ variant("+synth_ea", "+ synthetic source notes, EasyAdapt", synthetic=True, easy
 def run_variant(name: str, notes, gold, extra, dconf: dict, folds: int, iters: int | None) -> dict:
     """CV one variant; headline numbers per stage set / merge policy."""
     desc, patch, synthetic, easy = VARIANTS[name]
-    conf = copy.deepcopy(crf_config())
+    tables = copy.deepcopy(conf_file("crf.toml"))
     if iters:
-        conf["training"]["max_iterations"] = iters
-    patch(conf)
+        tables["training"]["max_iterations"] = iters
+    patch(tables)
+    conf = crf_from_tables(tables, f"ablation variant {name}")
     t0 = time.perf_counter()
     staged = cv_stage_spans(notes, gold, conf, dconf, k=folds, extra=extra if synthetic else (),
-                            models=conf["training"].get("models"), easy=easy)
+                            models=list(conf.training.models), easy=easy)
     out = {"variant": name, "description": desc, "folds": folds, "seconds": round(time.perf_counter() - t0)}
-    opts = dconf.get("merge", {})
+    opts = dconf.merge
     for pol in ("rules_win", "cascade", "union"):
         out[f"rules+crf/{pol}"] = brief(score(notes, gold, merged_predictions(notes, staged, Merger(pol, opts), ["rules", "crf"])))
     out["crf"] = brief(score(notes, gold, merged_predictions(notes, staged, Merger("rules_win", opts), ["crf"])))
@@ -87,12 +91,12 @@ def run_variant(name: str, notes, gold, extra, dconf: dict, folds: int, iters: i
     return out
 
 
-SEED001_PRIORITY = ["rules", "metadata", "crf_char", "crf"]
+SEED001_PRIORITY = ("rules", "metadata", "crf_char", "crf")
 
 
-def char_rows(notes, gold, staged, opts: dict) -> dict:
+def char_rows(notes, gold, staged, opts: MergeOptions) -> dict:
     """Rows with the char CRF's stage: alone, rules + char, rules + token + char under every policy."""
-    seed001 = Merger("cascade", {**opts, "priority": SEED001_PRIORITY})
+    seed001 = Merger("cascade", replace(opts, priority=SEED001_PRIORITY))
     rows = {"crf_char": Merger("rules_win", opts)}
     sets = {"rules+crf_char": ["rules", "crf_char"], "rules+crf+crf_char": ["rules", "crf", "crf_char"],
             "rules+crf": ["rules", "crf"]}

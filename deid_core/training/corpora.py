@@ -3,8 +3,9 @@ configuration training and CV run the rules with."""
 
 from __future__ import annotations
 
-import copy
 from pathlib import Path
+
+from deid_core.config import Config, load_config
 
 # Known-PHI metadata columns used when a Parquet training corpus has them (EHR features).
 NAME_COLUMNS = {"patient_first_name": "PATIENT", "patient_last_name": "PATIENT", "attending_name": "DOCTOR"}
@@ -28,9 +29,6 @@ def read_training_corpus(path: str):
     raise FileNotFoundError(f"{folder}: neither id.text nor notes(.parquet) + gold(.parquet) found")
 
 
-def pipeline_config(path: str | None) -> dict:
-    """conf/deidentify.toml with an optional override file merged over it."""
-    from deid_core.config import conf_file, deep_merge, load_toml
-
-    base = conf_file("deidentify.toml")
-    return deep_merge(base, load_toml(path)) if path else copy.deepcopy(base)
+def pipeline_config(path: str | None) -> Config:
+    """The effective configuration: conf/ with an optional override file (--config FILE) merged over it."""
+    return load_config(config_file=path)

@@ -7,6 +7,7 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
+from deid_core.config import Config, CrfSettings
 from deid_core.doc import Doc
 from deid_core.engine.crf.chars import CharCrfTagger, load_char_model
 from deid_core.engine.crf.tagger import CrfTagger, load_models, rule_source
@@ -21,7 +22,7 @@ StageSpans = dict[str, dict[str, list[Span]]]  # note_id -> stage -> spans
 
 
 def cv_stage_spans(
-    notes: Sequence[Note], gold: dict[str, list[Span]], conf: dict, deid_config: dict, *,
+    notes: Sequence[Note], gold: dict[str, list[Span]], conf: CrfSettings, deid_config: Config, *,
     k: int = 5, c1: float | None = None, c2: float | None = None, extra: Sequence[TrainDoc] = (),
     threshold: float | None = None, models: Sequence[str] | None = None, easy: bool | None = None,
     use_rules: bool = True,
@@ -33,7 +34,7 @@ def cv_stage_spans(
     rules = rule_source(deid_config, None) if use_rules else None
     folds = patient_folds(notes, k)
     out: StageSpans = {}
-    thr = float(conf.get("tagging", {}).get("marginal_threshold", 1.0) if threshold is None else threshold)
+    thr = conf.tagging.marginal_threshold if threshold is None else threshold
     for fi, test_pids in enumerate(folds):
         train_notes = [n for n in notes if (n.patient_id or n.note_id) not in test_pids]
         test_notes = [n for n in notes if (n.patient_id or n.note_id) in test_pids]
@@ -96,32 +97,28 @@ def brief(report: dict) -> dict:
     }
 
 
-def evaluate_bundle(bundle_path, notes: Sequence[Note], gold: dict[str, list[Span]], config: dict,
+def evaluate_bundle(bundle_path, notes: Sequence[Note], gold: dict[str, list[Span]], config: Config,
                     stages: Sequence[str] = ("rules", "crf"), merge: str | None = None) -> dict:
     """Score the Deidentifier built from a bundle on a held-out corpus (e.g. synthetic, unseen seed)."""
-    import copy
-
     from deid_core.bundle import load_bundle
     from deid_core.engine.pipeline import build_deidentifier
 
-    cfg = copy.deepcopy(config)
-    cfg["pipeline"]["stages"] = list(stages)
-    if merge:
-        cfg["pipeline"]["merge"] = merge
+    cfg = config.override({"pipeline": {"stages": list(stages), **({"merge": merge} if merge else {})}})
     deid = build_deidentifier(cfg, load_bundle(bundle_path), b"evaluation-key-not-secret-00000")
     return score(notes, gold, dict(zip([n.note_id for n in notes], deid.tag_many(notes), strict=True)))
 
 
-def run_cv(notes, gold, conf, dconf, k, *, extra, c1=None, c2=None, use_rules=True, models=None, easy=None) -> dict:
+def run_cv(notes, gold, conf: CrfSettings, dconf: Config, k, *, extra, c1=None, c2=None, use_rules=True,
+           models=None, easy=None) -> dict:
     """CV report of the full hybrid under the configured merge policy."""
     from deid_core.engine.registry import resolve
 
     staged = cv_stage_spans(notes, gold, conf, dconf, k=k, c1=c1, c2=c2, extra=extra,
                             use_rules=use_rules, models=models, easy=easy)
-    merge_name = dconf.get("pipeline", {}).get("merge", "rules_win")
-    merger = resolve(dconf["registry"]["merge"][merge_name])(dconf)
+    merge_name = dconf.pipeline.merge
+    merger = resolve(dconf.registry.merge[merge_name])(dconf)
     stages = ["rules", "crf"] if use_rules else ["crf"]
-    if "crf_char" in dconf.get("pipeline", {}).get("stages", []) and any("crf_char" in v for v in staged.values()):
+    if "crf_char" in dconf.pipeline.stages and any("crf_char" in v for v in staged.values()):
         stages.append("crf_char")  # the char CRF is scored when the configured pipeline runs it
     report = score(notes, gold, merged_predictions(notes, staged, merger, stages))
     report["crf_only"] = score(notes, gold, merged_predictions(notes, staged, merger, ["crf"]))

@@ -7,14 +7,14 @@ import logging
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import pycrfsuite
 
 from deid_core import taxonomy
 from deid_core.bundle import BUNDLE_FORMAT, Bundle, content_id, load_bundle
-from deid_core.config import conf_file, load_toml
+from deid_core.config import CrfSettings, crf_settings
 from deid_core.doc import Doc
 from deid_core.engine.crf.chars import CHAR_FEATURES_VERSION, char_sequences, is_char_model
 from deid_core.engine.crf.clusters import save_clusters, train_clusters
@@ -38,15 +38,15 @@ class TrainDoc:
     domain: str = "T"
 
 
-def crf_config(path: str | Path | None = None) -> dict:
-    """conf/crf.toml, or another file of the same shape."""
-    return load_toml(path) if path else conf_file("crf.toml")
+def crf_config(path: str | Path | None = None) -> CrfSettings:
+    """conf/crf.toml, or another whole file of the same shape, checked."""
+    return crf_settings(path)
 
 
-def model_labels(conf: dict, model: str) -> set[str]:
+def model_labels(conf: CrfSettings, model: str) -> set[str]:
     """CRF labels a model learns: its categories' labels after the label map."""
-    lmap = conf.get("labels", {}).get("map", {})
-    cats = conf["models"][model]["categories"]
+    lmap = conf.labels.map
+    cats = conf.models[model].categories
     return {lmap.get(lab, lab) for c in cats for lab in taxonomy.labels_of(c)}
 
 
@@ -60,15 +60,15 @@ def _rules_for(docs: Sequence[TrainDoc], rules: RuleSource | None) -> list[Seque
 
 
 def model_sequences(
-    docs: Sequence[TrainDoc], conf: dict, model: str, *, clusters: dict | None,
+    docs: Sequence[TrainDoc], conf: CrfSettings, model: str, *, clusters: dict | None,
     rule_spans: Sequence[Sequence[Span]], easy: bool = False,
 ) -> Iterator[tuple[list[list[str]], list[str]]]:
     """(features, tags) per non-empty training doc for one [models.<model>] (runs anywhere: driver or executor)."""
-    mconf = conf["models"][model]
-    scheme = check_scheme(conf.get("labels", {}).get("scheme", "BIO"))
-    lmap = conf.get("labels", {}).get("map", {})
+    mconf = conf.models[model]
+    scheme = check_scheme(conf.labels.scheme)
+    lmap = conf.labels.map
     keep = model_labels(conf, model)
-    ext = FeatureExtractor(FeatureConfig(list(mconf["features"]), int(mconf.get("window", 2))), clusters)
+    ext = FeatureExtractor(FeatureConfig(list(mconf.features), mconf.window), clusters)
     for d, rs in zip(docs, rule_spans, strict=True):
         _, starts, ends = d.doc.tokens
         if not starts:
@@ -80,14 +80,14 @@ def model_sequences(
 
 
 def train_model(
-    docs: Sequence[TrainDoc], conf: dict, model: str, out_file: Path, *, clusters: dict | None,
+    docs: Sequence[TrainDoc], conf: CrfSettings, model: str, out_file: Path, *, clusters: dict | None,
     rule_spans: Sequence[Sequence[Span]], c1: float, c2: float, easy: bool = False,
     sequences: Iterable[tuple[list[list[str]], list[str]]] | None = None,
 ) -> dict:
     """Train one [models.<model>] CRF into out_file (from `sequences` if given); its bundle entry."""
-    mconf = conf["models"][model]
-    tconf = conf.get("training", {})
-    trainer = pycrfsuite.Trainer(algorithm=tconf.get("algorithm", "lbfgs"), verbose=False)
+    mconf = conf.models[model]
+    tconf = conf.training
+    trainer = pycrfsuite.Trainer(algorithm=tconf.algorithm, verbose=False)
     t0 = time.perf_counter()
     counts: Counter = Counter()
     mentions: Counter = Counter()
@@ -99,21 +99,21 @@ def train_model(
         trainer.append(x, y)
     t_feat = time.perf_counter() - t0
     trainer.set_params({
-        "c1": c1, "c2": c2, "max_iterations": int(tconf.get("max_iterations", 150)),
-        "feature.possible_transitions": True, "feature.minfreq": float(tconf.get("feature_minfreq", 1)),
+        "c1": c1, "c2": c2, "max_iterations": tconf.max_iterations,
+        "feature.possible_transitions": True, "feature.minfreq": tconf.feature_minfreq,
     })
     trainer.train(str(out_file))
     log.info("model %s: %d docs, features %.1fs, train %.1fs", model, len(docs), t_feat,
              time.perf_counter() - t0 - t_feat)
     return {
-        "file": out_file.name, "features": list(mconf["features"]), "window": int(mconf.get("window", 2)),
-        "categories": list(mconf["categories"]), "labels": sorted(model_labels(conf, model)), "c1": c1, "c2": c2,
+        "file": out_file.name, "features": list(mconf.features), "window": mconf.window,
+        "categories": list(mconf.categories), "labels": sorted(model_labels(conf, model)), "c1": c1, "c2": c2,
         "tag_counts": dict(sorted(counts.items())), "mention_counts": dict(sorted(mentions.items())),
     }
 
 
 def train_bundle(
-    docs: Sequence[TrainDoc], conf: dict, out_dir: Path, *, rules: RuleSource | None = None,
+    docs: Sequence[TrainDoc], conf: CrfSettings, out_dir: Path, *, rules: RuleSource | None = None,
     c1: float | None = None, c2: float | None = None, models: Sequence[str] | None = None,
     easy: bool | None = None, extra: dict | None = None,
     sequence_provider: Callable[[str, dict | None, bool], Iterable] | None = None,
@@ -121,28 +121,27 @@ def train_bundle(
     """Train clusters and every configured model on `docs`; write a complete bundle to out_dir."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    tconf = conf.get("training", {})
-    c1 = float(tconf.get("c1", 0.05) if c1 is None else c1)
-    c2 = float(tconf.get("c2", 0.01) if c2 is None else c2)
-    models = list(models or tconf.get("models", ["single"]))
-    unknown = [m for m in models if m not in conf["models"]]
+    tconf = conf.training
+    c1 = float(tconf.c1 if c1 is None else c1)
+    c2 = float(tconf.c2 if c2 is None else c2)
+    models = list(models or tconf.models)
+    unknown = [m for m in models if m not in conf.models]
     if unknown:
-        raise ValueError(f"unknown models {unknown}; [models.*] tables: {', '.join(conf['models'])}")
-    char_models = [m for m in models if is_char_model(conf["models"][m])]
+        raise ValueError(f"unknown models {unknown}; [models.*] tables: {', '.join(conf.models)}")
+    char_models = [m for m in models if is_char_model(conf.models[m])]
     if len(char_models) > 1:
         raise ValueError(f"at most one char model per bundle, got {char_models}")
     models = [m for m in models if m not in char_models]
-    easy = bool(tconf.get("easyadapt", False) if easy is None else easy)
+    easy = bool(tconf.easyadapt if easy is None else easy)
     easy = easy and len({d.domain for d in docs}) > 1
-    cconf = conf.get("clusters", {})
-    uses_clusters = any("cluster" in conf["models"][m]["features"] for m in models)
+    cconf = conf.clusters
+    uses_clusters = any("cluster" in conf.models[m].features for m in models)
     clusters = None
     if uses_clusters:
-        clusters = train_clusters((d.doc.text for d in docs), min_count=int(cconf.get("min_count", 3)),
-                                  dims=int(cconf.get("dims", 50)), k=tuple(cconf.get("k", (32, 256))),
-                                  seed=int(cconf.get("seed", 13)))
+        clusters = train_clusters((d.doc.text for d in docs), min_count=cconf.min_count, dims=cconf.dims,
+                                  k=tuple(cconf.k), seed=cconf.seed)
         save_clusters(clusters, out_dir / "clusters.tsv")
-    uses_rules = any("rule_hits" in conf["models"][m]["features"] for m in models + char_models)
+    uses_rules = any("rule_hits" in conf.models[m].features for m in models + char_models)
     # with a sequence_provider the token models' sequences (rules included) come from it
     need_rules = uses_rules and (bool(char_models) or sequence_provider is None)
     rule_spans = _rules_for(docs, rules) if need_rules else [()] * len(docs)
@@ -155,10 +154,9 @@ def train_bundle(
         entry = train_model(docs, conf, m, out_dir / f"crf-{m}.crfsuite", clusters=None, rule_spans=rule_spans,
                             c1=c1, c2=c2, sequences=char_sequences(docs, conf, m, rule_spans, model_labels(conf, m)))
         entry["kind"] = "char"
-        char_comp = {"models": {m: entry}, "features_version": CHAR_FEATURES_VERSION,
-                     "scheme": conf["models"][m].get("scheme", conf.get("labels", {}).get("scheme", "BIO"))}
+        char_comp = {"models": {m: entry}, "features_version": CHAR_FEATURES_VERSION, "scheme": conf.labels.scheme}
     depends = ["features", "taxonomy"]
-    fams = {f for m in models + char_models for f in conf["models"][m]["features"]}
+    fams = {f for m in models + char_models for f in conf.models[m].features}
     if "rule_hits" in fams:
         depends.append("rules")
     if fams & {"gazetteer", "token_gazetteer"}:
@@ -168,11 +166,11 @@ def train_bundle(
         "format": BUNDLE_FORMAT,
         "id": "",
         "components": {"crf": {
-            "models": entries, "scheme": conf.get("labels", {}).get("scheme", "BIO"),
-            "label_map": dict(conf.get("labels", {}).get("map", {})),
+            "models": entries, "scheme": conf.labels.scheme,
+            "label_map": dict(conf.labels.map),
             "clusters": "clusters.tsv" if clusters else None,
             "easyadapt": easy, "target_domain": "T" if easy else "",
-            "depends_on": depends, "tagging": dict(conf.get("tagging", {})),
+            "depends_on": depends, "tagging": asdict(conf.tagging),
         }, **({"crf_char": char_comp} if char_comp else {})},
         "versions": current_versions(),
         "training": {

@@ -11,10 +11,10 @@ recall first).
 from __future__ import annotations
 
 import argparse
-import copy
 import json
 import logging
 import time
+from dataclasses import replace
 from pathlib import Path
 
 from deid_core.training.corpora import pipeline_config, read_training_corpus
@@ -49,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
     """Train (optionally CV/tune first) and write the bundle."""
     from deid_core.engine.crf.tagger import rule_source
 
-    conf = copy.deepcopy(crf_config(args.crf_config))
+    conf = crf_config(args.crf_config)
     dconf = pipeline_config(args.config)
     models = args.models.split(",") if args.models else None
     easy = None if args.easyadapt is None else args.easyadapt == "on"
@@ -60,20 +60,21 @@ def run(args: argparse.Namespace) -> int:
         extra.extend(make_docs(s_notes, s_gold, domain="S"))
     use_rules = not args.no_rules
     t0 = time.perf_counter()
-    tconf = conf.setdefault("training", {})
+    tconf = conf.training
     cv_report = None
     if args.tune:
-        k = args.cv or int(tconf.get("folds", 5))
+        k = args.cv or tconf.folds
         best = None
-        for c1 in tconf.get("grid_c1", [tconf.get("c1", 0.05)]):
-            for c2 in tconf.get("grid_c2", [tconf.get("c2", 0.01)]):
+        for c1 in tconf.grid_c1:
+            for c2 in tconf.grid_c2:
                 rep = run_cv(notes, gold, conf, dconf, k, extra=extra, c1=c1, c2=c2, use_rules=use_rules,
                              models=models, easy=easy)
                 key = (f_beta(rep["overlap"]["precision"], rep["overlap"]["recall"], 2.0), rep["binary_token"]["f1"])
                 log.info("c1=%s c2=%s: overlap recall %.4f ppv %.4f", c1, c2, rep["overlap"]["recall"], rep["overlap"]["precision"])
                 if best is None or key > best[0]:
                     best = (key, c1, c2, rep)
-        _, tconf["c1"], tconf["c2"], cv_report = best
+        _, c1, c2, cv_report = best
+        conf = replace(conf, training=replace(tconf, c1=c1, c2=c2))
     elif args.cv:
         cv_report = run_cv(notes, gold, conf, dconf, args.cv, extra=extra, use_rules=use_rules,
                            models=models, easy=easy)

@@ -26,6 +26,8 @@ from pathlib import Path
 
 import pycrfsuite
 
+from deid_core.config import Config, CrfSettings
+from deid_core.config.crf import Model
 from deid_core.doc import Doc
 from deid_core.engine.crf.features import _known_tokens, gazetteer_names, regex_shape, short_shape
 from deid_core.engine.crf.labels import check_scheme, decode, encode
@@ -62,9 +64,9 @@ def check_families(families: Sequence[str]) -> list[str]:
     return list(families)
 
 
-def is_char_model(mconf: dict) -> bool:
+def is_char_model(mconf: Model) -> bool:
     """True for a [models.*] table with kind = "char"."""
-    return mconf.get("kind", "token") == KIND
+    return mconf.kind == KIND
 
 
 # ---------------------------------------------------------------- the char sequence
@@ -284,13 +286,13 @@ class CharFeatureExtractor:
 # ---------------------------------------------------------------- training
 
 
-def char_sequences(docs: Sequence, conf: dict, model: str, rule_spans: Sequence[Sequence[Span]],
+def char_sequences(docs: Sequence, conf: CrfSettings, model: str, rule_spans: Sequence[Sequence[Span]],
                    labels: set[str]):
     """(features, tags) per non-empty training doc for a char model [models.<model>]."""
-    mconf = conf["models"][model]
-    scheme = check_scheme(mconf.get("scheme", conf.get("labels", {}).get("scheme", "BIO")))
-    lmap = conf.get("labels", {}).get("map", {})
-    ext = CharFeatureExtractor(mconf["features"], int(mconf.get("window", 2)))
+    mconf = conf.models[model]
+    scheme = check_scheme(conf.labels.scheme)
+    lmap = conf.labels.map
+    ext = CharFeatureExtractor(mconf.features, mconf.window)
     for d, rs in zip(docs, rule_spans, strict=True):
         if not d.doc.tokens[0]:
             continue
@@ -351,18 +353,17 @@ def load_char_model(bundle, cache_size: int = 200_000) -> CharModel | None:
     return CharModel(name, entry, bundle.file(entry["file"]), cache_size)
 
 
-def char_stage(config: dict, bundle) -> CharCrfTagger:
+def char_stage(config: Config, bundle) -> CharCrfTagger:
     """Stage factory (conf/deidentify.toml [registry.stages] crf_char): the bundle's char CRF."""
     from deid_core.bundle import BundleError, load_bundle
-    from deid_core.config import conf_file
     from deid_core.engine.crf.tagger import rule_source
     from deid_core.engine.crf.versions import check_versions
 
     if bundle is None:
         bundle = load_bundle()
-    tagging = (config.get("crf") or conf_file("crf.toml")).get("tagging", {})
-    check_versions(bundle, strict=bool(tagging.get("strict_versions", False)))
-    model = load_char_model(bundle, int(tagging.get("cache_size", 200_000)))
+    tagging = config.crf.tagging
+    check_versions(bundle, strict=tagging.strict_versions)
+    model = load_char_model(bundle, tagging.cache_size)
     if model is None:
         raise BundleError(
             f"model bundle {bundle.path} (id {bundle.id[:12]}) has no character-level CRF, but the "

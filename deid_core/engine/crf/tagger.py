@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pycrfsuite
 
+from deid_core.config import Config
 from deid_core.doc import Doc
 from deid_core.engine.crf.clusters import load_clusters
 from deid_core.engine.crf.features import FeatureConfig, FeatureExtractor, easyadapt
@@ -194,30 +195,29 @@ def load_models(bundle, cache_size: int = 200_000, domain: str = "target") -> li
     return models
 
 
-def crf_stage(config: dict, bundle) -> CrfTagger:
+def crf_stage(config: Config, bundle) -> CrfTagger:
     """Stage factory (conf/deidentify.toml [registry.stages] crf): the bundle's token CRFs."""
     from deid_core.bundle import load_bundle
-    from deid_core.config import conf_file, deep_merge
     from deid_core.engine.crf.versions import check_versions
-    from deid_core.engine.merge import gated_source, merge_options
+    from deid_core.engine.merge import gated_source
 
     if bundle is None:  # no bundle named: the default one (models/default)
         bundle = load_bundle()
-    tagging = deep_merge(conf_file("crf.toml"), config.get("crf") or {}).get("tagging", {})
-    check_versions(bundle, strict=bool(tagging.get("strict_versions", False)))
-    models = load_models(bundle, int(tagging.get("cache_size", 200_000)), str(tagging.get("domain", "target")))
+    tagging = config.crf.tagging
+    check_versions(bundle, strict=tagging.strict_versions)
+    models = load_models(bundle, tagging.cache_size, tagging.domain)
     if not models:
-        log.warning("bundle %s has no CRF models: the crf stage finds nothing", getattr(bundle, "id", "?")[:12])
+        log.warning("bundle %s has no CRF models: the crf stage finds nothing", bundle.id[:12])
     rules = None
     if any(m.extractor.uses_rules for m in models):
         rules = rule_source(config, bundle)
-    merge = merge_options(config.get("merge"))
-    return CrfTagger(models, threshold=float(tagging.get("marginal_threshold", 1.0)), rules=rules,
-                     min_gate_examples=int(tagging.get("min_gate_examples", 50)),
-                     gate=float(merge["rule_gate"]) > 0, gated_source=lambda src: gated_source(src, merge))
+    merge = config.merge
+    return CrfTagger(models, threshold=tagging.marginal_threshold, rules=rules,
+                     min_gate_examples=tagging.min_gate_examples,
+                     gate=merge.rule_gate > 0, gated_source=lambda src: gated_source(src, merge))
 
 
-def rule_source(config: dict, bundle) -> RuleSource | None:
+def rule_source(config: Config, bundle) -> RuleSource | None:
     """The rules stage's tag function (for rule_hits features), or None when no rules exist.
 
     Built on first use: in the pipeline the rules stage's own output (doc.stage_spans) is
@@ -225,7 +225,7 @@ def rule_source(config: dict, bundle) -> RuleSource | None:
     """
     from deid_core.engine.registry import resolve
 
-    ref = config.get("registry", {}).get("stages", {}).get("rules")
+    ref = config.registry.stages.get("rules")
     if not ref:
         return None
     factory = resolve(ref)

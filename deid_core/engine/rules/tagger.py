@@ -1,7 +1,7 @@
 """The RuleTagger: regex rules + gazetteer rules + EHR-metadata matching in one pass per note.
 
-Compiled once per process from a small, picklable form (`RuleTagger.from_config(config)`,
-or pickle.dumps(tagger), which ships only the settings and recompiles on the executor).
+Compiled once per process from a small, picklable form (`RuleTagger(config.rules)`, or
+pickle.dumps(tagger), which ships only the [rules] settings and recompiles on the executor).
 Every span's `source` is the rule id ("metadata" for known-name matches).
 """
 
@@ -9,28 +9,17 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 import ahocorasick
 
-from deid_core.config import ConfigError, conf_file
+from deid_core.config import Config, ConfigError, Rules
 from deid_core.doc import Doc
 from deid_core.engine.rules.filters import FILTERS
 from deid_core.engine.rules.loader import NONPHI, Rule, load_rules, load_settings
 from deid_core.engine.rules.metadata import MetadataMatcher
 from deid_core.gazetteers import LISTS, is_common, is_frequent, lowered, normalize_phrase, rule_hits
 from deid_core.spans import Span, resolve_overlaps
-
-DEFAULTS = {
-    "files": ["rules/contact.toml", "rules/ids.toml", "rules/dates.toml", "rules/ages.toml",
-              "rules/locations.toml", "rules/names.toml", "rules/nonphi.toml"],
-    "gazetteer_file": "rules/gazetteers.toml",
-    "metadata": True,
-    "fuzzy": True,
-    "fuzzy_min_len": 5,
-    "min_age": 90,
-    "metadata_priority": 90,
-}
 
 
 @dataclass(frozen=True)
@@ -105,17 +94,17 @@ class RuleTagger:
 
     name = "rules"
 
-    def __init__(self, settings: dict | None = None) -> None:
-        self.settings = {**DEFAULTS, **(settings or {})}
+    def __init__(self, settings: Rules) -> None:
+        self.settings = settings
         self._compile()
 
     def _compile(self) -> None:
         s = self.settings
-        self.rules: list[Rule] = load_rules(tuple(s["files"]))
-        self.filter_settings = {**s, **load_settings(tuple(s["files"]))}
+        self.rules: list[Rule] = load_rules(s.files)
+        self.filter_settings = {**asdict(s), **load_settings(s.files)}
         self.filter_settings["_kw_words"] = frozenset(self.filter_settings.get("place_keywords", ()))
-        self.gazetteer_rules = load_gazetteer_rules(s["gazetteer_file"]) if s.get("gazetteer_file") else []
-        self.metadata = MetadataMatcher(fuzzy=bool(s["fuzzy"]), fuzzy_min_len=int(s["fuzzy_min_len"])) if s["metadata"] else None
+        self.gazetteer_rules = load_gazetteer_rules(s.gazetteer_file) if s.gazetteer_file else []
+        self.metadata = MetadataMatcher(fuzzy=s.fuzzy, fuzzy_min_len=s.fuzzy_min_len) if s.metadata else None
         self.scan_rules = [i for i, r in enumerate(self.rules) if not r.triggers]
         self.triggers = ahocorasick.Automaton()
         keys: dict[str, set[int]] = {}
@@ -136,13 +125,6 @@ class RuleTagger:
         for r in self.rules:
             if r.filter and r.filter not in FILTERS:
                 raise ConfigError(f"rule {r.id}: unknown filter {r.filter!r}; accepted: {', '.join(FILTERS)}")
-
-    @classmethod
-    def from_config(cls, config: dict | None = None) -> RuleTagger:
-        """Build from a configuration's [rules] table (defaults from conf/deidentify.toml)."""
-        base = dict(conf_file("deidentify.toml").get("rules", {}))
-        base.update((config or {}).get("rules", {}))
-        return cls(base)
 
     def __getstate__(self) -> dict:
         return {"settings": self.settings}
@@ -252,7 +234,7 @@ class RuleTagger:
             phi.extend(self.metadata.match(doc))
         if sup:
             prio = self.priority
-            mp = self.settings["metadata_priority"]
+            mp = self.settings.metadata_priority
             sup.sort(key=lambda s: s.start)
             sup_starts = [s.start for s in sup]
             # suppressors are short: any one overlapping p starts within max_len before p.end
@@ -270,11 +252,11 @@ class RuleTagger:
     def tag(self, doc: Doc) -> list[Span]:
         """Non-overlapping PHI spans: higher priority, then longer, wins."""
         prio = self.priority
-        mp = self.settings["metadata_priority"]
+        mp = self.settings.metadata_priority
         return resolve_overlaps(self.tag_raw(doc),
                             rank=lambda s: (prio.get(s.source, mp), s.end - s.start, s.confidence, -s.start))
 
 
-def rule_stage(config: dict, bundle) -> RuleTagger:
+def rule_stage(config: Config, bundle) -> RuleTagger:
     """Pipeline stage factory ([registry.stages] rules): a RuleTagger from config's [rules] table."""
-    return RuleTagger.from_config(config)
+    return RuleTagger(config.rules)

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from deid_core.config.surrogates import Dates
 from deid_core.engine.surrogates.consistency import keyed_rng, match_case
 
 MONTHS = tuple(calendar.month_name[i] for i in range(1, 13))
@@ -94,31 +95,28 @@ def year_shift(days: int) -> int:
 class DateShifter:
     """Finds dates in a DATE span and renders them shifted (or reduced to the year)."""
 
-    def __init__(self, settings: dict[str, Any]) -> None:
-        conf = settings.get("dates", {})
-        self.conf = conf
-        self.lo = int(conf.get("shift_min_days", -330))
-        self.hi = int(conf.get("shift_max_days", -30))
-        self.avoid7 = bool(conf.get("avoid_weekday_preserving", True))
+    def __init__(self, conf: Dates) -> None:
+        self.lo = conf.shift_min_days
+        self.hi = conf.shift_max_days
+        self.avoid7 = conf.avoid_weekday_preserving
         if not any(_ok_shift(s, self.avoid7) for s in range(self.lo, self.hi + 1)):
             raise ValueError("[surrogates.dates] shift range holds no usable shift")
-        self.ref_year = int(conf.get("reference_year", 2000))
-        self.yearless = conf.get("yearless_year", "fixed")
-        self.pivot = int(conf.get("two_digit_pivot", 40))
-        self.year_alone = conf.get("year_alone", "shift")
-        self.holiday_mode = conf.get("holidays", "mask")
-        self.season_mode = conf.get("seasons", "shift")
-        self.decade_mode = conf.get("decades", "keep")
-        self.bare_two_digits = conf.get("bare_two_digits", "year")
-        self.sh_year = conf.get("safe_harbor_year", "keep")
-        self.connectors = frozenset(w.casefold() for w in conf.get("connectors", ()))
-        hol = list(conf.get("holiday_dates", {}).items())
+        self.ref_year = conf.reference_year
+        self.yearless = conf.yearless_year
+        self.pivot = conf.two_digit_pivot
+        self.year_alone = conf.year_alone
+        self.holiday_mode = conf.holidays
+        self.season_mode = conf.seasons
+        self.decade_mode = conf.decades
+        self.bare_two_digits = conf.bare_two_digits
+        self.sh_year = conf.safe_harbor_year
+        self.connectors = frozenset(w.casefold() for w in conf.connectors)
+        hol = list(conf.holiday_dates.items())
         self.holiday_dates = [md for _, md in hol]
         self.holiday_rx = re.compile(
             r"\b(?:" + "|".join(f"(?P<h{i}>{pat})" for i, (pat, _) in enumerate(hol)) + r")\b", re.I
         ) if hol else None
-        self.patterns = [(f["name"], _compile(f["pattern"]), _needs(f["pattern"]))
-                         for f in conf.get("formats", ())]
+        self.patterns = [(f.name, _compile(f.pattern), _needs(f.pattern)) for f in conf.formats]
         self._cache: dict[tuple[str, int | None], list[_Hit] | None] = {}
 
     def __getstate__(self) -> dict[str, Any]:

@@ -6,10 +6,10 @@ import importlib
 import random
 import re
 from functools import lru_cache
-from typing import Any
 
 from faker import Faker
 
+from deid_core.config.surrogates import Surrogates
 from deid_core.engine.surrogates.consistency import match_case
 from deid_core.engine.surrogates.names import NamePools
 from deid_core.engine.surrogates.numbers import format_preserving
@@ -68,16 +68,16 @@ def _style(original: str, value: str) -> str:
 class LocationSurrogates:
     """City for city, state for state, street for street, hospital-like names for hospitals, …"""
 
-    def __init__(self, settings: dict[str, Any], pools: NamePools) -> None:
-        self.locale = settings.get("locale", "en_US")
+    def __init__(self, settings: Surrogates, pools: NamePools) -> None:
+        self.locale = settings.locale
         self.last_names = tuple(n for v in pools.by_kind["last"].values() for n in v)
         self.first_names = tuple(n for v in pools.by_kind["unisex"].values() for n in v)
-        conf = settings.get("locations", {})
-        self.hospital_patterns = tuple(conf.get("hospital_patterns", ("{city} General Hospital",)))
-        self.acronym_suffixes = tuple(conf.get("hospital_acronym_suffixes", ("MC",)))
-        self.departments = tuple(conf.get("departments", ("Cardiology",)))
-        self.other_patterns = tuple(conf.get("location_other_patterns", ("{city} Park",)))
-        self.generic = frozenset(w.casefold() for w in settings.get("generic_words", ()))
+        conf = settings.locations
+        self.hospital_patterns = conf.hospital_patterns
+        self.acronym_suffixes = conf.hospital_acronym_suffixes
+        self.departments = conf.departments
+        self.other_patterns = conf.location_other_patterns
+        self.generic = frozenset(w.casefold() for w in settings.generic_words)
 
     def pick(self, rng: random.Random, kind: str) -> str:
         """A value of a pre-generated pool (city, street_name, company, job, country)."""

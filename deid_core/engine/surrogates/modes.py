@@ -12,11 +12,11 @@ import datetime as dt
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
 
 import regex
 
 from deid_core import taxonomy
+from deid_core.config import Config
 from deid_core.doc import Doc
 from deid_core.engine.replace import mask_token
 from deid_core.engine.surrogates import contact, numbers, safe_harbor
@@ -30,21 +30,13 @@ from deid_core.engine.surrogates.consistency import (
 from deid_core.engine.surrogates.dates import DateShifter
 from deid_core.engine.surrogates.locations import LocationSurrogates
 from deid_core.engine.surrogates.names import NameSurrogates
-from deid_core.engine.surrogates.settings import MODES, global_mode, surrogate_settings
+from deid_core.engine.surrogates.settings import MODES, label_mode
 from deid_core.keys import keyed_digest
 from deid_core.notes import Note
 from deid_core.spans import Span
 
-KEYED_MODES = frozenset({"surrogate", "hash"})
 _NONSPACE = regex.compile(r"\S")
 _YY = regex.compile(r"\d\d")
-
-
-def requires_key(config: dict[str, Any] | None) -> bool:
-    """True when the configured modes (global or any per-label override) need a secret key."""
-    modes = {global_mode(config)}
-    modes.update(surrogate_settings(config).get("label_modes", {}).values())
-    return bool(modes & KEYED_MODES)
 
 
 def redact(original: str, filler: str = "X") -> str:
@@ -73,26 +65,26 @@ class _NoteCtx:
 class ModeReplacer:
     """The Replacer: one replacement per span, by the label's mode (default or overridden)."""
 
-    def __init__(self, config: dict[str, Any] | None, key: bytes, default_mode: str) -> None:
+    def __init__(self, config: Config, key: bytes, default_mode: str) -> None:
         if default_mode not in MODES:
             raise ValueError(f"unknown mode {default_mode!r}; accepted: {', '.join(MODES)}")
-        self.settings = surrogate_settings(config)
+        self.config = config
+        self.settings = settings = config.surrogates
         self.key = key
         self.default_mode = default_mode
-        self.label_modes = dict(self.settings.get("label_modes", {}))
-        self.safe_harbor = self.settings.get("profile", "default") == "safe_harbor"
-        if self.safe_harbor:
-            self.settings.setdefault("zip", {})["policy"] = "truncate"
-        self.filler = str(self.settings.get("redact", {}).get("filler", "X"))[:1] or "X"
-        self.hash_digits = int(self.settings.get("hash", {}).get("digits", 8))
-        self.max_redraws = int(self.settings.get("max_redraws", 12))
-        self.generic = frozenset(w.casefold() for w in self.settings.get("generic_words", ()))
-        self.names = NameSurrogates(self.settings)
-        self.dates = DateShifter(self.settings)
-        self.places = LocationSurrogates(self.settings, self.names.pools)
+        self.safe_harbor = settings.profile == "safe_harbor"
+        # the Safe Harbor profile always truncates ZIP codes
+        self.zip_policy = "truncate" if self.safe_harbor else settings.zip.policy
+        self.filler = settings.redact.filler
+        self.hash_digits = settings.hash.digits
+        self.max_redraws = settings.max_redraws
+        self.generic = frozenset(w.casefold() for w in settings.generic_words)
+        self.names = NameSurrogates(settings)
+        self.dates = DateShifter(settings.dates)
+        self.places = LocationSurrogates(settings, self.names.pools)
         self.name_keep = self.names.keep
         # Labels whose surrogates are consistent over the whole corpus, not per patient.
-        self.global_labels = frozenset(self.settings.get("global_labels", ()))
+        self.global_labels = frozenset(settings.global_labels)
 
     # -- the Replacer protocol --------------------------------------------------------------
     def __call__(self, doc: Doc, spans: Sequence[Span]) -> list[str]:
@@ -137,7 +129,7 @@ class ModeReplacer:
 
     def mode_of(self, label: str) -> str:
         """The effective mode of a label."""
-        return self.label_modes.get(label, self.default_mode)
+        return label_mode(self.config, label, self.default_mode)
 
     def replace_one(self, ctx: _NoteCtx, label: str, original: str) -> str:
         """The replacement of one original string of a label."""
@@ -180,9 +172,9 @@ class ModeReplacer:
                 return user
         if label == "AGE":
             rng = keyed_rng(ctx.key, ctx.scope, "AGE", normalize(original))
-            return safe_harbor.age(original, self.settings, rng)
-        if label == "ZIP" and self.settings.get("zip", {}).get("policy", "truncate") == "truncate":
-            return safe_harbor.zip_code(original, self.settings)
+            return safe_harbor.age(original, self.settings.ages, rng)
+        if label == "ZIP" and self.zip_policy == "truncate":
+            return safe_harbor.zip_code(original, self.settings.zip)
         make = self._maker(ctx, label, original)
         if make is None:
             return None
@@ -224,21 +216,21 @@ def _category(label: str) -> str:
         return ""
 
 
-def mask_mode(config: dict, key: bytes) -> ModeReplacer:
+def mask_mode(config: Config, key: bytes) -> ModeReplacer:
     """Factory for `mask` ([**LABEL**]), honouring per-label overrides in [surrogates.label_modes]."""
     return ModeReplacer(config, key, "mask")
 
 
-def surrogate_mode(config: dict, key: bytes) -> ModeReplacer:
+def surrogate_mode(config: Config, key: bytes) -> ModeReplacer:
     """Factory for the `surrogate` mode (default)."""
     return ModeReplacer(config, key, "surrogate")
 
 
-def redact_mode(config: dict, key: bytes) -> ModeReplacer:
+def redact_mode(config: Config, key: bytes) -> ModeReplacer:
     """Factory for the `redact` mode."""
     return ModeReplacer(config, key, "redact")
 
 
-def hash_mode(config: dict, key: bytes) -> ModeReplacer:
+def hash_mode(config: Config, key: bytes) -> ModeReplacer:
     """Factory for the `hash` mode."""
     return ModeReplacer(config, key, "hash")

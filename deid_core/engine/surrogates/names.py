@@ -13,10 +13,10 @@ import importlib
 from dataclasses import dataclass
 from functools import lru_cache
 from string import ascii_uppercase
-from typing import Any
 
 import regex
 
+from deid_core.config.surrogates import Surrogates
 from deid_core.engine.surrogates.consistency import keyed_rng, keyed_seed, match_case
 
 _TOKEN = regex.compile(r"[\p{L}\p{M}]+(?:['’][\p{L}\p{M}]+)*")
@@ -83,18 +83,18 @@ def name_pools(locale: str = "en_US", gender_locales: tuple[str, ...] = ()) -> N
 class NameSurrogates:
     """Replaces person names token by token (titles kept, case style kept)."""
 
-    def __init__(self, settings: dict[str, Any]) -> None:
-        conf = settings.get("names", {})
-        self.pools = name_pools(settings.get("locale", "en_US"), tuple(conf.get("gender_locales", ())))
-        self.keep = frozenset(t.casefold() for t in conf.get("keep_tokens", ()))
-        letters = conf.get("initial_letters", "ABCDEGHJKLMNPRST")
+    def __init__(self, settings: Surrogates) -> None:
+        conf = settings.names
+        self.pools = name_pools(settings.locale, conf.gender_locales)
+        self.keep = frozenset(t.casefold() for t in conf.keep_tokens)
+        letters = conf.initial_letters
         self.targets = tuple(
             L for L in letters
             if all(L in self.pools.by_kind[k] for k in ("male", "female", "unisex", "last"))
         )
         if len(self.targets) < 2:
             raise ValueError("[surrogates.names] initial_letters leaves fewer than 2 usable letters")
-        self.max_redraws = int(settings.get("max_redraws", 12))
+        self.max_redraws = settings.max_redraws
 
     def letter_map(self, key: bytes, scope: str) -> dict[str, str]:
         """sigma: original initial -> surrogate initial, keyed per scope, never the identity."""

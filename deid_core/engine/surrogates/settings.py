@@ -1,34 +1,31 @@
-"""Effective surrogate settings: conf/surrogates.toml merged with a job config's [surrogates]."""
+"""Which output mode each label gets, from the one typed configuration: [pipeline] mode, overridden
+per label by [surrogates.label_modes]. The surrogate settings themselves are `config.surrogates`."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import get_args
 
-from deid_core import taxonomy
-from deid_core.config import ConfigError, conf_file, deep_merge
+from deid_core.config import Config
+from deid_core.config.surrogates import Mode
 
-MODES = ("surrogate", "mask", "redact", "hash")
-
-
-def surrogate_settings(config: dict[str, Any] | None = None) -> dict[str, Any]:
-    """conf/surrogates.toml [surrogates] with the job config's [surrogates] merged over it."""
-    base = conf_file("surrogates.toml").get("surrogates", {})
-    override = (config or {}).get("surrogates", {})
-    settings = deep_merge(base, override) if override else deep_merge(base, {})
-    known = set(taxonomy.labels())
-    for label, mode in settings.get("label_modes", {}).items():
-        if label not in known:
-            raise ConfigError(f"[surrogates.label_modes] unknown label {label!r}; expected one of {', '.join(sorted(known))}")
-        if mode not in MODES:
-            raise ConfigError(f"[surrogates.label_modes] {label} = {mode!r}; accepted: {', '.join(MODES)}")
-    unknown = [lab for lab in settings.get("global_labels", ()) if lab not in known]
-    if unknown:
-        raise ConfigError(f"[surrogates] global_labels: unknown label(s) {unknown}")
-    if settings.get("profile", "default") not in ("default", "safe_harbor"):
-        raise ConfigError("[surrogates] profile must be 'default' or 'safe_harbor'")
-    return settings
+MODES: tuple[str, ...] = get_args(Mode)
+KEYED_MODES = frozenset({"surrogate", "hash"})
 
 
-def global_mode(config: dict[str, Any] | None) -> str:
-    """The [pipeline] mode of a job config (default surrogate)."""
-    return (config or {}).get("pipeline", {}).get("mode", "surrogate")
+def label_mode(config: Config, label: str, default_mode: str) -> str:
+    """The mode of a label: its [surrogates.label_modes] entry, else `default_mode`."""
+    return config.surrogates.label_modes.get(label, default_mode)
+
+
+def requires_key(config: Config) -> bool:
+    """True when the configured modes (global or any per-label override) need a secret key."""
+    return bool({config.pipeline.mode, *config.surrogates.label_modes.values()} & KEYED_MODES)
+
+
+def shifts_note_date(config: Config) -> bool:
+    """True when DATE spans get surrogates (shifted dates): then notes/ carries the shifted note_date.
+
+    In every other mode the note_date column is PHI with nothing to agree with: it is not output.
+    """
+    return (label_mode(config, "DATE", config.pipeline.mode) == "surrogate"
+            and config.surrogates.profile == "default")

@@ -1,0 +1,102 @@
+"""Schema of conf/deidentify.toml: [pipeline], [registry], [rules], [merge], [job], [testing].
+
+Types only: every value comes from conf/deidentify.toml (or a file merged over it); the classes
+hold no defaults of their own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Annotated, Literal
+
+from deid_core.config.convert import Check, at_least, between, member_of
+
+
+def _categories() -> tuple[str, ...]:
+    from deid_core import taxonomy
+
+    return taxonomy.categories()
+
+
+def _labels() -> tuple[str, ...]:
+    from deid_core import taxonomy
+
+    return taxonomy.labels()
+
+
+Category = Annotated[str, member_of(_categories, "a category of conf/taxonomy.toml")]
+Label = Annotated[str, member_of(_labels, "a label of conf/taxonomy.toml")]
+Count = Annotated[int, at_least(0)]
+Positive = Annotated[int, at_least(1)]
+Share = Annotated[float, between(0, 1)]
+Ref = Annotated[str, Check(lambda v: ":" in v, "'package.module:attribute'")]
+
+
+@dataclass(frozen=True)
+class Pipeline:
+    """[pipeline]: which stages run, in order, how their spans merge, how they are replaced."""
+
+    stages: tuple[str, ...]
+    merge: str
+    mode: str
+
+
+@dataclass(frozen=True)
+class Registry:
+    """[registry.*]: stage, mode and merge names -> 'module:factory'."""
+
+    stages: dict[str, Ref]
+    modes: dict[str, Ref]
+    merge: dict[str, Ref]
+
+
+@dataclass(frozen=True)
+class Rules:
+    """[rules]: the rule tagger's files, gazetteer rules and metadata matching."""
+
+    files: tuple[str, ...]
+    gazetteer_file: str
+    metadata: bool
+    fuzzy: bool
+    fuzzy_min_len: Positive
+    min_age: Count
+    metadata_priority: int
+
+
+@dataclass(frozen=True)
+class Merge:
+    """[merge]: source priority, type agreement, propagation and the CRF gate on weak rules."""
+
+    priority: tuple[str, ...]
+    reconcile: bool
+    propagate: bool
+    propagate_categories: tuple[Category, ...]
+    propagate_min_length: Positive
+    propagate_patient: bool
+    rule_gate: Share
+    rule_gate_sources: tuple[str, ...]
+    rule_gate_exempt: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Job:
+    """[job]: run options of the Spark job and `deid tag`."""
+
+    batch_size: Positive
+    partitions: Count
+    on_duplicate: Literal["fail", "quarantine"]
+    on_null_note_id: Literal["fail", "drop"]
+    staging: Literal["parquet", "persist"]
+    name_columns: tuple[str, ...]
+    max_quarantine_rate: Share
+
+
+@dataclass(frozen=True)
+class Testing:
+    """[testing]: test-suite hooks, empty = off (refused unless $DEID_TEST_HOOKS=1: app/options.py)."""
+
+    fault_note_marker: str
+
+    def hooks(self) -> dict[str, str]:
+        """The hooks that are set (non-empty)."""
+        return {"fault_note_marker": self.fault_note_marker} if self.fault_note_marker else {}
