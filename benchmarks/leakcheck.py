@@ -18,7 +18,7 @@ import time
 
 from benchmarks._corpus import synthetic_notes
 from deid_core.config import load_config
-from deid_core.engine.pipeline import Deidentifier
+from deid_core.engine.pipeline import Deidentifier, LongestMerge
 from deid_core.engine.surrogates.leaks import leaks_of
 from deid_core.engine.surrogates.modes import ModeReplacer
 from deid_core.keys import DEMO_KEY
@@ -29,11 +29,13 @@ class GoldTagger:
     """The gold spans of the note being processed (set before each call)."""
 
     name = "gold"
+    needs: dict[str, str] = {}
+    provides: frozenset[str] = frozenset()
 
     def __init__(self) -> None:
         self.spans: list[Span] = []
 
-    def tag(self, doc) -> list[Span]:
+    def run(self, doc, state) -> list[Span]:
         return list(self.spans)
 
 
@@ -51,7 +53,7 @@ def main(argv: list[str]) -> int:
     t_gen = time.process_time() - t0
     gold = GoldTagger()
     replacer = ModeReplacer(load_config({"surrogates": {"profile": args.profile}}), DEMO_KEY, args.mode)
-    deid = Deidentifier([gold], key=DEMO_KEY, replacer=replacer, merge=resolve_overlaps)
+    deid = Deidentifier([gold], key=DEMO_KEY, replacer=replacer, merge=LongestMerge())
     by_label: collections.Counter[tuple[str, str]] = collections.Counter()
     n_spans = quarantined = leaky_notes = 0
     t_rep = 0.0

@@ -22,7 +22,9 @@ from deid_core.io.physionet import read_physionet
 
 def _profile(deid, notes) -> dict[str, float]:
     """CPU seconds per stage over the notes (same work as Deidentifier.tag, timed piecewise)."""
+    from deid_core.engine.contract import NoteState
     from deid_core.engine.crf.chars import CharCrfTagger
+    from deid_core.engine.crf.labels import decode
     from deid_core.engine.crf.tagger import CrfTagger
 
     t = {"tokenize": 0.0, "rules/other stages": 0.0, "crf features": 0.0, "crfsuite": 0.0,
@@ -34,45 +36,41 @@ def _profile(deid, notes) -> dict[str, float]:
         doc.tokens  # noqa: B018 - computed and cached once per note
         t["tokenize"] += clock() - t0
         found = []
-        staged = doc.__dict__.setdefault("stage_spans", {})
-        for tagger in deid.taggers:
-            if isinstance(tagger, CrfTagger):
-                from deid_core.engine.crf.labels import decode
-
-                rules = tagger.rule_spans(doc) if any(m.extractor.uses_rules for m in tagger.models) else ()
-                for m in tagger.models:
+        state = NoteState()
+        for stage in deid.stages:
+            if isinstance(stage, CrfTagger):
+                rules = stage.rule_spans(state)
+                for m in stage.models:
                     t0 = clock()
                     feats = m.features(doc, rules)
                     t1 = clock()
-                    tags, phi = m.predict(feats, tagger.threshold)
-                    if tagger.threshold >= 1.0 and tagger.gate:
-                        for i in tagger._gate_positions(doc, rules):
+                    tags, phi = m.predict(feats, stage.threshold)
+                    if stage.threshold >= 1.0 and stage.gate:
+                        for i in stage._gate_positions(doc, rules):
                             phi[i] = 1.0 - m.tagger.marginal("O", i)
                     t2 = clock()
                     decode(tags, doc.tokens[1], doc.tokens[2])
                     t["crf features"] += t1 - t0
                     t["crfsuite"] += t2 - t1
                     t["crf decode"] += clock() - t2
-                spans = tagger.tag(doc)  # for the merge input (not timed twice)
-            elif isinstance(tagger, CharCrfTagger):
-                from deid_core.engine.crf.tagger import doc_rule_spans
-
-                m = tagger.model
+                spans = stage.run(doc, state)  # for the merge input (not timed twice)
+            elif isinstance(stage, CharCrfTagger):
+                m = stage.model
                 t0 = clock()
-                feats = m.extractor.extract(doc, doc_rule_spans(doc, tagger.rules) if m.extractor.uses_rules else ())
+                feats = m.extractor.extract(doc, state.rule_spans or ())
                 t1 = clock()
                 m.tagger.tag(feats) if feats else []
                 t["char features"] = t.get("char features", 0.0) + t1 - t0
                 t["char crfsuite"] = t.get("char crfsuite", 0.0) + clock() - t1
-                spans = tagger.tag(doc)  # for the merge input (not timed twice)
+                spans = stage.run(doc, state)  # for the merge input (not timed twice)
             else:
                 t0 = clock()
-                spans = tagger.tag(doc)
+                spans = stage.run(doc, state)
                 t["rules/other stages"] += clock() - t0
-            staged[tagger.name] = spans
+            state.spans[stage.name] = spans
             found.extend(spans)
         t0 = clock()
-        deid.merge(found, doc=doc) if getattr(deid.merge, "wants_doc", False) else deid.merge(found)
+        deid.merge(found, doc, state)
         t["merge"] += clock() - t0
     return t
 

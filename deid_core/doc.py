@@ -7,7 +7,6 @@ from functools import cached_property
 from typing import Any, TypeVar
 
 from deid_core.notes import Note
-from deid_core.spans import Span
 from deid_core.text.sections import Section, find_sections
 from deid_core.text.tokenize import sentence_bounds, token_offsets
 
@@ -17,18 +16,14 @@ T = TypeVar("T")
 class Doc:
     """Lazily analysed note: every tagger reads the same tokens and sections.
 
-    Stages hand results to later ones through declared fields: `stage_spans` (each stage's
-    spans, by stage name), `crf_phi` (per-token PHI marginal, read by the merge's rule gate)
-    and `crf_gate_categories`. Other per-note derived values go through `memo`.
+    Derived values of the text (gazetteer hits, attributes...) go through `memo`. What the stages
+    find is not kept here: it is the pipeline's NoteState (deid_core/engine/contract.py).
     """
 
-    __slots__ = ("note", "stage_spans", "crf_phi", "crf_gate_categories", "_memo", "__dict__")
+    __slots__ = ("note", "_memo", "__dict__")
 
     def __init__(self, note: Note) -> None:
         self.note = note
-        self.stage_spans: dict[str, list[Span]] = {}
-        self.crf_phi: list[float] | None = None
-        self.crf_gate_categories: frozenset[str] | set[str] | None = None
         self._memo: dict[str, Any] = {}
 
     def memo(self, key: str, compute: Callable[[], T]) -> T:

@@ -21,21 +21,22 @@ if __package__ in (None, ""):  # run as a script: make the checkout importable h
         sys.path.insert(0, _ROOT)
 
 from deid_core.app.commands import train as train_cmd  # noqa: E402
+from deid_core.config import Config, CrfSettings  # noqa: E402
 from deid_core.training.corpora import pipeline_config, read_training_corpus  # noqa: E402
 from deid_core.training.cv import run_cv  # noqa: E402
 
 log = logging.getLogger("deid.train_job")
 
 
-def _partition_sequences(conf: dict, dconf: dict, model: str, clusters, easy: bool, use_rules: bool):
+def _partition_sequences(conf: CrfSettings, dconf: Config, model: str, clusters, easy: bool, use_rules: bool):
     """mapPartitions function: (note, gold, domain) records -> (features, tags) pairs."""
 
     def run(records):
         from deid_core.doc import Doc
-        from deid_core.engine.crf.tagger import rule_source
+        from deid_core.engine.pipeline import build_stage
         from deid_core.training.train import TrainDoc, model_sequences
 
-        rules = rule_source(dconf, None) if use_rules else None
+        rules = build_stage(dconf, "rules", None).tag if use_rules else None
         docs = [TrainDoc(Doc(n), g, d) for n, g, d in records]
         spans = [rules(d.doc) if rules else () for d in docs]
         yield from model_sequences(docs, conf, model, clusters=clusters, rule_spans=spans, easy=easy)
@@ -53,7 +54,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from pyspark.sql import SparkSession
 
-    from deid_core.engine.crf.tagger import rule_source
+    from deid_core.engine.pipeline import build_stage
     from deid_core.training.train import crf_config, make_docs, set_bundle_metadata, train_bundle
 
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)  # local mode: workers run this interpreter
@@ -84,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
             return rdd.mapPartitions(_partition_sequences(conf, dconf, model, clusters, easy_on, use_rules)).toLocalIterator()
 
         docs = make_docs(notes, gold) + extra
-        bundle = train_bundle(docs, conf, Path(args.output), rules=rule_source(dconf, None) if use_rules else None,
+        bundle = train_bundle(docs, conf, Path(args.output), rules=build_stage(dconf, "rules", None).tag if use_rules else None,
                               models=models, easy=easy, sequence_provider=provider,
                               extra={"target_corpus": Path(args.physionet).name,
                                      "source_corpora": [Path(p).name for p in args.synthetic], "spark": True})

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from deid_core.bundle import BundleError, load_bundle
 from deid_core.config import load_config
 from deid_core.doc import Doc
+from deid_core.engine.contract import NoteState
 from deid_core.engine.crf.chars import (
     CHAR_FAMILIES,
     CharFeatureExtractor,
@@ -144,15 +145,13 @@ def test_stage_registered_and_reads_rule_stage_spans(char_bundle):
     config = _config(["rules", "crf", "crf_char"])
     assert config.registry.stages["crf_char"] == "deid_core.engine.crf.chars:char_stage"
     deid = build_deidentifier(config, char_bundle, b"k" * 32)
-    stage = deid.taggers[-1]
+    stage = deid.stages[-1]
     assert stage.name == "crf_char"
     seen = []
     real = stage.model.extractor.extract
     stage.model.extractor.extract = lambda doc, rules: seen.append(list(rules)) or real(doc, rules)
     note = tiny_corpus(1, seed=5)[0][0]
-    doc = Doc(note)
-    doc.stage_spans["rules"] = [Span(0, 2, "DATE", "date_rule")]
-    stage.tag(doc)
+    stage.run(Doc(note), NoteState(rule_spans=[Span(0, 2, "DATE", "date_rule")]))
     assert seen == [[Span(0, 2, "DATE", "date_rule")]]  # the rules stage's output, not a second run
     assert deid.process(note).ok
 

@@ -11,7 +11,7 @@ from deid_core.bundle import BundleError, load_bundle
 from deid_core.config import load_config
 from deid_core.engine.crf.versions import check_versions
 from deid_core.engine.pipeline import build_deidentifier
-from deid_core.training.train import make_docs, patient_folds, train_bundle
+from deid_core.training.train import crf_config, make_docs, patient_folds, train_bundle
 
 
 @pytest.fixture(scope="module")
@@ -131,7 +131,7 @@ def test_scheme_bundle_mentions_and_knob_equivalence(scheme_bundle):
     entry = bundle.manifest["components"]["crf"]["models"]["single"]
     assert bundle.manifest["components"]["crf"]["scheme"] == scheme
     assert entry["mention_counts"]["DOCTOR"] > 0
-    (m,) = load_models(bundle)
+    (m,) = load_models(bundle, crf_config().tagging.cache_size, "target")
     assert any(lab.startswith("B-") for lab in m.labels) == (scheme != "IO")  # IOB1: "{first} {last}"
     assert "NAME" in learned_categories([m], 5) and "ID" not in learned_categories([m], 5)
     notes, _ = tiny_corpus(15, seed=5)

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from deid_core import taxonomy
 from deid_core.config import load_config
 from deid_core.doc import Doc
+from deid_core.engine.contract import CrfMarginals, NoteState
 from deid_core.engine.merge import Merger, gated_source, source_kind
 from deid_core.notes import Note
 from deid_core.spans import Span
@@ -17,6 +19,7 @@ def options(**keys):
 
 
 OFF = options(reconcile=False, propagate=False)
+EVERY_CATEGORY = frozenset(taxonomy.categories())
 
 
 def test_source_kind():
@@ -50,9 +53,9 @@ def test_reconcile_majority_label_and_propagation():
     doc = Doc(Note("n", text))
     spans = [Span(4, 10, "DOCTOR", "crf:single"), Span(19, 25, "PATIENT", "crf:single"),
              Span(40, 46, "DOCTOR", "date_rule")]
-    out = Merger("rules_win", options(propagate=False))(spans, doc=doc)
+    out = Merger("rules_win", options(propagate=False))(spans, doc, NoteState())
     assert {s.label for s in out} == {"DOCTOR"}
-    out = Merger("rules_win", options())([Span(4, 10, "DOCTOR", "crf:single")], doc=doc)
+    out = Merger("rules_win", options())([Span(4, 10, "DOCTOR", "crf:single")], doc, NoteState())
     assert [(s.start, s.end) for s in out] == [(4, 10), (19, 25), (40, 46)]  # not inside Moreauville
     assert all(s.label == "DOCTOR" for s in out)
 
@@ -71,26 +74,29 @@ def test_rule_gate_drops_rule_spans_the_crf_rejects():
     toks = doc.tokens[0]
     phi = [0.0] * len(toks)
     phi[toks.index("Moreau")] = 0.9
-    doc.crf_phi = phi
+    state = NoteState(crf=CrfMarginals(phi, EVERY_CATEGORY))
     ward = Span(0, 6, "HOSPITAL", "hospital-ward-number")
     name = Span(18, 24, "DOCTOR", "name-doctor-title")
     meta = Span(0, 4, "PATIENT", "metadata")
     m = Merger("rules_win", options(reconcile=False, propagate=False, rule_gate=0.1))
-    assert m([ward, name], doc=doc) == [name]
-    assert m([meta], doc=doc) == [meta]  # exempt source
-    assert Merger("rules_win", OFF)([ward, name], doc=doc) == [ward, name]  # gate off
+    assert m([ward, name], doc, state) == [name]
+    assert m([meta], doc, state) == [meta]  # exempt source
+    assert Merger("rules_win", OFF)([ward, name], doc, state) == [ward, name]  # gate off
+    assert m([ward, name], doc, NoteState()) == [ward, name]  # no CRF marginals: nothing to gate on
+    only_names = NoteState(crf=CrfMarginals(phi, frozenset({"NAME"})))
+    assert m([ward, name], doc, only_names) == [ward, name]  # LOCATION: too few CRF examples to gate
 
 
 def test_rule_gate_applies_only_to_the_configured_sources():
     doc = Doc(Note("n", "Ward 5 seen by Dr Moreau"))
-    doc.crf_phi = [0.0] * len(doc.tokens[0])  # the CRF rejects every token
+    state = NoteState(crf=CrfMarginals([0.0] * len(doc.tokens[0]), EVERY_CATEGORY))  # the CRF rejects every token
     ward = Span(0, 6, "HOSPITAL", "hospital-ward-number")
     name = Span(18, 24, "DOCTOR", "name-doctor-title")
     weak_only = Merger("rules_win", options(reconcile=False, propagate=False, rule_gate=0.1,
                                             rule_gate_sources=["hospital-*", "gaz-*"]))
-    assert weak_only([ward, name], doc=doc) == [name]  # contextual rule kept, weak rule gated
+    assert weak_only([ward, name], doc, state) == [name]  # contextual rule kept, weak rule gated
     exempt = Merger("rules_win", options(reconcile=False, propagate=False, rule_gate=0.1,
                                          rule_gate_exempt=["metadata*", "hospital-ward-*"]))
-    assert exempt([ward, name], doc=doc) == [ward]
+    assert exempt([ward, name], doc, state) == [ward]
     assert gated_source("gaz-city", weak_only.options) and not gated_source("name-kin", weak_only.options)
     assert not gated_source("metadata-fuzzy", load_config().merge)  # metadata never gated by default

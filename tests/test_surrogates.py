@@ -8,7 +8,7 @@ import pytest
 
 from deid_core.config import load_config
 from deid_core.doc import Doc
-from deid_core.engine.pipeline import Deidentifier
+from deid_core.engine.pipeline import Deidentifier, LongestMerge
 from deid_core.engine.surrogates.modes import hash_mode, redact_mode, surrogate_mode
 from deid_core.engine.surrogates.numbers import digits_of, luhn_valid
 from deid_core.engine.surrogates.settings import requires_key
@@ -160,11 +160,13 @@ def test_note_scope_when_no_patient(sur):
 def test_deidentifier_end_to_end(sur):
     class Gold:
         name = "gold"
+        needs: dict[str, str] = {}
+        provides: frozenset[str] = frozenset()
 
-        def tag(self, doc):
+        def run(self, doc, state):
             return spans_for(doc.text, [("John Smith", "PATIENT"), ("3/4/2019", "DATE")])
 
-    d = Deidentifier([Gold()], key=DEMO_KEY, replacer=sur)
+    d = Deidentifier([Gold()], key=DEMO_KEY, merge=LongestMerge(), replacer=sur)
     res = d.process(Note("n1", "Pt John Smith seen 3/4/2019.", "p1"))
     assert res.ok and "John" not in res.text and "3/4/2019" not in res.text
     for a in res.spans:

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from deid_core.config import load_config
 from deid_core.doc import Doc
-from deid_core.engine.pipeline import Deidentifier
+from deid_core.engine.pipeline import Deidentifier, LongestMerge
 from deid_core.engine.surrogates import dates as dates_mod
 from deid_core.engine.surrogates import names as names_mod
 from deid_core.engine.surrogates.modes import hash_mode, redact_mode, surrogate_mode
@@ -94,17 +94,20 @@ class Gold:
     """A tagger returning fixed spans."""
 
     name = "gold"
+    needs: dict[str, str] = {}
+    provides: frozenset[str] = frozenset()
 
     def __init__(self, spans: list[Span]) -> None:
         self.spans = spans
 
-    def tag(self, doc: Doc) -> list[Span]:
+    def run(self, doc: Doc, state) -> list[Span]:
         return list(self.spans)
 
 
 def process(replacer, text, spans, patient="p1", note_id="n1"):
     """NoteResult of one note through a Deidentifier with gold spans."""
-    return Deidentifier([Gold(spans)], key=DEMO_KEY, replacer=replacer).process(Note(note_id, text, patient))
+    return Deidentifier([Gold(spans)], key=DEMO_KEY, merge=LongestMerge(),
+                        replacer=replacer).process(Note(note_id, text, patient))
 
 
 def clear_caches() -> None:

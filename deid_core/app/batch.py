@@ -35,16 +35,21 @@ _SPAN_VALUES = attrgetter(*(f.name for f in SPAN_STRUCT))
 PATIENT_BATCH_MAX = 20_000  # rows one patient's notes may gather into a batch (cross-note propagation)
 
 
+@dataclass(frozen=True)
+class FaultNoteMarker:
+    """The test-only fault hook of [testing] fault_note_marker: notes whose id holds it raise in the tag stage."""
+
+    marker: str
+
+    def __call__(self, note: Note) -> None:
+        if self.marker in note.note_id:
+            raise RuntimeError("injected test fault")
+
+
 def make_deidentifier(config: Config, bundle: Bundle, key: bytes) -> Deidentifier:
-    """build_deidentifier plus the test-only fault hook of [testing] fault_note_marker."""
-    deid = build_deidentifier(config, bundle, key)
+    """build_deidentifier, with the fault hook when [testing] sets one (only allowed under the test suite)."""
     marker = config.testing.fault_note_marker
-    if marker:
-        def fault(note: Note) -> None:
-            if marker in note.note_id:
-                raise RuntimeError("injected test fault")
-        deid.fault_hook = fault
-    return deid
+    return build_deidentifier(config, bundle, key, fault_hook=FaultNoteMarker(marker) if marker else None)
 
 
 def _binary_view(col: pa.Array) -> pa.Array:
@@ -174,7 +179,7 @@ def process_batch(batch: pa.RecordBatch, deid: Deidentifier, spec: BatchSpec,
     results = rows.results
     dates = batch.column("note_date").to_pylist() if "note_date" in batch.schema.names else [None] * len(results)
     shifted: list[dt.date | None] = [None] * len(results)
-    shift = getattr(deid.replacer, "shift_note_date", None) if spec.note_date_out else None
+    shift = deid.replacer.shift_note_date if spec.note_date_out else None
     todo = [i for i, r in enumerate(results) if r is None]
     notes = [Note(rows.ids[i], rows.texts[i], rows.pids[i], _as_date(dates[i]), rows.known[i]) for i in todo]
     for i, note, result in zip(todo, notes, deid.process_many(notes), strict=True):

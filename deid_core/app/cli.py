@@ -25,6 +25,7 @@ def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every available subcommand."""
     parser = argparse.ArgumentParser(prog="deid", description="Clinical de-identification engine.")
     parser.add_argument("-v", "--verbose", action="store_true", help="log at DEBUG level")
+    parser.set_defaults(_run=None)  # no subcommand given
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (module_name, help_text) in SUBCOMMANDS.items():
         try:
@@ -47,7 +48,7 @@ def main(argv: list[str] | None = None) -> int:
         level=logging.DEBUG if args.verbose else logging.INFO,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
-    if not getattr(args, "_run", None):
+    if args._run is None:
         parser.print_help()
         return 2
     from deid_core.app.manifest import QuarantineRateError

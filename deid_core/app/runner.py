@@ -49,11 +49,18 @@ _LOCAL_ONLY = "deid tag reads and writes local Parquet folders only; use jobs/de
 
 
 def load_key_and_bundle(options: RunOptions) -> tuple[bytes, Bundle]:
-    """The secret key (refuses to start without one; --demo-key means the demo key) and the bundle."""
+    """The secret key (refuses to start without one; --demo-key means the demo key) and the bundle.
+
+    The configured pipeline is built from them once here, so a stage that cannot run as its model
+    was trained (e.g. a CRF trained with rule hits and no rules stage before it) or a bundle built
+    for other versions stops the run before any work (the Spark job: before Spark starts).
+    """
     if options.demo_key and options.key_file:
         raise ConfigError("--demo-key and --key-file exclude each other: give one")
     key = DEMO_KEY if options.demo_key else load_key(options.key_file)
-    return key, load_bundle(options.bundle)
+    bundle = load_bundle(options.bundle)
+    make_deidentifier(options.config, bundle, key)
+    return key, bundle
 
 
 def _order(columns: tuple[str, ...] | list[str]) -> list[tuple[str, str]]:

@@ -77,7 +77,7 @@ def describe(tp: Any) -> str:
         return "a table of " + _items(get_args(tp)[1])
     if dataclasses.is_dataclass(tp):
         return "a table with keys " + ", ".join(f.name for f in dataclasses.fields(tp))
-    return _NAMES.get(tp, getattr(tp, "__name__", str(tp)))
+    return _NAMES.get(tp, str(tp))
 
 
 def _items(tp: Any) -> str:

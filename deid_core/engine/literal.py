@@ -5,10 +5,14 @@ Only test configurations register `literal_stage`; production configs use the re
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from types import MappingProxyType
+
 import regex
 
 from deid_core.config import Config
 from deid_core.doc import Doc
+from deid_core.engine.contract import NoteState
 from deid_core.spans import Span
 
 _DATE = regex.compile(r"\b\d{1,2}/\d{1,2}/\d{2,4}\b")
@@ -18,6 +22,12 @@ class LiteralTagger:
     """Finds each known-PHI value of the note verbatim (word-bounded) and m/d/y dates."""
 
     name = "literal"
+    needs: Mapping[str, str] = MappingProxyType({})
+    provides: frozenset[str] = frozenset()
+
+    def run(self, doc: Doc, state: NoteState) -> list[Span]:
+        """The stage: the literal spans (reads nothing from earlier stages)."""
+        return self.tag(doc)
 
     def tag(self, doc: Doc) -> list[Span]:
         """Spans of the note's known PHI values and slash dates."""

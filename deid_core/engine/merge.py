@@ -15,6 +15,7 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from fnmatch import fnmatchcase
 
 import regex
@@ -22,6 +23,8 @@ import regex
 from deid_core import taxonomy
 from deid_core.config import Config
 from deid_core.config import Merge as MergeOptions
+from deid_core.doc import Doc
+from deid_core.engine.contract import CrfMarginals, NoteState
 from deid_core.gazetteers import is_common
 from deid_core.spans import Span, default_rank, resolve_overlaps, sort_spans
 
@@ -32,9 +35,10 @@ def source_kind(source: str) -> str:
 
 
 class Merger:
-    """A configured merge policy: callable (spans, doc=None) -> non-overlapping spans."""
+    """A configured merge policy (a MergeStep): (spans, doc, state) -> non-overlapping spans.
 
-    wants_doc = True
+    Without a doc (and state) only the policy runs: no rule gate, reconciliation or propagation.
+    """
 
     def __init__(self, policy: str, options: MergeOptions) -> None:
         if policy not in POLICIES:
@@ -54,19 +58,14 @@ class Merger:
         """True for spans that are not from a CRF."""
         return not source_kind(s.source).startswith("crf")
 
-    @property
-    def across_notes(self) -> bool:
-        """True when names and places are propagated across a patient's notes ([merge] propagate_patient)."""
-        return self.options.propagate_patient
+    def cross_note(self) -> PatientPropagation | None:
+        """Names and places spread across a patient's notes when [merge] propagate_patient is on."""
+        return PatientPropagation(self.options) if self.options.propagate_patient else None
 
-    def patient(self, notes: Sequence[tuple[str, list[Span]]]) -> list[list[Span]]:
-        """Cross-note propagation over one patient's (text, merged spans) pairs."""
-        return propagate_patient(notes, self.options)
-
-    def __call__(self, spans: Sequence[Span], doc=None) -> list[Span]:
+    def __call__(self, spans: Sequence[Span], doc: Doc | None = None, state: NoteState | None = None) -> list[Span]:
         gate = self.options.rule_gate
-        if gate > 0 and doc is not None and doc.crf_phi is not None:
-            spans = gate_rules(spans, doc, gate, self)
+        if gate > 0 and doc is not None and state is not None and state.crf is not None:
+            spans = gate_rules(spans, doc, state.crf, gate, self)
         merged = POLICIES[self.policy](self, spans)
         if doc is not None and (self.options.reconcile or self.options.propagate):
             merged = reconcile(merged, doc.text, self)
@@ -79,21 +78,20 @@ def gated_source(source: str, options: MergeOptions) -> bool:
             and not any(fnmatchcase(source, g) for g in options.rule_gate_exempt))
 
 
-def gate_rules(spans: Sequence[Span], doc, gate: float, m: Merger) -> list[Span]:
+def gate_rules(spans: Sequence[Span], doc: Doc, crf: CrfMarginals, gate: float, m: Merger) -> list[Span]:
     """Drop rule spans on which the CRF (trained with rule-hit features) puts a PHI marginal below `gate`.
 
     Only spans of gated sources (weak, context-free rules by default) and of categories the
-    CRF learned from enough examples are gated (the tagger puts those categories on the doc);
-    rare categories (too few training examples) keep their rule spans.
+    CRF learned from enough examples are gated (the CRF stage hands those categories over with
+    its marginals); rare categories (too few training examples) keep their rule spans.
     """
-
-    phi = doc.crf_phi
-    gated = doc.crf_gate_categories  # categories the CRF learned from enough examples
+    phi = crf.phi
+    gated = crf.gate_categories  # categories the CRF learned from enough examples
     _, starts, ends = doc.tokens
     out = []
     for s in spans:
         if (not m.is_rule(s) or not gated_source(s.source, m.options)
-                or (gated is not None and taxonomy.category_of(s.label) not in gated)):
+                or taxonomy.category_of(s.label) not in gated):
             out.append(s)
             continue
         i, j = bisect_right(ends, s.start), bisect_left(starts, s.end)
@@ -210,15 +208,6 @@ def add_occurrences(spans: list[Span], text: str, strings: dict[str, str], sourc
     return sort_spans(spans + added) if added else spans
 
 
-def patient_groups(patient_ids: Sequence[str | None]) -> list[list[int]]:
-    """Indices of each patient's notes, for patients with two or more (None: no patient, left out)."""
-    groups: dict[str, list[int]] = {}
-    for i, pid in enumerate(patient_ids):
-        if pid:
-            groups.setdefault(pid, []).append(i)
-    return [g for g in groups.values() if len(g) > 1]
-
-
 def propagate_patient(notes: Sequence[tuple[str, list[Span]]], opts: MergeOptions) -> list[list[Span]]:
     """Across one patient's notes: a name or place tagged in one note is tagged in the others too.
 
@@ -232,6 +221,17 @@ def propagate_patient(notes: Sequence[tuple[str, list[Span]]], opts: MergeOption
             strings.setdefault(k, v)
     pat = occurrence_pattern(strings) if strings else None  # compiled once for the patient's notes
     return [add_occurrences(list(spans), text, strings, "patient:propagate", pat) for text, spans in notes]
+
+
+@dataclass(frozen=True)
+class PatientPropagation:
+    """The merge's cross-note step (a CrossNoteStep): propagate_patient over one patient's notes."""
+
+    options: MergeOptions
+
+    def spread(self, notes: Sequence[tuple[str, list[Span]]]) -> list[list[Span]]:
+        """New spans per note: each note's own plus the other notes' names and places found in it."""
+        return propagate_patient(notes, self.options)
 
 
 def _factory(policy: str) -> Callable[[Config], Merger]:

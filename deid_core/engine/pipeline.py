@@ -7,68 +7,52 @@ that note (fail closed: never its text), and the rest of the batch proceeds.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import Protocol
+from collections.abc import Sequence
 
 from deid_core import taxonomy
 from deid_core.config import Config
 from deid_core.doc import Doc
-from deid_core.engine.merge import patient_groups
+from deid_core.engine.contract import (
+    CrossNoteStep,
+    FaultHook,
+    MergeStep,
+    NoteState,
+    Replacer,
+    Stage,
+    check_stages,
+)
+from deid_core.engine.crossnote import spread_across_notes
 from deid_core.engine.registry import resolve
-from deid_core.engine.replace import apply_replacements, mask_token
+from deid_core.engine.replace import apply_replacements
 from deid_core.keys import audit_digest
 from deid_core.notes import AuditSpan, Note, NoteResult
 from deid_core.spans import Span, resolve_overlaps, validate_spans
 
 
-class Tagger(Protocol):
-    """Anything that finds PHI spans in an analysed note."""
-
-    name: str
-
-    def tag(self, doc: Doc) -> list[Span]: ...
-
-
-# (doc, spans) -> one replacement string per span; the surrogate modes plug in here.
-Replacer = Callable[[Doc, Sequence[Span]], list[str]]
-
-
-def mask_replacer(doc: Doc, spans: Sequence[Span]) -> list[str]:
-    """`mask` mode: every span becomes [**LABEL**]."""
-    return [mask_token(s.label) for s in spans]
-
-
-Merger = Callable[[Sequence[Span]], list[Span]]
-
-
 class Deidentifier:
-    """Taggers + merge policy + replacer + key: turns Notes into NoteResults."""
+    """Stages + merge step + replacer + key: turns Notes into NoteResults."""
 
-    def __init__(
-        self,
-        taggers: Sequence[Tagger],
-        *,
-        key: bytes,
-        merge: Merger = resolve_overlaps,
-        replacer: Replacer = mask_replacer,
-    ) -> None:
-        self.taggers = list(taggers)
+    def __init__(self, stages: Sequence[Stage], *, key: bytes, merge: MergeStep, replacer: Replacer,
+                 fault_hook: FaultHook | None = None) -> None:
+        check_stages(stages)  # every stage gets what it needs from an earlier one, or we refuse
+        self.stages = list(stages)
         self.key = key
         self.merge = merge
+        self.cross_note: CrossNoteStep | None = merge.cross_note()
         self.replacer = replacer
-        self.fault_hook: Callable[[Note], None] | None = None  # tests: raise for chosen notes
+        self.fault_hook = fault_hook  # test suite only (deid_core.app.batch.make_deidentifier)
 
     def tag(self, note: Note) -> list[Span]:
         """Merged, validated, non-overlapping PHI spans of one note."""
-        doc = Doc(note)
-        return self._tag_doc(doc)
+        return self._tag_doc(Doc(note))
 
     def _tag_doc(self, doc: Doc) -> list[Span]:
+        state = NoteState()
         found: list[Span] = []
-        for tagger in self.taggers:
-            spans = doc.stage_spans[tagger.name] = tagger.tag(doc)  # later stages may read it
+        for stage in self.stages:
+            spans = state.spans[stage.name] = stage.run(doc, state)
             found.extend(spans)
-        merged = self.merge(found, doc=doc) if getattr(self.merge, "wants_doc", False) else self.merge(found)
+        merged = self.merge(found, doc, state)
         validate_spans(merged, len(doc.text))
         return merged
 
@@ -77,38 +61,34 @@ class Deidentifier:
         return self.process_many([note])[0]
 
     def process_many(self, notes: Sequence[Note]) -> list[NoteResult]:
-        """Tag, then (merge option propagate_patient) propagate across each patient's notes, then replace.
+        """Tag, then spread across each patient's notes (the merge's cross-note step), then replace.
 
         Fail closed per note: an exception in one note's stages quarantines that note only; an
         exception in a patient's cross-note step quarantines that patient's notes.
         """
-        tagged: list[tuple[Doc, list[Span]] | NoteResult] = [self._tag_or_quarantine(n) for n in notes]
-        for idx in self._patient_groups(notes, [not isinstance(t, NoteResult) for t in tagged]):
-            try:
-                spread = self.merge.patient([(notes[i].text, tagged[i][1]) for i in idx])
-                for i, spans in zip(idx, spread, strict=True):
-                    validate_spans(spans, len(notes[i].text))
-                    tagged[i] = (tagged[i][0], spans)
-            except Exception as exc:  # noqa: BLE001 - fail closed for the patient's notes
-                for i in idx:
-                    tagged[i] = NoteResult(notes[i].note_id, notes[i].patient_id, error_stage="tag",
-                                           error_class=type(exc).__name__)
-        return [t if isinstance(t, NoteResult) else self._replace_or_quarantine(n, *t)
-                for n, t in zip(notes, tagged, strict=True)]
+        tagged = [self._tag_or_quarantine(n) for n in notes]
+        failed: dict[int, NoteResult] = {}
+
+        def quarantine(idx: list[int], exc: Exception) -> None:
+            for i in idx:
+                failed[i] = NoteResult(notes[i].note_id, notes[i].patient_id, error_stage="tag",
+                                       error_class=type(exc).__name__)
+
+        spans = spread_across_notes(self.cross_note, notes,
+                                    [None if isinstance(t, NoteResult) else t[1] for t in tagged], quarantine)
+        out = []
+        for i, (note, t) in enumerate(zip(notes, tagged, strict=True)):
+            if isinstance(t, NoteResult):
+                out.append(t)
+            elif i in failed:
+                out.append(failed[i])
+            else:
+                out.append(self._replace_or_quarantine(note, t[0], spans[i]))
+        return out
 
     def tag_many(self, notes: Sequence[Note]) -> list[list[Span]]:
         """Merged spans of several notes, with the cross-note step of process_many (evaluation)."""
-        out = [self.tag(n) for n in notes]
-        for idx in self._patient_groups(notes, [True] * len(notes)):
-            for i, spans in zip(idx, self.merge.patient([(notes[i].text, out[i]) for i in idx]), strict=True):
-                out[i] = spans
-        return out
-
-    def _patient_groups(self, notes: Sequence[Note], ok: Sequence[bool]) -> list[list[int]]:
-        """Indices of each patient's (two or more) tagged notes, when the merge propagates across notes."""
-        if not getattr(self.merge, "across_notes", False):
-            return []
-        return patient_groups([n.patient_id if good else None for n, good in zip(notes, ok, strict=True)])
+        return spread_across_notes(self.cross_note, notes, [self.tag(n) for n in notes])
 
     def _tag_or_quarantine(self, note: Note) -> tuple[Doc, list[Span]] | NoteResult:
         stage = "validate"
@@ -148,22 +128,39 @@ class Deidentifier:
             return NoteResult(note.note_id, note.patient_id, error_stage="replace", error_class=type(exc).__name__)
 
 
-def build_deidentifier(config: Config, bundle, key: bytes) -> Deidentifier:
+def build_stage(config: Config, name: str, bundle) -> Stage:
+    """The stage [registry.stages] registers as `name`, built from the typed config (and bundle)."""
+    return resolve(config.registry.stages[name])(config, bundle)
+
+
+def build_deidentifier(config: Config, bundle, key: bytes, *, fault_hook: FaultHook | None = None) -> Deidentifier:
     """The Deidentifier a configuration asks for: [pipeline] stages, merge policy, mode.
 
-    Stages and replacers are named in conf/deidentify.toml ([registry.stages],
-    [registry.modes], [registry.merge]) as 'module:factory'. A stage factory takes
-    (config, bundle) and returns a Tagger; a mode factory takes (config, key) and returns a
-    Replacer; a merge factory takes (config) and returns a Merger. The names were checked
-    against the registry when the configuration was loaded.
+    Stages, modes and merges are named in conf/deidentify.toml ([registry.stages],
+    [registry.modes], [registry.merge]) as 'module:factory': a stage factory takes (config,
+    bundle) and returns a Stage; a mode factory takes (config, key) and returns a Replacer; a
+    merge factory takes (config) and returns a MergeStep (deid_core/engine/contract.py). The
+    names were checked against the registry when the configuration was loaded; stages whose
+    needs no earlier stage provides are refused here, before any note.
     """
     pipe, registry = config.pipeline, config.registry
-    taggers = [resolve(registry.stages[s])(config, bundle) for s in pipe.stages]
+    stages = [build_stage(config, s, bundle) for s in pipe.stages]
     replacer = resolve(registry.modes[pipe.mode])(config, key)
     merge = resolve(registry.merge[pipe.merge])(config)
-    return Deidentifier(taggers, key=key, merge=merge, replacer=replacer)
+    return Deidentifier(stages, key=key, merge=merge, replacer=replacer, fault_hook=fault_hook)
 
 
-def longest_merge(config: Config) -> Merger:
-    """Factory for the default merge: overlapping spans resolved longest-first."""
-    return resolve_overlaps
+class LongestMerge:
+    """The `longest` merge: overlapping spans resolved longest-first; no reconciliation, no cross-note step."""
+
+    def __call__(self, spans: Sequence[Span], doc: Doc | None = None, state: NoteState | None = None) -> list[Span]:
+        return resolve_overlaps(spans)
+
+    def cross_note(self) -> CrossNoteStep | None:
+        """None: spans stay within their note."""
+        return None
+
+
+def longest_merge(config: Config) -> LongestMerge:
+    """Factory for the `longest` merge."""
+    return LongestMerge()

@@ -86,7 +86,7 @@ def run_variant(name: str, notes, gold, extra, dconf: dict, folds: int, iters: i
         out[f"rules+crf/{pol}"] = brief(score(notes, gold, merged_predictions(notes, staged, Merger(pol, opts), ["rules", "crf"])))
     out["crf"] = brief(score(notes, gold, merged_predictions(notes, staged, Merger("rules_win", opts), ["crf"])))
     out["rules"] = brief(score(notes, gold, merged_predictions(notes, staged, Merger("rules_win", opts), ["rules"])))
-    if any("crf_char" in v for v in staged.values()):
+    if any("crf_char" in v.spans for v in staged.values()):
         out.update(char_rows(notes, gold, staged, opts))
     return out
 

@@ -9,16 +9,18 @@ from pathlib import Path
 
 from deid_core.config import Config, CrfSettings
 from deid_core.doc import Doc
+from deid_core.engine.contract import MergeStep, NoteState, Stage, check_stages
 from deid_core.engine.crf.chars import CharCrfTagger, load_char_model
-from deid_core.engine.crf.tagger import CrfTagger, load_models, rule_source
-from deid_core.engine.merge import patient_groups
+from deid_core.engine.crf.tagger import CrfTagger, load_models
+from deid_core.engine.crossnote import spread_across_notes
+from deid_core.engine.pipeline import build_stage
 from deid_core.notes import Note
 from deid_core.spans import Span, validate_spans
 from deid_core.training.train import TrainDoc, make_docs, patient_folds, train_bundle
 
 log = logging.getLogger(__name__)
 
-StageSpans = dict[str, dict[str, list[Span]]]  # note_id -> stage -> spans
+StageStates = dict[str, NoteState]  # note_id -> what each stage found (spans, CRF marginals)
 
 
 def cv_stage_spans(
@@ -26,56 +28,58 @@ def cv_stage_spans(
     k: int = 5, c1: float | None = None, c2: float | None = None, extra: Sequence[TrainDoc] = (),
     threshold: float | None = None, models: Sequence[str] | None = None, easy: bool | None = None,
     use_rules: bool = True,
-) -> StageSpans:
+) -> StageStates:
     """Each fold's held-out notes tagged by rules and by CRFs trained without that fold's patients.
 
     Stages per note: "rules", "crf" (token CRFs) and, when the bundle has a char model, "crf_char".
+    The rules stage is built here from the configuration's registry (use_rules); without it the
+    CRFs are trained and tagged with no rule spans.
     """
-    rules = rule_source(deid_config, None) if use_rules else None
+    rules = build_stage(deid_config, "rules", None) if use_rules else None
     folds = patient_folds(notes, k)
-    out: StageSpans = {}
+    out: StageStates = {}
     thr = conf.tagging.marginal_threshold if threshold is None else threshold
     for fi, test_pids in enumerate(folds):
         train_notes = [n for n in notes if (n.patient_id or n.note_id) not in test_pids]
         test_notes = [n for n in notes if (n.patient_id or n.note_id) in test_pids]
         docs = make_docs(train_notes, gold) + list(extra)
         with tempfile.TemporaryDirectory(prefix="deid-cv-") as tmp:
-            bundle = train_bundle(docs, conf, Path(tmp), rules=rules, c1=c1, c2=c2, models=models, easy=easy)
-            tagger = CrfTagger(load_models(bundle), threshold=thr, rules=rules, keep_marginals=True)
-            char_model = load_char_model(bundle)
-            char_tagger = CharCrfTagger(char_model, rules=rules) if char_model else None
+            bundle = train_bundle(docs, conf, Path(tmp), rules=rules.tag if rules else None, c1=c1, c2=c2,
+                                  models=models, easy=easy)
+            stages: list[Stage] = [] if rules is None else [rules]
+            # tagged like the target corpus it is scored on (EasyAdapt bundles: the target copy)
+            crf_models = load_models(bundle, conf.tagging.cache_size, "target")
+            stages.append(CrfTagger(crf_models, threshold=thr, needs_rules=use_rules, keep_marginals=True,
+                                    min_gate_examples=conf.tagging.min_gate_examples, gate=False,
+                                    gated_source=lambda src: False))
+            char_model = load_char_model(bundle, conf.tagging.cache_size)
+            if char_model:
+                stages.append(CharCrfTagger(char_model, needs_rules=use_rules))
+            check_stages(stages)
             for n in test_notes:
-                doc = Doc(n)
-                staged = {"rules": list(rules(doc)) if rules else []}
-                doc.stage_spans = dict(staged)
-                staged["crf"] = tagger.tag(doc)
-                staged["crf_phi"] = doc.crf_phi
-                staged["crf_gate_categories"] = doc.crf_gate_categories
-                if char_tagger is not None:
-                    staged["crf_char"] = char_tagger.tag(doc)
-                out[n.note_id] = staged
+                doc, state = Doc(n), NoteState()
+                state.spans["rules"] = []  # scored as a stage even when not run
+                for stage in stages:
+                    state.spans[stage.name] = stage.run(doc, state)
+                out[n.note_id] = state
         log.info("fold %d/%d: %d train notes, %d test notes", fi + 1, k, len(train_notes), len(test_notes))
     return out
 
 
-def merged_predictions(notes: Sequence[Note], staged: StageSpans, merger, stages: Sequence[str]) -> dict[str, list[Span]]:
-    """Predictions of a merge policy over the chosen stages' spans."""
-    out = {}
+def merged_predictions(notes: Sequence[Note], staged: StageStates, merger: MergeStep,
+                       stages: Sequence[str]) -> dict[str, list[Span]]:
+    """Predictions of a merge policy over the chosen stages' spans, with its cross-note step."""
+    merged: list[list[Span] | None] = []
     for n in notes:
-        found = [s for st in stages for s in staged.get(n.note_id, {}).get(st, [])]
-        doc = Doc(n)
-        if "crf" in stages:
-            doc.crf_phi = staged.get(n.note_id, {}).get("crf_phi")
-            doc.crf_gate_categories = staged.get(n.note_id, {}).get("crf_gate_categories")
-        spans = merger(found, doc=doc) if getattr(merger, "wants_doc", False) else merger(found)
+        state = staged[n.note_id]
+        found = [s for st in stages for s in state.spans.get(st, [])]
+        # the merge sees the CRF marginals only when the CRF's spans are merged
+        view = NoteState(crf=state.crf if "crf" in stages else None)
+        spans = merger(found, Doc(n), view)
         validate_spans(spans, len(n.text))
-        out[n.note_id] = spans
-    if getattr(merger, "across_notes", False):  # the Deidentifier's cross-note step (process_many)
-        for idx in patient_groups([n.patient_id for n in notes]):
-            group = [notes[i] for i in idx]
-            for n, spans in zip(group, merger.patient([(n.text, out[n.note_id]) for n in group]), strict=True):
-                out[n.note_id] = spans
-    return out
+        merged.append(spans)
+    spread = spread_across_notes(merger.cross_note(), notes, merged)
+    return {n.note_id: spans for n, spans in zip(notes, spread, strict=True)}
 
 
 def score(notes: Sequence[Note], gold: dict[str, list[Span]], pred: dict[str, list[Span]]) -> dict:
@@ -118,7 +122,7 @@ def run_cv(notes, gold, conf: CrfSettings, dconf: Config, k, *, extra, c1=None, 
     merge_name = dconf.pipeline.merge
     merger = resolve(dconf.registry.merge[merge_name])(dconf)
     stages = ["rules", "crf"] if use_rules else ["crf"]
-    if "crf_char" in dconf.pipeline.stages and any("crf_char" in v for v in staged.values()):
+    if "crf_char" in dconf.pipeline.stages and any("crf_char" in v.spans for v in staged.values()):
         stages.append("crf_char")  # the char CRF is scored when the configured pipeline runs it
     report = score(notes, gold, merged_predictions(notes, staged, merger, stages))
     report["crf_only"] = score(notes, gold, merged_predictions(notes, staged, merger, ["crf"]))

@@ -47,7 +47,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Train (optionally CV/tune first) and write the bundle."""
-    from deid_core.engine.crf.tagger import rule_source
+    from deid_core.engine.pipeline import build_stage
 
     conf = crf_config(args.crf_config)
     dconf = pipeline_config(args.config)
@@ -79,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
         cv_report = run_cv(notes, gold, conf, dconf, args.cv, extra=extra, use_rules=use_rules,
                            models=models, easy=easy)
     docs = make_docs(notes, gold) + extra
-    rules = rule_source(dconf, None) if use_rules else None
+    rules = build_stage(dconf, "rules", None).tag if use_rules else None  # the rule_hits features' spans
     bundle = train_bundle(docs, conf, Path(args.output), rules=rules, models=models, easy=easy,
                           extra={"target_corpus": Path(args.physionet).name,
                                  "source_corpora": [Path(p).name for p in args.synthetic]})

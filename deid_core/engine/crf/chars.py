@@ -20,15 +20,17 @@ from __future__ import annotations
 
 import logging
 from bisect import bisect_left
-from collections.abc import Callable, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from types import MappingProxyType
 
 import pycrfsuite
 
 from deid_core.config import Config, CrfSettings
 from deid_core.config.crf import Model
 from deid_core.doc import Doc
+from deid_core.engine.contract import RULE_SPANS, NoteState, rule_spans_of
 from deid_core.engine.crf.features import _known_tokens, gazetteer_names, regex_shape, short_shape
 from deid_core.engine.crf.labels import check_scheme, decode, encode
 from deid_core.spans import Span, trim_span
@@ -38,7 +40,6 @@ log = logging.getLogger(__name__)
 CHAR_FEATURES_VERSION = "1"
 KIND = "char"
 
-RuleSource = Callable[[Doc], Sequence[Span]]
 
 # Family name -> what it adds (docs/crf.md). Token-intrinsic ones are cached per token type.
 CHAR_FAMILIES: dict[str, str] = {
@@ -322,22 +323,31 @@ class CharModel:
 
 
 class CharCrfTagger:
-    """Pipeline stage `crf_char`: the bundle's char-level CRF; spans with source 'crf_char:<model>'."""
+    """Pipeline stage `crf_char`: the bundle's char-level CRF; spans with source 'crf_char:<model>'.
 
-    def __init__(self, model: CharModel, *, rules: RuleSource | None = None, name: str = "crf_char") -> None:
+    Needs the rule spans when its model was trained with rule_hits features (`needs_rules`).
+    """
+
+    provides: frozenset[str] = frozenset()
+
+    def __init__(self, model: CharModel, *, needs_rules: bool, name: str = "crf_char") -> None:
         self.model = model
-        self.rules = rules
         self.name = name
+        self.uses_rules = model.extractor.uses_rules
+        self.needs: Mapping[str, str] = MappingProxyType(
+            {RULE_SPANS: f"its model {model.name} was trained with rule_hits features"}
+            if needs_rules and self.uses_rules else {})
 
-    def tag(self, doc: Doc) -> list[Span]:
-        """PHI spans found by the char CRF."""
-        from deid_core.engine.crf.tagger import doc_rule_spans
+    def run(self, doc: Doc, state: NoteState) -> list[Span]:
+        """The stage: the char CRF's spans, with the rules stage's spans as features."""
+        return self.tag(doc, rule_spans_of(state, self.name, bool(self.needs)) if self.uses_rules else ())
 
-        rules = doc_rule_spans(doc, self.rules) if self.model.extractor.uses_rules else ()
+    def tag(self, doc: Doc, rules: Sequence[Span] = ()) -> list[Span]:
+        """PHI spans found by the char CRF, given the note's rule spans."""
         return self.model.tag(doc, rules, f"{self.name}:{self.model.name}")
 
 
-def load_char_model(bundle, cache_size: int = 200_000) -> CharModel | None:
+def load_char_model(bundle, cache_size: int) -> CharModel | None:
     """The bundle's char model (components.crf_char), or None when it has none."""
     from deid_core.bundle import BundleError
 
@@ -356,7 +366,7 @@ def load_char_model(bundle, cache_size: int = 200_000) -> CharModel | None:
 def char_stage(config: Config, bundle) -> CharCrfTagger:
     """Stage factory (conf/deidentify.toml [registry.stages] crf_char): the bundle's char CRF."""
     from deid_core.bundle import BundleError, load_bundle
-    from deid_core.engine.crf.tagger import rule_source
+    from deid_core.engine.crf.tagger import trained_with_rules
     from deid_core.engine.crf.versions import check_versions
 
     if bundle is None:
@@ -370,5 +380,4 @@ def char_stage(config: Config, bundle) -> CharCrfTagger:
             "pipeline lists stage 'crf_char' ([pipeline] stages): train a bundle with a char model "
             "(`deid train --models single,char`, [training] models in conf/crf.toml) or remove "
             "'crf_char' from [pipeline] stages")
-    rules = rule_source(config, bundle) if model.extractor.uses_rules else None
-    return CharCrfTagger(model, rules=rules)
+    return CharCrfTagger(model, needs_rules=trained_with_rules(bundle))

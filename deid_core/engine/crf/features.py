@@ -36,6 +36,9 @@ WINDOW_FAMILIES: dict[str, tuple[str, int | None]] = {
     "context_shape": ("rshape", 3),
     "window_gazetteer": ("gz", 1),
 }
+# the cached views of a token a window family reads
+VIEWS: dict[str, Callable[[TypeEntry], str]] = {"low": lambda e: e.low, "cshape": lambda e: e.cshape,
+                                               "rshape": lambda e: e.rshape, "gz": lambda e: e.gz}
 NGRAM_FAMILIES = ("word_bigram", "shape_ngram")
 SPECIAL_FAMILIES = ("cluster",)  # needs the bundle's cluster table
 
@@ -508,7 +511,7 @@ class FeatureExtractor:
         if known is not None:
             e.bl, e.br = low in self.bigram_left, low in self.bigram_right
         for o, views in self.offsets:
-            w = [f"{o}:{v}={getattr(e, v)}" for v in views]
+            w = [f"{o}:{v}={VIEWS[v](e)}" for v in views]
             e.win[o] = w if known is None else [f for f in w if f in known]
         if self.as_bytes:
             e.own = [f.encode() for f in own]

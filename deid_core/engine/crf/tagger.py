@@ -3,23 +3,30 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+from bisect import bisect_left, bisect_right
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import repeat
 from pathlib import Path
+from types import MappingProxyType
 
 import pycrfsuite
 
 from deid_core.config import Config
 from deid_core.doc import Doc
+from deid_core.engine.contract import (
+    CRF_MARGINALS,
+    RULE_SPANS,
+    CrfMarginals,
+    NoteState,
+    rule_spans_of,
+)
 from deid_core.engine.crf.clusters import load_clusters
 from deid_core.engine.crf.features import FeatureConfig, FeatureExtractor, easyadapt
 from deid_core.engine.crf.labels import decode, tag_label
 from deid_core.spans import Span
 
 log = logging.getLogger(__name__)
-
-RuleSource = Callable[[Doc], Sequence[Span]]
 
 
 @dataclass
@@ -99,25 +106,32 @@ def learned_categories(models: Sequence[CrfModel], min_examples: int) -> frozens
 
 
 class CrfTagger:
-    """Pipeline stage: runs each token-CRF model and returns its spans (source 'crf:<model>')."""
+    """Pipeline stage: runs each token-CRF model and returns its spans (source 'crf:<model>').
 
-    def __init__(self, models: Sequence[CrfModel], *, threshold: float = 1.0,
-                 rules: RuleSource | None = None, name: str = "crf", keep_marginals: bool = False,
-                 min_gate_examples: int = 50, gate: bool = True,
-                 gated_source: Callable[[str], bool] | None = None) -> None:
+    Needs the rule spans when its models were trained with rule_hits features (`needs_rules`);
+    provides the per-token PHI marginals the merge's rule gate reads (when it computed them).
+    """
+
+    provides = frozenset({CRF_MARGINALS})
+
+    def __init__(self, models: Sequence[CrfModel], *, threshold: float, needs_rules: bool, name: str = "crf",
+                 keep_marginals: bool = False, min_gate_examples: int, gate: bool,
+                 gated_source: Callable[[str], bool]) -> None:
         self.models = list(models)
-        self.gated_source = gated_source or (lambda src: src != "metadata")
+        self.gated_source = gated_source
         self.keep_marginals = keep_marginals
         self.gate = gate  # the merge gates rule spans: compute marginals under them
         self.gate_categories = learned_categories(self.models, min_gate_examples)
         self.threshold = threshold
-        self.rules = rules
         self.name = name
+        self.uses_rules = any(m.extractor.uses_rules for m in self.models)
+        trained = ", ".join(m.spec.name for m in self.models if m.extractor.uses_rules)
+        self.needs: Mapping[str, str] = MappingProxyType(
+            {RULE_SPANS: f"its model(s) {trained} were trained with rule_hits features"}
+            if needs_rules and self.uses_rules else {})
 
     def _gate_positions(self, doc: Doc, rules: Sequence[Span]) -> list[int]:
         """Token positions under rule spans of gated categories (where marginals are needed)."""
-        from bisect import bisect_left, bisect_right
-
         from deid_core.taxonomy import category_of
 
         _, starts, ends = doc.tokens
@@ -127,16 +141,23 @@ class CrfTagger:
                 pos.update(range(bisect_right(ends, s.start), bisect_left(starts, s.end)))
         return sorted(pos)
 
-    def rule_spans(self, doc: Doc) -> Sequence[Span]:
-        """Rule hits for the rule_hits features: the pipeline's rules output, else our own call."""
-        return doc_rule_spans(doc, self.rules)
+    def rule_spans(self, state: NoteState) -> Sequence[Span]:
+        """The rule hits the rule_hits features read: the rules stage's spans (none when not used)."""
+        return rule_spans_of(state, self.name, bool(self.needs)) if self.uses_rules else ()
 
-    def tag(self, doc: Doc) -> list[Span]:
-        """PHI spans found by every model (may overlap across models; the merge resolves)."""
+    def run(self, doc: Doc, state: NoteState) -> list[Span]:
+        """The stage: spans of every model; the marginals go to the state for the merge's rule gate."""
+        spans, marginals = self.tag(doc, self.rule_spans(state))
+        if marginals is not None:
+            state.crf = marginals
+        return spans
+
+    def tag(self, doc: Doc, rules: Sequence[Span] = ()) -> tuple[list[Span], CrfMarginals | None]:
+        """PHI spans found by every model (may overlap across models; the merge resolves), and the
+        per-token PHI marginals when they were computed (recall knob, kept, or under gated rules)."""
         _, starts, ends = doc.tokens
         if not starts:
-            return []
-        rules = self.rule_spans(doc) if any(m.extractor.uses_rules for m in self.models) else ()
+            return [], None
         full = self.threshold < 1.0 or self.keep_marginals
         gate_pos = [] if full or not self.gate else self._gate_positions(doc, rules)
         out: list[Span] = []
@@ -151,20 +172,9 @@ class CrfTagger:
             for i, j, label in decode(tags, starts, ends):
                 conf = sum(phi[i:j]) / (j - i)
                 out.append(Span(starts[i], ends[j - 1], label, f"{self.name}:{m.spec.name}", round(conf, 4)))
-        if full or gate_pos:
-            doc.crf_phi = doc_phi
-            doc.crf_gate_categories = self.gate_categories
-        return out
-
-
-def doc_rule_spans(doc: Doc, rules: RuleSource | None) -> Sequence[Span]:
-    """The rules stage's spans of a doc (doc.stage_spans["rules"]), else `rules(doc)` stored there."""
-    if "rules" in doc.stage_spans:
-        return doc.stage_spans["rules"]
-    if rules is None:
-        return ()
-    spans = doc.stage_spans["rules"] = rules(doc)
-    return spans
+        if (full or gate_pos) and doc_phi is not None:
+            return out, CrfMarginals(doc_phi, self.gate_categories)
+        return out, None
 
 
 # [tagging] domain -> which EasyAdapt feature copy is added at tagging time (seed 000 §3.3.3)
@@ -180,7 +190,7 @@ def easyadapt_domain(comp: dict, choice: str) -> str:
     return comp.get("target_domain", "T") if choice == "target" else comp.get("source_domain", "S")
 
 
-def load_models(bundle, cache_size: int = 200_000, domain: str = "target") -> list[CrfModel]:
+def load_models(bundle, cache_size: int, domain: str) -> list[CrfModel]:
     """The token-CRF models of a bundle (empty when it has none); `domain`: see DOMAINS."""
     comp = bundle.manifest.get("components", {}).get("crf")
     if not comp:
@@ -193,6 +203,11 @@ def load_models(bundle, cache_size: int = 200_000, domain: str = "target") -> li
         models.append(CrfModel(spec, bundle.file(m["file"]), clusters, cache_size, domain, m.get("tag_counts"),
                                m.get("mention_counts")))
     return models
+
+
+def trained_with_rules(bundle) -> bool:
+    """Whether the bundle's models saw rule hits in training (bundles that do not say: assume they did)."""
+    return bool(bundle.manifest.get("training", {}).get("rules_used", True))
 
 
 def crf_stage(config: Config, bundle) -> CrfTagger:
@@ -208,32 +223,7 @@ def crf_stage(config: Config, bundle) -> CrfTagger:
     models = load_models(bundle, tagging.cache_size, tagging.domain)
     if not models:
         log.warning("bundle %s has no CRF models: the crf stage finds nothing", bundle.id[:12])
-    rules = None
-    if any(m.extractor.uses_rules for m in models):
-        rules = rule_source(config, bundle)
     merge = config.merge
-    return CrfTagger(models, threshold=tagging.marginal_threshold, rules=rules,
+    return CrfTagger(models, threshold=tagging.marginal_threshold, needs_rules=trained_with_rules(bundle),
                      min_gate_examples=tagging.min_gate_examples,
                      gate=merge.rule_gate > 0, gated_source=lambda src: gated_source(src, merge))
-
-
-def rule_source(config: Config, bundle) -> RuleSource | None:
-    """The rules stage's tag function (for rule_hits features), or None when no rules exist.
-
-    Built on first use: in the pipeline the rules stage's own output (doc.stage_spans) is
-    read instead, so a worker does not compile the rule set a second time.
-    """
-    from deid_core.engine.registry import resolve
-
-    ref = config.registry.stages.get("rules")
-    if not ref:
-        return None
-    factory = resolve(ref)
-    built: list[RuleSource] = []
-
-    def tag(doc: Doc) -> Sequence[Span]:
-        if not built:
-            built.append(factory(config, bundle).tag)
-        return built[0](doc)
-
-    return tag

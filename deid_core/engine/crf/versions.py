@@ -23,26 +23,16 @@ def _tree_digest(path: Path) -> str | None:
 
 def current_versions() -> dict[str, str | None]:
     """Versions of what a CRF bundle depends on: features, taxonomy, rules, gazetteers."""
-    import importlib
-
     from deid_core.config import conf_dir, conf_file
     from deid_core.engine.crf.features import FEATURES_VERSION
 
     root = Path(__file__).resolve().parents[2]  # deid_core/
-    versions: dict[str, str | None] = {
+    return {
         "features": FEATURES_VERSION,
-        "taxonomy": str(conf_file("taxonomy.toml").get("version", "")),
+        "taxonomy": str(conf_file("taxonomy.toml")["version"]),
+        "rules": _tree_digest(conf_dir() / "rules"),
+        "gazetteers": _tree_digest(root / "gazetteers"),
     }
-    for key, module, data in (("rules", "deid_core.engine.rules", conf_dir() / "rules"),
-                              ("gazetteers", "deid_core.gazetteers", root / "gazetteers")):
-        try:
-            mod = importlib.import_module(module)
-        except ImportError:
-            versions[key] = None
-            continue
-        explicit = getattr(mod, "VERSION", None) or getattr(mod, f"{key.upper()}_VERSION", None)
-        versions[key] = str(explicit) if explicit else _tree_digest(data)
-    return versions
 
 
 # Mismatches that make a model unusable (feature strings or labels changed) always refuse;

@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
+from types import MappingProxyType
 
 import ahocorasick
 
 from deid_core.config import Config, ConfigError, Rules
 from deid_core.doc import Doc
+from deid_core.engine.contract import RULE_SPANS, NoteState
 from deid_core.engine.rules.filters import FILTERS
 from deid_core.engine.rules.loader import NONPHI, Rule, load_rules, load_settings
 from deid_core.engine.rules.metadata import MetadataMatcher
@@ -90,9 +93,11 @@ def load_gazetteer_rules(name: str) -> list[GazetteerRule]:
 
 
 class RuleTagger:
-    """All rules of the configured files plus gazetteer and metadata matching."""
+    """All rules of the configured files plus gazetteer and metadata matching (the `rules` stage)."""
 
     name = "rules"
+    needs: Mapping[str, str] = MappingProxyType({})
+    provides = frozenset({RULE_SPANS})
 
     def __init__(self, settings: Rules) -> None:
         self.settings = settings
@@ -248,6 +253,11 @@ class RuleTagger:
                     kept.append(p)
             phi = kept
         return phi
+
+    def run(self, doc: Doc, state: NoteState) -> list[Span]:
+        """The stage: tag, and hand the spans to later stages (CRF rule_hits features)."""
+        spans = state.rule_spans = self.tag(doc)
+        return spans
 
     def tag(self, doc: Doc) -> list[Span]:
         """Non-overlapping PHI spans: higher priority, then longer, wins."""

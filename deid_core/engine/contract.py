@@ -1,0 +1,105 @@
+"""The stage contract: what each stage needs and adds, as typed per-note state, and the Protocols of
+the steps a Deidentifier composes (stages, merge, cross-note step, replacer, test fault hook).
+
+Stages run in the configured order on one note. Each reads the note's Doc (text, tokens,
+sections) and the NoteState the earlier stages filled, and returns its spans. A stage declares
+`needs` (what must be in the state before it runs, and why) and `provides` (what it puts there);
+building a Deidentifier whose stages do not provide what a later stage needs is refused.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from deid_core.config import ConfigError
+from deid_core.doc import Doc
+from deid_core.notes import Note
+from deid_core.spans import Span
+
+# What a stage can put in the NoteState, and the stage of conf/deidentify.toml that does.
+RULE_SPANS = "rule spans"  # NoteState.rule_spans: the rule tagger's spans (CRF rule_hits features)
+CRF_MARGINALS = "CRF marginals"  # NoteState.crf: per-token PHI marginals (the merge's rule gate)
+PROVIDED_BY = {RULE_SPANS: "rules", CRF_MARGINALS: "crf"}
+
+
+@dataclass(frozen=True)
+class CrfMarginals:
+    """The token CRF's per-token PHI marginal and the categories it learned well enough to gate rules."""
+
+    phi: list[float]
+    gate_categories: frozenset[str]
+
+
+@dataclass
+class NoteState:
+    """What the stages found in one note so far: every stage's spans, plus the typed hand-offs."""
+
+    spans: dict[str, list[Span]] = field(default_factory=dict)  # by stage name
+    rule_spans: list[Span] | None = None  # RULE_SPANS
+    crf: CrfMarginals | None = None  # CRF_MARGINALS
+
+
+def rule_spans_of(state: NoteState, stage: str, required: bool) -> Sequence[Span]:
+    """The rule spans a stage's rule_hits features read; none when absent and not `required`."""
+    if state.rule_spans is None:
+        if required:
+            raise RuntimeError(f"stage {stage!r} ran without the rule spans it needs")
+        return ()
+    return state.rule_spans
+
+
+class Stage(Protocol):
+    """A tagger in the pipeline: finds PHI spans in a note, given what earlier stages found."""
+
+    name: str
+    needs: Mapping[str, str]  # what must be in the NoteState before it runs -> why (for the error)
+    provides: frozenset[str]
+
+    def run(self, doc: Doc, state: NoteState) -> list[Span]: ...
+
+
+class CrossNoteStep(Protocol):
+    """Spreads findings across one patient's notes: (text, merged spans) pairs -> new spans per note."""
+
+    def spread(self, notes: Sequence[tuple[str, list[Span]]]) -> list[list[Span]]: ...
+
+
+class MergeStep(Protocol):
+    """Turns every stage's spans of a note into one non-overlapping list; may have a cross-note step."""
+
+    def __call__(self, spans: Sequence[Span], doc: Doc, state: NoteState) -> list[Span]: ...
+
+    def cross_note(self) -> CrossNoteStep | None: ...
+
+
+class Replacer(Protocol):
+    """One replacement string per span (an output mode), and the note date moved like the dates inside."""
+
+    def __call__(self, doc: Doc, spans: Sequence[Span]) -> list[str]: ...
+
+    def shift_note_date(self, note: Note) -> dt.date | None: ...
+
+
+class FaultHook(Protocol):
+    """Test-suite fault injection ([testing] fault_note_marker): raises for chosen notes."""
+
+    def __call__(self, note: Note) -> None: ...
+
+
+def check_stages(stages: Sequence[Stage]) -> None:
+    """ConfigError naming the first stage that needs what no earlier stage provides (or a repeated name)."""
+    provided: set[str] = set()
+    names = [s.name for s in stages]
+    for i, stage in enumerate(stages):
+        if stage.name in names[:i]:
+            raise ConfigError(f"[pipeline] stages: stage {stage.name!r} is listed twice")
+        for need, why in stage.needs.items():
+            if need not in provided:
+                raise ConfigError(
+                    f"[pipeline] stages = {names}: stage {stage.name!r} needs the {need} ({why}), which no "
+                    f"earlier stage provides; list the {PROVIDED_BY.get(need, 'providing')!r} stage before "
+                    f"{stage.name!r}, or use a bundle trained without them")
+        provided.update(stage.provides)
