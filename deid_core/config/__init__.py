@@ -3,13 +3,19 @@ effective, checked Config every factory receives (effective.py)."""
 
 from deid_core.config.convert import SchemaError, fields_of
 from deid_core.config.crf import CrfSettings
-from deid_core.config.effective import Config, crf_from_tables, crf_settings, load_config
+from deid_core.config.effective import (
+    Config,
+    conf_table,
+    crf_from_tables,
+    crf_settings,
+    load_config,
+)
 from deid_core.config.files import ConfigError, conf_dir, conf_file, deep_merge, digest, load_toml
 from deid_core.config.surrogates import Surrogates
 from deid_core.config.tables import Job, Merge, Pipeline, Registry, Rules, Testing
 
 __all__ = [
     "Config", "ConfigError", "CrfSettings", "Job", "Merge", "Pipeline", "Registry", "Rules", "SchemaError",
-    "Surrogates", "Testing", "conf_dir", "conf_file", "crf_from_tables", "crf_settings", "deep_merge",
+    "Surrogates", "Testing", "conf_dir", "conf_file", "conf_table", "crf_from_tables", "crf_settings", "deep_merge",
     "digest", "fields_of", "load_config", "load_toml",
 ]

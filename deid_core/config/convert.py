@@ -124,7 +124,7 @@ def convert(tp: Any, value: Any, path: Path) -> Any:
             raise
         for check in meta:
             if isinstance(check, Check) and not check.test(out):
-                raise SchemaError("value", path, describe(tp), value)
+                raise SchemaError("value", path, describe(tp) if base in _NAMES else check.text, value)
         return out
     if dataclasses.is_dataclass(tp):
         return build(tp, value, path)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from deid_core.config.convert import SchemaError, build, fields_of
 from deid_core.config.crf import CrfSettings
@@ -22,6 +22,7 @@ from deid_core.config.surrogates import Surrogates
 from deid_core.config.tables import Job, Merge, Pipeline, Registry, Rules, Testing
 
 OVERRIDES = "command-line options"
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -135,6 +136,15 @@ def check_references(config: Config) -> None:
                           list(config.crf.training.models))
 
 
+def conf_table(cls: type[T], name: str) -> T:
+    """A whole conf/ file checked against a table class (ConfigError naming the file and key)."""
+    layer = Layer(f"conf/{name}", conf_file(name))
+    try:
+        return build(cls, layer.tables)
+    except SchemaError as exc:
+        raise ConfigError(message(exc, (layer,))) from None
+
+
 def crf_settings(path: str | Path | None = None) -> CrfSettings:
     """conf/crf.toml, or a whole file of the same shape (`deid train --crf-config FILE`), checked."""
     return load_config(crf_file=path).crf
@@ -190,4 +200,4 @@ def _holds(tables: Mapping[str, Any], keys: list[str]) -> bool:
     return True
 
 
-__all__ = ["Config", "Layer", "crf_from_tables", "crf_settings", "fields_of", "load_config"]
+__all__ = ["Config", "Layer", "conf_table", "crf_from_tables", "crf_settings", "fields_of", "load_config"]

@@ -6,12 +6,13 @@ from dataclasses import dataclass
 from typing import Annotated, Literal
 
 from deid_core.config.convert import Check, between
-from deid_core.config.tables import Count, Label, Positive
+from deid_core.config.tables import Count, Label, Positive, _labels
 
 Mode = Literal["surrogate", "mask", "redact", "hash"]
 # Surrogate generators by name (deid_core/engine/surrogates/generators.py registers one each).
 Generator = Literal["name", "username", "date", "age", "zip", "ssn", "phone", "email", "url",
                     "ip_address", "identifier", "place"]
+EVERY_LABEL = Check(lambda d: set(d) >= set(_labels()), "a generator for every label of conf/taxonomy.toml")
 MonthDay = Annotated[str, Check(lambda v: v == "" or (len(v) == 5 and v[2] == "-"), "'MM-DD' or ''")]
 
 
@@ -106,7 +107,7 @@ class Surrogates:
     generic_words: tuple[str, ...]
     global_labels: tuple[Label, ...]
     label_modes: dict[Label, Mode]
-    generators: dict[Label, Generator]
+    generators: Annotated[dict[Label, Generator], EVERY_LABEL]
     redact: Redact
     hash: Hash
     names: Names

@@ -14,29 +14,13 @@ from pathlib import Path
 
 import ahocorasick
 
+from deid_core.config.files import load_toml
 from deid_core.doc import Doc
 
 DATA = Path(__file__).resolve().parent / "data"
-
-# list name -> data files (one entry per line; '#' comments). Generated files come from
-# build_data.py; medical_words.txt is hand-written (SOURCES.md).
-LISTS: dict[str, tuple[str, ...]] = {
-    "first_name": ("first_names.txt", "nicknames.txt", "census_first_names.txt"),
-    "last_name": ("last_names.txt", "census_last_names.txt"),
-    "us_state": ("us_states.txt",),
-    "us_state_abbr": ("us_state_abbr.txt",),
-    "country": ("countries.txt",),
-    "city": ("cities.txt",),
-    "profession": ("professions.txt", "professions_extra.txt"),
-    "company_suffix": ("company_suffixes.txt",),
-    "frequent_word": ("frequent_words.txt", "common_words.txt", "medical_words.txt"),
-    "english_word": ("english_words.txt",),
-    "function_word": ("frequent_words.txt",),
-    "medical_word": ("medical_words.txt",),
-}
-
-# Lists searched in running text by the automaton (abbreviation lists are matched by rules).
-SCANNED = ("first_name", "last_name", "us_state", "country", "city", "profession")
+_INDEX = load_toml(DATA / "lists.toml")  # list name -> data files; the lists the automaton scans
+LISTS: dict[str, tuple[str, ...]] = {name: tuple(files) for name, files in _INDEX["lists"].items()}
+SCANNED: tuple[str, ...] = tuple(_INDEX["scanned"])
 
 
 def read_list(*files: str) -> frozenset[str]:

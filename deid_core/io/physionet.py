@@ -28,8 +28,14 @@ def note_id(patient: str, note: str) -> str:
 
 
 def category_map() -> dict[str, str]:
-    """PhysioNet category -> taxonomy label (conf/physionet_labels.toml)."""
-    return dict(conf_file("physionet_labels.toml"))
+    """PhysioNet category -> taxonomy label (conf/physionet_labels.toml [read])."""
+    return dict(conf_file("physionet_labels.toml")["read"])
+
+
+def label_categories() -> tuple[dict[str, str], str]:
+    """Taxonomy label -> PhysioNet category for writing, and the category of labels not listed."""
+    data = conf_file("physionet_labels.toml")
+    return dict(data["write"]), str(data["write_other"])
 
 
 def read_patients(path: Path) -> dict[str, tuple[tuple[str, str], ...]]:
@@ -81,8 +87,7 @@ def write_physionet(corpus: Corpus, folder: str | Path, category_of_label: dict[
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     back = category_of_label or {}
-    default_back = {"DOCTOR": "HCPName", "PATIENT": "PTName", "DATE": "Date", "PHONE": "Phone",
-                    "AGE": "Age", "IDNUM": "Other"}
+    default_back, other = label_categories()
     with open(folder / "id.text", "w", encoding="utf-8") as fh:
         for n in corpus.notes:
             p, _, k = n.note_id.partition("-")
@@ -93,5 +98,5 @@ def write_physionet(corpus: Corpus, folder: str | Path, category_of_label: dict[
             p, _, k = nid.partition("-")
             text = by_id[nid].text
             for s in spans:
-                cat = back.get(s.label) or default_back.get(s.label, "Location")
+                cat = back.get(s.label) or default_back.get(s.label, other)
                 fh.write(f"{p} {k} {s.start} {s.end} {cat} {text[s.start:s.end]}\n")

@@ -20,9 +20,11 @@ from itertools import chain
 import regex
 
 from deid_core.doc import Doc
+from deid_core.engine.crf.words import feature_words
+from deid_core.gazetteers import gazetteer_hits, words
 from deid_core.spans import Span
-
-FEATURES_VERSION = "2"
+from deid_core.text.attributes import attributes
+from deid_core.text.tokenize import token_offsets
 
 TokenFn = Callable[[str], list[str]]
 DocFn = Callable[["DocContext", list[list[str]]], None]
@@ -95,15 +97,7 @@ def short_shape(token: str) -> str:
     return _COMPRESS_RE.sub(r"\1", shape(token).rstrip("~"))
 
 
-_MONTHS = {m.lower() for m in (
-    "January February March April May June July August September October November December "
-    "Jan Feb Mar Apr Jun Jul Aug Sep Sept Oct Nov Dec").split()}
-_DAYS = {d.lower() for d in (
-    "Monday Tuesday Wednesday Thursday Friday Saturday Sunday Mon Tue Tues Wed Thu Thur Thurs "
-    "Fri Sat Sun").split()}
-_TITLES = {"dr", "mr", "mrs", "ms", "miss", "md", "rn", "np", "pa", "dds", "phd", "do", "sr", "jr"}
-_SEASONS = {"spring", "summer", "fall", "autumn", "winter"}
-_HOLIDAYS = {"christmas", "thanksgiving", "easter", "xmas", "halloween", "hanukkah"}
+_WORDS = feature_words()  # conf/crf_features.toml, conf/calendar.toml
 
 
 def regex_shape(token: str) -> str:
@@ -116,13 +110,13 @@ def regex_shape(token: str) -> str:
         if n <= 2:
             return "D12" if int(token) <= 12 else ("D31" if int(token) <= 31 else "D2")
         return f"D{min(n, 6)}"
-    if low in _MONTHS:
+    if low in _WORDS.months:
         return "MONTH"
-    if low in _DAYS:
+    if low in _WORDS.weekdays:
         return "WEEKDAY"
-    if low in _SEASONS or low in _HOLIDAYS:
+    if low in _WORDS.seasons:
         return "SEASON"
-    if low in _TITLES:
+    if low in _WORDS.titles:
         return "TITLE"
     if token.isalpha():
         if len(token) == 1:
@@ -179,16 +173,13 @@ def f_length(token: str) -> list[str]:
     return ["len=" + (str(n) if n < 8 else "8+")]
 
 
-_PROF_SUFFIXES = ("ist", "ian", "man", "nurse", "worker", "er", "or")
-
-
 @token_family("profession_suffix")
 def f_profession_suffix(token: str) -> list[str]:
     """The token ends like a profession (-ist, -ian, -man, ...)."""
     low = token.lower()
     if len(low) < 5:
         return []
-    for suf in _PROF_SUFFIXES:
+    for suf in _WORDS.profession_suffixes:
         if low.endswith(suf):
             return ["prof=" + suf]
     return []
@@ -306,19 +297,9 @@ def d_line(ctx: DocContext, feats: list[list[str]]) -> None:
     feats[n - 1].append("eol")
 
 
-_ATTR_RE = regex.compile(r"(?m)^[ \t]*([A-Za-z][A-Za-z /&]{0,30}?)[ \t]*:[ \t]*(\S[^\n]*)$")
-
-
 def _attribute_names(ctx: DocContext) -> dict[int, str]:
-    """Token index -> the attribute whose value holds it (later ones win); the rules' parser if present."""
+    """Token index -> the attribute whose value holds it (later ones win): text/attributes.py's parser."""
     out: dict[int, str] = {}
-    try:
-        from deid_core.text.attributes import attributes
-    except ImportError:
-        for m in _ATTR_RE.finditer(ctx.doc.text):
-            for i in _span_token_range(ctx, m.start(2), m.end(2)):
-                out[i] = m.group(1).lower().strip()
-        return out
     starts = ctx.starts
     for a in attributes(ctx.doc):  # tokens starting inside the value (as attributes.attribute_of)
         i = bisect_left(starts, a.value_start)
@@ -338,8 +319,6 @@ def d_attribute(ctx: DocContext, feats: list[list[str]]) -> None:
 @lru_cache(maxsize=4096)
 def _known_tokens(known: tuple[tuple[str, str], ...]) -> tuple[dict[str, str], frozenset[str], frozenset[str]]:
     """Known name tokens (lower case) -> label, their prefixes of 3+ letters (clipped names), and both."""
-    from deid_core.text.tokenize import token_offsets
-
     out: dict[str, str] = {}
     for value, label in known:
         for t in token_offsets(value)[0]:
@@ -390,17 +369,9 @@ def d_rule_hits(ctx: DocContext, feats: list[list[str]]) -> None:
             feats[rng.stop].append("-1" + tag)
 
 
-GAZ_LISTS = ("first_name", "last_name", "city", "us_state", "country", "profession",
-             "frequent_word", "english_word")
-
-
 @lru_cache(maxsize=1)
 def _gaz_sets() -> tuple[tuple[str, frozenset[str]], ...]:
-    try:
-        from deid_core.gazetteers import words
-    except ImportError:
-        return ()
-    return tuple((name, words(name)) for name in GAZ_LISTS)
+    return tuple((name, words(name)) for name in _WORDS.gazetteer_lists)
 
 
 def gazetteer_names(low: str) -> str:
@@ -411,10 +382,6 @@ def gazetteer_names(low: str) -> str:
 @doc_family("gazetteer")
 def d_gazetteer(ctx: DocContext, feats: list[list[str]]) -> None:
     """Multi-word gazetteer entries covering the token ('new haven'); single tokens are per type."""
-    try:
-        from deid_core.gazetteers import gazetteer_hits
-    except ImportError:
-        return
     for s, e, names in gazetteer_hits(ctx.doc):
         rng = _span_token_range(ctx, s, e)
         if len(rng) < 2:

@@ -24,14 +24,14 @@ def _tree_digest(path: Path) -> str | None:
 def current_versions() -> dict[str, str | None]:
     """Versions of what a CRF bundle depends on: features, taxonomy, rules, gazetteers."""
     from deid_core.config import conf_dir, conf_file
-    from deid_core.engine.crf.features import FEATURES_VERSION
+    from deid_core.engine.crf.words import features_version
+    from deid_core.gazetteers import DATA
 
-    root = Path(__file__).resolve().parents[2]  # deid_core/
     return {
-        "features": FEATURES_VERSION,
+        "features": features_version(),
         "taxonomy": str(conf_file("taxonomy.toml")["version"]),
         "rules": _tree_digest(conf_dir() / "rules"),
-        "gazetteers": _tree_digest(root / "gazetteers"),
+        "gazetteers": _tree_digest(DATA),  # the lists only: code changes that keep them leave bundles valid
     }
 
 

@@ -17,12 +17,13 @@ from typing import Any
 
 from deid_core.config.surrogates import Dates
 from deid_core.engine.surrogates.consistency import keyed_rng, match_case
+from deid_core.text.calendar_words import alternation, calendar_words
 
-MONTHS = tuple(calendar.month_name[i] for i in range(1, 13))
-WEEKDAYS = tuple(calendar.day_name[i] for i in range(7))  # Monday first, like date.weekday()
-_MON_RE = (r"jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
-           r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?")
-_WD_RE = r"mon(?:day)?|tue(?:s(?:day)?)?|wed(?:nesday)?|thu(?:r(?:s(?:day)?)?)?|fri(?:day)?|sat(?:urday)?|sun(?:day)?"
+_CAL = calendar_words()
+MONTHS = _CAL.months
+WEEKDAYS = _CAL.weekdays  # Monday first, like date.weekday()
+_MON_RE = alternation(_CAL.months + _CAL.month_abbreviations)
+_WD_RE = alternation(_CAL.weekdays + _CAL.weekday_abbreviations)
 MACROS = {
     "{MON}": _MON_RE,
     "{WD}": _WD_RE,

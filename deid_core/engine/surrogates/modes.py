@@ -1,7 +1,8 @@
 """Output-mode factories (surrogate, redact, hash) and the per-label dispatching Replacer.
 
 A mode factory is `(config, key) -> Replacer` ([registry.modes] in conf/deidentify.toml). The
-global mode is `[pipeline] mode`; `[surrogates.label_modes]` overrides it per label. Every choice
+global mode is `[pipeline] mode`; `[surrogates.label_modes]` overrides it per label; in surrogate
+mode each label's generator is named by `[surrogates.generators]` (generators.py). Every choice
 comes from a keyed hash of (key, scope, label or category, normalized original): no state is
 shared between notes, batches, partitions or executors.
 """
@@ -10,8 +11,6 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Sequence
-from dataclasses import dataclass
-from functools import cached_property
 
 import regex
 
@@ -19,15 +18,9 @@ from deid_core import taxonomy
 from deid_core.config import Config
 from deid_core.doc import Doc
 from deid_core.engine.replace import mask_token
-from deid_core.engine.surrogates import contact, numbers, safe_harbor
-from deid_core.engine.surrogates.consistency import (
-    draw_distinct,
-    forbidden_strings,
-    keyed_rng,
-    normalize,
-    scope_of,
-)
+from deid_core.engine.surrogates.consistency import normalize, scope_of
 from deid_core.engine.surrogates.dates import DateShifter
+from deid_core.engine.surrogates.generators import GENERATORS, NoteCtx
 from deid_core.engine.surrogates.locations import LocationSurrogates
 from deid_core.engine.surrogates.names import NameSurrogates
 from deid_core.engine.surrogates.settings import MODES, label_mode
@@ -42,24 +35,6 @@ _YY = regex.compile(r"\d\d")
 def redact(original: str, filler: str = "X") -> str:
     """Same-length filler: one filler char per non-space char, whitespace and newlines kept."""
     return _NONSPACE.sub(filler, original)
-
-
-@dataclass
-class _NoteCtx:
-    """What every span of one note shares: key, scope, note year, real PHI strings (lazily)."""
-
-    key: bytes
-    scope: str
-    note: Note
-    originals: Sequence[str]
-    note_year: int | None
-
-    name_originals: Sequence[str] = ()
-
-    @cached_property
-    def forbidden(self) -> frozenset[str]:
-        """Casefolded real PHI strings and name words of the note (only computed when needed)."""
-        return forbidden_strings(self.note, self.originals, self.name_originals)
 
 
 class ModeReplacer:
@@ -85,13 +60,14 @@ class ModeReplacer:
         self.name_keep = self.names.keep
         # Labels whose surrogates are consistent over the whole corpus, not per patient.
         self.global_labels = frozenset(settings.global_labels)
+        self.generators = {label: GENERATORS[name] for label, name in settings.generators.items()}
 
     # -- the Replacer protocol --------------------------------------------------------------
     def __call__(self, doc: Doc, spans: Sequence[Span]) -> list[str]:
         """One replacement string per span (spans sorted and non-overlapping)."""
         note = doc.note
         originals = [doc.text[s.start:s.end] for s in spans]
-        ctx = _NoteCtx(
+        ctx = NoteCtx(
             key=self.key,
             scope=scope_of(note),
             note=note,
@@ -131,10 +107,10 @@ class ModeReplacer:
         """The effective mode of a label."""
         return label_mode(self.config, label, self.default_mode)
 
-    def replace_one(self, ctx: _NoteCtx, label: str, original: str) -> str:
+    def replace_one(self, ctx: NoteCtx, label: str, original: str) -> str:
         """The replacement of one original string of a label."""
         if label in self.global_labels and label != "DATE":
-            ctx = _NoteCtx(ctx.key, "global", ctx.note, ctx.originals, ctx.note_year, ctx.name_originals)
+            ctx = NoteCtx(ctx.key, "global", ctx.note, ctx.originals, ctx.note_year, ctx.name_originals)
         mode = self.mode_of(label)
         if mode == "mask":
             return mask_token(label)
@@ -145,7 +121,7 @@ class ModeReplacer:
         rep = self.surrogate(ctx, label, original)
         return mask_token(label) if rep is None else rep
 
-    def hash_token(self, ctx: _NoteCtx, label: str, original: str) -> str:
+    def hash_token(self, ctx: NoteCtx, label: str, original: str) -> str:
         """[LABEL-xxxxxxxx]: keyed digest of (scope, category, normalized original)."""
         cat = _category(label)
         norm = self._norm(cat, original)
@@ -158,55 +134,10 @@ class ModeReplacer:
         return norm
 
     # -- surrogates -------------------------------------------------------------------------
-    def surrogate(self, ctx: _NoteCtx, label: str, original: str) -> str | None:
-        """A realistic surrogate, or None when the original cannot be handled (caller masks)."""
-        cat = _category(label)
-        if cat == "NAME" and label != "USERNAME":
-            return self.names.replace(ctx.key, ctx.scope, original, ctx.forbidden)
-        if label == "DATE":
-            shift = self.dates.shift_days(ctx.key, ctx.scope)
-            return self.dates.replace(original, shift, ctx.note_year, self.safe_harbor, mask_token("DATE"))
-        if label == "USERNAME":
-            user = self.names.username(ctx.key, ctx.scope, original, ctx.forbidden)
-            if user is not None and user.casefold() != original.casefold():
-                return user
-        if label == "AGE":
-            rng = keyed_rng(ctx.key, ctx.scope, "AGE", normalize(original))
-            return safe_harbor.age(original, self.settings.ages, rng)
-        if label == "ZIP" and self.zip_policy == "truncate":
-            return safe_harbor.zip_code(original, self.settings.zip)
-        make = self._maker(ctx, label, original)
-        if make is None:
-            return None
-        return draw_distinct(original, ctx.forbidden, make, self.max_redraws, self.generic)
-
-    def _maker(self, ctx: _NoteCtx, label: str, original: str):
-        """attempt -> candidate surrogate, for the labels drawn with re-draws on collision."""
-        norm = normalize(original) or original
-
-        def rng(attempt: int):
-            return keyed_rng(ctx.key, ctx.scope, label, norm, str(attempt))
-
-        pools = self.names.pools
-        if label == "SSN":
-            return lambda a: numbers.ssn(rng(a), original)
-        if label in ("PHONE", "FAX"):
-            return lambda a: numbers.phone(rng(a), original)
-        if label == "EMAIL":
-            def user(u: str) -> str:
-                return self.names.replace(ctx.key, ctx.scope, u, ctx.forbidden)
-
-            return lambda a: contact.email(rng(a), pools, original, user)
-        if label == "URL":
-            return lambda a: contact.url(rng(a), pools, original)
-        if label == "IPADDR":
-            return lambda a: contact.ip_address(rng(a), original)
-        if label == "ZIP" or label == "ROOM" or label == "USERNAME" or _category(label) == "ID":
-            luhn = numbers.wants_luhn(label, original)
-            return lambda a: numbers.identifier(rng(a), original, luhn=luhn)
-        if _category(label) in ("LOCATION", "PROFESSION"):
-            return lambda a: self.places.replace(label, rng(a), original)
-        return None
+    def surrogate(self, ctx: NoteCtx, label: str, original: str) -> str | None:
+        """A realistic surrogate from the label's generator ([surrogates.generators]), or None when
+        the original cannot be handled (caller masks)."""
+        return self.generators[label](self, ctx, label, original)
 
 
 def _category(label: str) -> str:

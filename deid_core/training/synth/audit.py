@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from deid_core.text.calendar_words import calendar_words
 from deid_core.training.synth.identity import Patient
 from deid_core.training.synth.lexicon import lexicon, words
 from deid_core.training.synth.notetypes import note_types
@@ -30,8 +31,7 @@ NONPHI_LISTS = ("lists.meds", "lists.units_dose", "lists.routes", "lists.diagnos
 # Words the pronoun and sex fillers print.
 FILLER_WORDS = ("he", "she", "his", "her", "him", "man", "woman", "male", "female", "mr", "ms", "mrs")
 _WORD = re.compile(r"[^\W\d_]+")
-MONTHS_CHECKED = ("january", "february", "march", "april", "june", "july", "august", "september", "october",
-                  "november", "december")  # "may" is an ordinary word
+MONTHS_CHECKED = tuple(m.lower() for m in calendar_words().months if m != "May")  # "may" is an ordinary word
 SHAPES = {
     "weekday": r"(?i)\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b",
     "month": r"(?i)\b(?:" + "|".join(MONTHS_CHECKED) + r")\b",

@@ -5,12 +5,15 @@ from __future__ import annotations
 import datetime as dt
 import random
 
+from deid_core.text.calendar_words import calendar_words
 from deid_core.training.synth.lexicon import words
 
-MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August",
-          "September", "October", "November", "December")
-WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
-WEEKDAY_ABBR = (("Mon",), ("Tue", "Tues"), ("Wed",), ("Thu", "Thur", "Thurs"), ("Fri",), ("Sat",), ("Sun",))
+_CAL = calendar_words()  # conf/calendar.toml
+MONTHS = _CAL.months
+WEEKDAYS = _CAL.weekdays
+# each weekday's abbreviations ("Tue", "Tues"), in list order
+WEEKDAY_ABBR = tuple(tuple(a for a in _CAL.weekday_abbreviations if day.lower().startswith(a.lower()))
+                     for day in WEEKDAYS)
 # Formats drawn by "any" (repeats weight the common ones): US numeric first, then written months.
 ANY = ("mdy", "mdy", "mdy", "mdy", "mdy0", "mdy0", "mdy2", "mdy2", "dash2", "dash0", "long", "long",
        "dmy", "md", "md", "md", "iso", "mon_d", "dmon", "dmon2", "long_ord", "mon_d_y", "dots",
