@@ -31,7 +31,12 @@ from deid_core.config import Config, CrfSettings
 from deid_core.config.crf import Model
 from deid_core.doc import Doc
 from deid_core.engine.contract import RULE_SPANS, NoteState, rule_spans_of
-from deid_core.engine.crf.features import _known_tokens, gazetteer_names, regex_shape, short_shape
+from deid_core.engine.crf.features import (
+    gazetteer_names,
+    known_name_tokens,
+    regex_shape,
+    short_shape,
+)
 from deid_core.engine.crf.labels import check_scheme, decode, encode
 from deid_core.spans import Span, trim_span
 
@@ -265,7 +270,7 @@ class CharFeatureExtractor:
                     feats[p].append(tag)
                 feats[i].append("rb=" + sp.label)
         if self.metadata:
-            known, prefixes, _ = _known_tokens(doc.note.known_phi)
+            known, prefixes, _ = known_name_tokens(doc.note.known_phi)
             if known:
                 tokidx = seq.tok
                 hits = {}
