@@ -293,8 +293,8 @@ def age_filter(text: str, start: int, end: int, settings: dict) -> tuple[int, in
         return None
     digits = regex.search(r"[0-9]+", text[start:end])
     if digits is None:
-        return (start, end) if settings.get("min_age", 0) <= 90 else None
-    return (start, end) if int(digits.group(0)) >= settings.get("min_age", 0) else None
+        return (start, end) if settings["min_age"] <= 90 else None
+    return (start, end) if int(digits.group(0)) >= settings["min_age"] else None
 
 
 def not_common_filter(text: str, start: int, end: int, settings: dict) -> tuple[int, int] | None:
