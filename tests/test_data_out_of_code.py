@@ -24,14 +24,16 @@ from deid_core.keys import DEMO_KEY
 from deid_core.notes import Note
 from deid_core.spans import Span
 from deid_core.text.calendar_words import calendar_words
-from deid_core.training.synth import values
+from deid_core.training.synth import audit
+from deid_core.training.synth import dates as synth_dates
 
 
 def test_one_calendar_list_for_features_surrogates_and_synthetic_notes():
     cal = calendar_words()
     assert cal.months[0] == "January" and cal.weekdays[0] == "Monday" and len(cal.months) == 12
     assert dates_mod.MONTHS == cal.months and dates_mod.WEEKDAYS == cal.weekdays
-    assert values.MONTHS == cal.months and values.WEEKDAYS == cal.weekdays
+    assert synth_dates.MONTHS == cal.months and synth_dates.WEEKDAYS == cal.weekdays
+    assert synth_dates.WEEKDAY_ABBR[1] == ("Tue", "Tues") and "may" not in audit.MONTHS_CHECKED
     for w in cal.months + cal.month_abbreviations:
         assert regex_shape(w) == "MONTH"
     for w in cal.weekdays + cal.weekday_abbreviations:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from fnmatch import fnmatchcase
 
-from deid_core.config import conf_file
+from deid_core.config import conf_file, load_config
 from deid_core.doc import Doc
 from deid_core.engine.rules.tagger import RuleTagger
 from deid_core.notes import Note
@@ -25,7 +25,7 @@ def completion_rules(corpus: str = "physionet") -> tuple[list[str], RuleTagger]:
     conv = conf_file("conventions.toml").get(corpus)
     if not conv:
         raise ValueError(f"conf/conventions.toml has no [{corpus}] table")
-    rules = RuleTagger.from_config({"rules": {"min_age": int(conv["min_age"]), "metadata": False}})
+    rules = RuleTagger(load_config({"rules": {"min_age": int(conv["min_age"]), "metadata": False}}).rules)
     return list(conv["complete_with"]), rules
 
 
