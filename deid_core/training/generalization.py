@@ -93,9 +93,7 @@ class Bench:
 
     def __post_init__(self) -> None:
         r = self.cfg["recipe"]
-        self.crf = copy.deepcopy(crf_config(r["crf_config"]))
-        if self.cfg["quick"].get("max_iterations"):
-            self.crf.setdefault("training", {})["max_iterations"] = int(self.cfg["quick"]["max_iterations"])
+        self.crf = deep_merge(crf_config(r["crf_config"]), self.cfg["quick"].get("crf", {}))
         self.pipe = pipeline_config(r.get("pipeline_config") or None)
         self.rules = rule_source(self.pipe, None)
         split = read_tsv_split(self.cfg["blind"].get("split", SPLIT_FILE), "patient_id", ("tune", "blind"))

@@ -13,9 +13,11 @@ import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from deid_core.training.evaluation.metrics import ratio
+from deid_core.taxonomy import categories
+from deid_core.training.evaluation.metrics import label_order, ratio
 
 NAMES = ("PATIENT", "DOCTOR")
+VARIANTS = ("original", "random", "ambiguous", "oov", "lower", "upper")  # row order of part 3
 COMMAND = "./build.sh bench generalization"
 
 
@@ -53,7 +55,8 @@ HEAD = ["", "overlap R", "PPV", "token R", "bin-tok R", "bin-tok P", "names tok 
 def _per_category(ev: Mapping) -> list[str]:
     cats = ev["report"]["per_category"]
     rows = []
-    for cat, o in cats["overlap"].items():
+    for cat in [c for c in categories() if c in cats["overlap"]]:
+        o = cats["overlap"][cat]
         gold = o["tp"] + o["fn"]
         t, b = cats["token"].get(cat), cats["binary_token"].get(cat)
         rows.append([f"  {cat}", str(gold), _f(o["recall"]) if gold else "-", _f(o["precision"]),
@@ -88,7 +91,8 @@ def format_layouts(res: Mapping) -> list[str]:
     out += _table(["", "bin-tok R", "bin-tok P", "strict R", "strict P", "strict F1", "overlap R", "readable"], rows)
     held, seen = lay["held_out_types"]["report"]["per_label"]["token"], lay["seen_types"]["report"]["per_label"]["token"]
     rows = []
-    for lab, h in held.items():
+    for lab in label_order(held):
+        h = held[lab]
         gold = h["tp"] + h["fn"]
         if gold:
             s = seen.get(lab)
@@ -100,18 +104,22 @@ def format_layouts(res: Mapping) -> list[str]:
 def format_reinsert(res: Mapping) -> list[str]:
     """Part 3: one row per part and variant: name recall, overall, per-category overlap recall."""
     rein = res["reinsert"]
-    cats = [c for c, v in rein["tune_cv"]["original"]["report"]["per_category"]["overlap"].items() if v["tp"] + v["fn"]]
+    present = {c for part in rein.values() for ev in part.values()
+               for c, v in ev["report"]["per_category"]["overlap"].items() if v["tp"] + v["fn"]}
+    cats = [c for c in categories() if c in present]
     out = [f"== 3. Real context, new strings (re-inserted PHI, seed 004)   [{COMMAND} --part reinsert]"]
     rows = []
     for part in ("tune_cv", "blind"):
-        for kind, ev in rein[part].items():
+        for kind in sorted(rein[part], key=lambda k: (VARIANTS.index(k) if k in VARIANTS else len(VARIANTS), k)):
+            ev = rein[part][kind]
             rep = ev["report"]
             tok, _ = label_recall(rep, "token", NAMES)
             ovl, _ = label_recall(rep, "overlap", NAMES)
             per = rep["per_category"]["overlap"]
             rows.append([f"{part.replace('_', ' ')} / {kind}", _f(tok), _f(ovl), _f(rep["overlap"]["recall"]),
                          _f(rep["overlap"]["precision"]), _f(rep["binary_token"]["recall"])]
-                        + [_f(per[c]["recall"]) if c in per else "-" for c in cats])
+                        + [_f(per[c]["recall"]) if per.get(c, {}).get("tp", 0) + per.get(c, {}).get("fn", 0) else "-"
+                           for c in cats])
     out += _table(["", "names tok R", "names ovl R", "overlap R", "PPV", "bin-tok R"] + [f"{c} R" for c in cats], rows)
     return out
 
