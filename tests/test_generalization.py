@@ -17,7 +17,7 @@ from deid_core.keys import DEMO_KEY
 from deid_core.notes import Note
 from deid_core.spans import Span
 from deid_core.training import reinsert as ri
-from deid_core.training.blind import BlindCorpus
+from deid_core.training.blind import SPLIT_FILE, BlindCorpus, read_tsv_split
 from deid_core.training.corpora import pipeline_config
 from deid_core.training.evaluation.readable import readable_names
 from deid_core.training.generalization import settings as bench_settings
@@ -89,6 +89,13 @@ def test_reinsert_keeps_gold_exact(corpus, kind):
         back, _ = ri.insert(new.text, moved, [old.text[s.start:s.end] for s in spans])
         assert back == old.text
     assert ri.reinsert(notes, gold, kind, KEY) == (new_notes, new_gold)  # keyed, deterministic
+
+
+def test_overlapping_gold_is_reinserted_as_one_span():
+    spans = [Span(0, 7, "LOCATION-OTHER"), Span(3, 11, "LOCATION-OTHER"), Span(12, 16, "DATE")]
+    assert [(s.start, s.end) for s in ri.disjoint(spans)] == [(0, 11), (12, 16)]
+    notes, gold = ri.reinsert([Note("1-1", "Harford Gen 7/23 ok", "1")], {"1-1": spans}, "random", KEY)
+    assert [s.label for s in gold["1-1"]] == ["LOCATION-OTHER", "DATE"] and notes[0].text.endswith(" ok")
 
 
 def _person_tokens(notes, gold):
@@ -180,7 +187,8 @@ def test_quick_benchmark_runs_and_reuses_its_bundles(physionet_dir, tmp_path, ca
     from deid_core.training.generalization_report import main
 
     out = tmp_path / "gen.json"
-    assert main(["--quick", "--json", str(out), "--cache", str(tmp_path / "cache"), "--data", str(physionet_dir)]) == 0
+    assert main(["--quick", "--json", str(out), "--cache", str(tmp_path / "cache"), "--data", str(physionet_dir),
+                 "--show-misses", "2"]) == 0
     res = json.loads(out.read_text())
     assert {"blind", "layouts", "reinsert", "readable"} <= set(res)
     train, held = synth_types(bench_settings(quick=True))
@@ -190,6 +198,11 @@ def test_quick_benchmark_runs_and_reuses_its_bundles(physionet_dir, tmp_path, ca
     assert set(res["reinsert"]["tune_cv"]) == {"original", *ri.KINDS}
     text = capsys.readouterr().out
     assert "1. Blind real notes" in text and "4. Names readable" in text
+    assert "tune CV misses, oov" in text
+    split = read_tsv_split(SPLIT_FILE, "patient_id", ("tune", "blind"))
+    lines = text.split("generalization benchmark")[0].splitlines()
+    shown = [ln.split()[0] for ln in lines if ln.startswith("  ")]
+    assert shown and all(split[nid.split("-")[0]] == "tune" for nid in shown)  # misses of tune notes only
     again = tmp_path / "again.json"
     assert main(["--quick", "--part", "blind", "--json", str(again), "--cache", str(tmp_path / "cache"),
                  "--data", str(physionet_dir)]) == 0

@@ -127,9 +127,10 @@ class Inserter:
         norm = tok.casefold()
         if len(tok) == 1 or norm in self.keep or gazetteers.is_function_word(norm):
             return tok
-        if tok.isupper() and len(tok) <= 4:  # an abbreviation ("GH"): letters of the same shape
+        if tok.isupper() and len(tok) <= 4:  # an abbreviation ("GH"): other letters, same shape
             rng = keyed_rng(self.key, scope, "reinsert-abbr", norm)
-            return "".join(rng.choice("ABCDEFGHJKLMNPRSTVWY") for _ in tok)
+            letters = "ABCDEFGHJKLMNPRSTVWY"
+            return "".join(rng.choice(letters.replace(c, "")) for c in tok)
         return match_case(tok, self.word(scope, "place", norm, forbidden).capitalize())
 
     def word(self, scope: str, pool: str, norm: str, forbidden: frozenset[str]) -> str:
