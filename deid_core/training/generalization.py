@@ -42,6 +42,7 @@ from deid_core.training.corpus_eval import (
 )
 from deid_core.training.reinsert import reinsert
 from deid_core.training.synth import SynthNote, generate
+from deid_core.training.synth.catalog import type_names
 from deid_core.training.synth.output import to_corpus
 from deid_core.training.train import TrainDoc, crf_config, make_docs, patient_folds
 
@@ -49,6 +50,7 @@ log = logging.getLogger("deid.generalization")
 
 PARTS = ("blind", "layouts", "reinsert", "readable")
 CONF = "evaluation/generalization.toml"
+NOTES_PER_TEST_PATIENT = 5  # the scored synthetic corpora: about 5 notes per patient
 EVAL_KEY = DEMO_KEY  # the pipeline's key: public, like the demo's (no real data is ever output)
 
 
@@ -58,7 +60,7 @@ def settings(quick: bool = False, path: str | None = None) -> dict:
     if quick:
         q = cfg.get("quick", {})
         cfg["recipe"].update({k: q[k] for k in ("synth_notes", "synth_patients") if k in q})
-        cfg["layouts"].update({k: q[k] for k in ("test_notes", "test_patients") if k in q})
+        cfg["layouts"].update({k: q[k] for k in ("held_out_notes", "seen_notes") if k in q})
         cfg["reinsert"]["folds"] = q.get("folds", cfg["reinsert"]["folds"])
     cfg["quick"] = cfg.get("quick", {}) if quick else {}
     if cfg["layouts"]["test_seed"] == cfg["recipe"]["synth_seed"]:
@@ -67,17 +69,22 @@ def settings(quick: bool = False, path: str | None = None) -> dict:
 
 
 def synth_types(cfg: dict) -> tuple[list[str], list[str]]:
-    """(training types, held-out types) of the synthetic note-type split."""
+    """(training types, held-out types) of the synthetic note-type split; every type must be placed."""
     split = read_tsv_split(cfg["layouts"]["split"], "note_type", ("train", "held_out"))
+    missing, unknown = sorted(set(type_names()) - set(split)), sorted(set(split) - set(type_names()))
+    if missing or unknown:
+        raise ConfigError(f"{cfg['layouts']['split']}: note types not placed {missing}, unknown {unknown}; "
+                          "every type of `deid synth --list-types` must be 'train' or 'held_out'")
     return sorted(t for t, p in split.items() if p == "train"), sorted(t for t, p in split.items() if p == "held_out")
 
 
-def synthetic_training(cfg: dict, train_types: Sequence[str]) -> tuple[list[TrainDoc], Counter]:
-    """The recipe's synthetic corpus restricted to the training types: (source-domain docs, note types)."""
+def synthetic_training(cfg: dict, held_out: Sequence[str]) -> tuple[list[TrainDoc], Counter]:
+    """The recipe's synthetic corpus without the held-out types (the generator's own exclusion):
+    (source-domain docs, note types of those docs)."""
     r = cfg["recipe"]
-    kept = [s for s in generate(r["synth_notes"], r["synth_seed"], r["synth_patients"]) if s.note_type in train_types]
-    corpus = to_corpus(kept)
-    return make_docs(corpus.notes, corpus.gold, domain="S"), Counter(s.note_type for s in kept)
+    notes = generate(r["synth_notes"], r["synth_seed"], r["synth_patients"], exclude=tuple(held_out))
+    corpus = to_corpus(notes)
+    return make_docs(corpus.notes, corpus.gold, domain="S"), Counter(s.note_type for s in notes)
 
 
 @dataclass
@@ -103,7 +110,7 @@ class Bench:
             self.tune = [n for n in self.tune if n.patient_id in keep]
             self.blind = self.blind.first_patients(int(self.cfg["quick"]["blind_patients"]))
         self.train_types, self.held_out_types = synth_types(self.cfg)
-        self.synth_docs, self.synth_type_counts = synthetic_training(self.cfg, self.train_types)
+        self.synth_docs, self.synth_type_counts = synthetic_training(self.cfg, self.held_out_types)
         self.key = str(self.cfg["reinsert"]["key"]).encode()
 
     def bundle(self, name: str, notes: Sequence[Note]) -> Bundle:
@@ -165,13 +172,14 @@ class Bench:
     def layouts(self) -> dict:
         """Held-out synthetic types (and the training types of the same unseen seed, for reference)."""
         def compute() -> dict:
-            lc = self.cfg["layouts"]
-            test = generate(lc["test_notes"], lc["test_seed"], lc["test_patients"])
+            lc, held = self.cfg["layouts"], tuple(self.held_out_types)
             deid = self.deid(self.main_bundle())
             out = {}
-            for name, types in (("held_out_types", self.held_out_types), ("seen_types", self.train_types)):
-                out[name] = _synthetic_eval(deid, [s for s in test if s.note_type in types], self.readable_opts)
-                out[name]["note_types"] = dict(sorted(Counter(s.note_type for s in test if s.note_type in types).items()))
+            for name, select in (("held_out_types", {"include": held}), ("seen_types", {"exclude": held})):
+                size = lc["held_out_notes" if name == "held_out_types" else "seen_notes"]
+                test = generate(size, lc["test_seed"], max(1, size // NOTES_PER_TEST_PATIENT), **select)
+                out[name] = _synthetic_eval(deid, test, self.readable_opts)
+                out[name]["note_types"] = dict(sorted(Counter(s.note_type for s in test).items()))
             return out
         return self.once("layouts", compute)
 
