@@ -1,5 +1,5 @@
 """Trained bundles cached by a digest of everything that shapes them: the training notes and gold,
-the CRF and pipeline configurations, conf/ (but conf/evaluation), and the code of the engine and
+the CRF and pipeline configurations, conf/ (but conf/evaluation and conf/spark), and the code of the engine and
 of training. A re-run with the same inputs reuses the bundle; any change to an input trains anew."""
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ def inputs_digest(docs: Sequence[TrainDoc], conf: dict, pipeline_conf: dict, ext
         n = d.doc.note
         h.update(json.dumps([n.note_id, n.patient_id, n.text, [list(k) for k in n.known_phi], d.domain,
                              [(s.start, s.end, s.label) for s in d.gold]]).encode())
-    _tree(h, conf_dir(), skip=("evaluation",))  # the benchmarks' own settings shape no bundle
+    _tree(h, conf_dir(), skip=("evaluation", "spark"))  # benchmark settings and Spark logging shape no bundle
     for part in _CODE:
         _tree(h, _PKG / part)
     return h.hexdigest()
