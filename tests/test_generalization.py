@@ -219,3 +219,16 @@ def test_bad_data_folder_exits_2(tmp_path, capsys):
 
     assert main(["--quick", "--data", str(tmp_path)]) == 2
     assert "--data" in capsys.readouterr().err
+
+
+def test_unplaced_note_type_stops_before_any_work(physionet_dir, tmp_path, capsys):
+    from deid_core.config import conf_dir
+    from deid_core.training.generalization_report import main
+
+    split = tmp_path / "split.tsv"
+    split.write_text("note_type\tpart\necho\theld_out\n")
+    cfg = tmp_path / "gen.toml"
+    body = (conf_dir() / "evaluation" / "generalization.toml").read_text()
+    cfg.write_text(body.replace('split = "evaluation/synth_type_split.tsv"', f'split = "{split}"'))
+    assert main(["--quick", "--config", str(cfg), "--data", str(physionet_dir), "--cache", str(tmp_path)]) == 2
+    assert "not placed" in capsys.readouterr().err and not list(tmp_path.glob("tune*"))

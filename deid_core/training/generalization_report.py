@@ -13,6 +13,7 @@ import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from deid_core.config import ConfigError
 from deid_core.taxonomy import categories
 from deid_core.training.evaluation.metrics import label_order, ratio
 
@@ -186,7 +187,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"generalization: --json {args.json}: folder does not exist", file=sys.stderr)
         return 2
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
-    bench = Bench(settings(args.quick, args.config), args.data, args.cache, show_misses=args.show_misses)
+    try:  # settings, splits and corpora are checked here, before any training
+        bench = Bench(settings(args.quick, args.config), args.data, args.cache, show_misses=args.show_misses)
+    except (ConfigError, KeyError) as exc:
+        print(f"generalization: {exc}", file=sys.stderr)
+        return 2
     res = run(bench, args.part or PARTS)
     res["setup"]["machine"] = machine()
     res["setup"]["command"] = " ".join([COMMAND, *(argv or [])])
