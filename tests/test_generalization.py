@@ -11,19 +11,20 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from deid_core import gazetteers
-from deid_core.config import deep_merge
+from deid_core.config import ConfigError, conf_dir, load_config
 from deid_core.engine.pipeline import build_deidentifier
 from deid_core.keys import DEMO_KEY
 from deid_core.notes import Note
 from deid_core.spans import Span
 from deid_core.training import reinsert as ri
 from deid_core.training.blind import SPLIT_FILE, BlindCorpus, read_tsv_split
-from deid_core.training.corpora import pipeline_config
-from deid_core.training.evaluation.readable import readable_names
-from deid_core.training.generalization import settings as bench_settings
+from deid_core.training.evaluation.readable import Readable, readable_names
 from deid_core.training.generalization import synth_types, synthetic_training
+from deid_core.training.generalization_config import settings as bench_settings
 
 KEY = b"test-reinsert-key-0123456789"
+INSERT = load_config().with_file(bench_settings().reinsert.config)  # the surrogate settings re-insertion uses
+NAMES_4 = Readable(labels=("PATIENT", "DOCTOR"), min_letters=4)
 FAST = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 LABELS = ["PATIENT", "DOCTOR", "LOCATION-OTHER", "DATE", "PHONE", "AGE", "IDNUM"]
 SURFACE = {"PATIENT": ["John", "MARY SMITH", "d", "o'brien"], "DOCTOR": ["Murphy", "J. Lee", "SAEED"],
@@ -78,7 +79,7 @@ def test_insert_round_trips(text, data):
 @given(notes_with_gold(), st.sampled_from(ri.KINDS))
 def test_reinsert_keeps_gold_exact(corpus, kind):
     notes, gold = corpus
-    new_notes, new_gold = ri.reinsert(notes, gold, kind, KEY)
+    new_notes, new_gold = ri.reinsert(notes, gold, kind, KEY, INSERT)
     assert [n.note_id for n in new_notes] == [n.note_id for n in notes]
     for old, new in zip(notes, new_notes, strict=True):
         moved, spans = new_gold[new.note_id], gold[old.note_id]
@@ -88,13 +89,13 @@ def test_reinsert_keeps_gold_exact(corpus, kind):
         # replace-and-reread: putting the originals back gives the original note
         back, _ = ri.insert(new.text, moved, [old.text[s.start:s.end] for s in spans])
         assert back == old.text
-    assert ri.reinsert(notes, gold, kind, KEY) == (new_notes, new_gold)  # keyed, deterministic
+    assert ri.reinsert(notes, gold, kind, KEY, INSERT) == (new_notes, new_gold)  # keyed, deterministic
 
 
 def test_overlapping_gold_is_reinserted_as_one_span():
     spans = [Span(0, 7, "LOCATION-OTHER"), Span(3, 11, "LOCATION-OTHER"), Span(12, 16, "DATE")]
     assert [(s.start, s.end) for s in ri.disjoint(spans)] == [(0, 11), (12, 16)]
-    notes, gold = ri.reinsert([Note("1-1", "Harford Gen 7/23 ok", "1")], {"1-1": spans}, "random", KEY)
+    notes, gold = ri.reinsert([Note("1-1", "Harford Gen 7/23 ok", "1")], {"1-1": spans}, "random", KEY, INSERT)
     assert [s.label for s in gold["1-1"]] == ["LOCATION-OTHER", "DATE"] and notes[0].text.endswith(" ok")
 
 
@@ -116,10 +117,10 @@ def _corpus():
 
 def test_ambiguous_names_are_dictionary_words_and_oov_names_in_no_gazetteer():
     notes, gold = _corpus()
-    amb = list(_person_tokens(*ri.reinsert(notes, gold, "ambiguous", KEY)))
+    amb = list(_person_tokens(*ri.reinsert(notes, gold, "ambiguous", KEY, INSERT)))
     names = gazetteers.words("first_name") | gazetteers.words("last_name")
     assert amb and all(w.casefold() in ri.dictionary_words() and w.casefold() in names for w in amb)
-    oov_notes, oov_gold = ri.reinsert(notes, gold, "oov", KEY)
+    oov_notes, oov_gold = ri.reinsert(notes, gold, "oov", KEY, INSERT)
     oov = list(_person_tokens(oov_notes, oov_gold))
     every = set().union(*(gazetteers.words(g) for g in gazetteers.LISTS))
     assert oov and all(w.casefold() not in ri.known_strings() and w.casefold() not in every for w in oov)
@@ -130,11 +131,11 @@ def test_ambiguous_names_are_dictionary_words_and_oov_names_in_no_gazetteer():
 def test_case_variants_and_consistent_metadata():
     notes, gold = _corpus()
     for kind, check in (("lower", str.islower), ("upper", str.isupper)):
-        new_notes, new_gold = ri.reinsert(notes, gold, kind, KEY)
+        new_notes, new_gold = ri.reinsert(notes, gold, kind, KEY, INSERT)
         persons = [n.text[s.start:s.end] for n in new_notes for s in new_gold[n.note_id] if ri.is_person(s.label)]
         assert persons and all(check(p) for p in persons)
     for kind in ("random", "ambiguous", "oov"):
-        new_notes, new_gold = ri.reinsert(notes, gold, kind, KEY)
+        new_notes, new_gold = ri.reinsert(notes, gold, kind, KEY, INSERT)
         first, last = (v for v, _ in new_notes[0].known_phi)
         assert (first, last) != ("JOHN", "SMITH") and first.isupper()
         for n in new_notes:  # the metadata names the patient as the notes now do
@@ -152,9 +153,10 @@ def test_readable_names_counts_whole_words_case_insensitive():
     out = "Dr. Johnsonville saw MARY Lee; Anna's son Al called. cole. 12 Main St"
     # counted: Johnson, Mary, Mary, Cole (4+ letters; Lee, Al too short; the street is no name)
     # readable: Mary (as MARY) twice, Cole (as cole); Johnson only inside a longer word
-    assert readable_names(text, gold, out) == (4, 3)
-    assert readable_names(text, gold, text) == (4, 4)
-    assert readable_names(text, [], out) == (0, 0)
+    assert readable_names(text, gold, out, NAMES_4) == (4, 3)
+    assert readable_names(text, gold, text, NAMES_4) == (4, 4)
+    assert readable_names(text, [], out, NAMES_4) == (0, 0)
+    assert readable_names(text, gold, out, Readable(labels=("DOCTOR",), min_letters=3)) == (2, 1)
 
 
 def test_blind_corpus_gives_totals_only():
@@ -166,12 +168,12 @@ def test_blind_corpus_gives_totals_only():
     assert "Zebulonia" not in repr(blind) and "Zebulonia" not in str(blind)
     with pytest.raises(TypeError):
         iter(blind)
-    cfg = deep_merge(pipeline_config(None), {"pipeline": {"stages": ["rules"]}})
-    res = blind.evaluate(build_deidentifier(cfg, None, DEMO_KEY))
+    cfg = load_config({"pipeline": {"stages": ["rules"]}})
+    res = blind.evaluate(build_deidentifier(cfg, None, DEMO_KEY), NAMES_4)
     dumped = json.dumps(res)
     assert res["notes"] == 3 and res["gold_spans"] == 6 and "report" in res
     assert not any(s in dumped for s in ("Zebulonia", "Quaxton", "555-0134", "90-1", "91-1"))
-    assert isinstance(blind.reinserted("oov", KEY), BlindCorpus)
+    assert isinstance(blind.reinserted("oov", KEY, INSERT), BlindCorpus)
 
 
 def test_leave_type_out_training_never_sees_held_out_types():
@@ -180,7 +182,7 @@ def test_leave_type_out_training_never_sees_held_out_types():
     assert held and not set(train) & set(held)
     docs, types = synthetic_training(cfg, held)
     assert docs and set(types) <= set(train)
-    assert len(docs) == sum(types.values()) == cfg["recipe"]["synth_notes"]
+    assert len(docs) == sum(types.values()) == cfg.recipe.synth_notes == cfg.quick.synth_notes
     from deid_core.training.synth.catalog import type_names
 
     assert set(train) | set(held) == set(type_names())  # every generator type is placed
@@ -232,3 +234,42 @@ def test_unplaced_note_type_stops_before_any_work(physionet_dir, tmp_path, capsy
     cfg.write_text(body.replace('split = "evaluation/synth_type_split.tsv"', f'split = "{split}"'))
     assert main(["--quick", "--config", str(cfg), "--data", str(physionet_dir), "--cache", str(tmp_path)]) == 2
     assert "not placed" in capsys.readouterr().err and not list(tmp_path.glob("tune*"))
+
+
+SETTINGS_ERRORS = [
+    ("min_letters = 4", "min_leters = 4", "[readable] unknown key 'min_leters'; accepted: labels, min_letters"),
+    ("[physionet]", "[physionet]\ncolour = 1", "[physionet] unknown key 'colour'; accepted: drop_labels, min_age"),
+    ('kinds = ["random",', 'kinds = ["randum",', "[reinsert] kinds[0] = 'randum' is not accepted; expected a re-insertion kind"),
+    ('drop_labels = ["STATE",', 'drop_labels = ["STATES",', "[physionet] drop_labels[0] = 'STATES' is not accepted"),
+    ("folds = 2\n\n", "\n", "[reinsert] folds is missing"),
+    ("test_seed = 14014", "test_seed = 1", "[layouts] test_seed must differ from the recipe's synth_seed"),
+]
+
+
+@pytest.mark.parametrize(("old", "new", "message"), SETTINGS_ERRORS, ids=[m[:30] for _, _, m in SETTINGS_ERRORS])
+def test_settings_file_errors_name_the_file_table_and_key(tmp_path, old, new, message):
+    body = (conf_dir() / "evaluation" / "generalization.toml").read_text()
+    assert body.count(old) == 1
+    cfg = tmp_path / "gen.toml"
+    cfg.write_text(body.replace(old, new))
+    with pytest.raises(ConfigError) as exc:
+        bench_settings(path=cfg)
+    assert str(exc.value).startswith(f"{cfg}: {message}"), str(exc.value)
+
+
+def test_override_files_are_checked_by_the_config_loader_before_any_work(physionet_dir, tmp_path, capsys):
+    from deid_core.training.generalization_report import main
+
+    quick = tmp_path / "quick.toml"
+    quick.write_text("[crf.training]\nmax_iteration = 10\n")
+    cfg = tmp_path / "gen.toml"
+    body = (conf_dir() / "evaluation" / "generalization.toml").read_text()
+    cfg.write_text(body.replace('config = "evaluation/generalization_quick.toml"', f'config = "{quick}"'))
+    assert main(["--quick", "--config", str(cfg), "--data", str(physionet_dir), "--cache", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert f"{quick}: [crf.training] unknown key 'max_iteration'" in err and not list(tmp_path.glob("tune*"))
+    profile = tmp_path / "profile.toml"
+    profile.write_text("[crf.tagging]\ndomain = \"physionet\"\n")
+    cfg.write_text(body.replace('profile = "profiles/physionet.toml"', f'profile = "{profile}"'))
+    assert main(["--quick", "--config", str(cfg), "--data", str(physionet_dir), "--cache", str(tmp_path)]) == 2
+    assert f"{profile}: [crf.tagging] domain = 'physionet' is not accepted" in capsys.readouterr().err

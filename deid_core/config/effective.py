@@ -67,6 +67,11 @@ class Config:
         """This configuration with `tables` merged over it, checked again."""
         return from_layers((*self.layers, Layer(OVERRIDES, tables)))
 
+    def with_file(self, path: str | Path) -> Config:
+        """This configuration with an override file (shaped like --config FILE; a path or a name in
+        conf/, e.g. a profile) merged over it, checked again; errors name the file."""
+        return from_layers((*self.layers, Layer(str(path), load_toml(path))))
+
 
 TABLES = {"pipeline": Pipeline, "registry": Registry, "rules": Rules, "merge": Merge, "job": Job,
           "testing": Testing, "crf": CrfSettings, "surrogates": Surrogates}
@@ -138,7 +143,15 @@ def check_references(config: Config) -> None:
 
 def conf_table(cls: type[T], name: str) -> T:
     """A whole conf/ file checked against a table class (ConfigError naming the file and key)."""
-    layer = Layer(f"conf/{name}", conf_file(name))
+    return _checked(cls, Layer(f"conf/{name}", conf_file(name)))
+
+
+def file_table(cls: type[T], path: str | Path) -> T:
+    """A whole TOML file (a path or a name in conf/) checked against a table class, like conf_table."""
+    return _checked(cls, Layer(str(path), load_toml(path)))
+
+
+def _checked(cls: type[T], layer: Layer) -> T:
     try:
         return build(cls, layer.tables)
     except SchemaError as exc:
@@ -200,4 +213,4 @@ def _holds(tables: Mapping[str, Any], keys: list[str]) -> bool:
     return True
 
 
-__all__ = ["Config", "Layer", "conf_table", "crf_from_tables", "crf_settings", "fields_of", "load_config"]
+__all__ = ["Config", "Layer", "conf_table", "crf_from_tables", "crf_settings", "fields_of", "file_table", "load_config"]

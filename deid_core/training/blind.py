@@ -12,12 +12,13 @@ import csv
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from deid_core.config import ConfigError, conf_dir
+from deid_core.config import Config, ConfigError, conf_path
 from deid_core.engine.pipeline import Deidentifier
 from deid_core.io.corpus import Corpus
 from deid_core.notes import Note
 from deid_core.spans import Span
 from deid_core.training.corpus_eval import View, aggregate, run_pipeline
+from deid_core.training.evaluation.readable import Readable
 
 PARTS = ("tune", "blind")
 SPLIT_FILE = "evaluation/physionet_split.tsv"
@@ -25,9 +26,7 @@ SPLIT_FILE = "evaluation/physionet_split.tsv"
 
 def read_tsv_split(path: str | Path, key: str, parts: Sequence[str]) -> dict[str, str]:
     """A two-column split file (`key`, `part`; '#' comments) as {key: part}; errors name the file and line."""
-    p = Path(path)
-    if not p.is_absolute() and not p.exists():
-        p = conf_dir() / p
+    p = conf_path(path)
     if not p.is_file():
         raise ConfigError(f"split file not found: {p}")
     rows = [line for line in p.read_text(encoding="utf-8").splitlines() if line.strip() and not line.startswith("#")]
@@ -67,16 +66,16 @@ class BlindCorpus:
         return {"notes": len(self._notes), "patients": len({n.patient_id for n in self._notes}),
                 "gold_spans": sum(len(v) for v in self._gold.values())}
 
-    def evaluate(self, deid: Deidentifier, *, view: View | None = None, readable: Mapping | None = None) -> dict:
+    def evaluate(self, deid: Deidentifier, readable: Readable, *, view: View | None = None) -> dict:
         """The full pipeline over the blind notes, reduced to corpus totals (corpus_eval.aggregate)."""
         pred, outputs = run_pipeline(deid, self._notes)
-        return aggregate(self._notes, self._gold, pred, outputs, view=view, readable=readable)
+        return aggregate(self._notes, self._gold, pred, outputs, readable, view=view)
 
-    def reinserted(self, kind: str, key: bytes) -> BlindCorpus:
-        """The blind notes with new PHI strings of `kind` (training.reinsert), still blind."""
+    def reinserted(self, kind: str, key: bytes, config: Config) -> BlindCorpus:
+        """The blind notes with new PHI strings of `kind` (training.reinsert, drawn with `config`), still blind."""
         from deid_core.training.reinsert import reinsert
 
-        notes, gold = reinsert(self._notes, self._gold, kind, key)
+        notes, gold = reinsert(self._notes, self._gold, kind, key, config)
         return BlindCorpus(notes, gold)
 
     def first_patients(self, n: int) -> BlindCorpus:

@@ -1,5 +1,5 @@
 """Trained bundles cached by a digest of everything that shapes them: the training notes and gold,
-the CRF and pipeline configurations, conf/ (but conf/evaluation and conf/spark), and the code of the engine and
+the effective configuration, conf/ (but conf/evaluation and conf/spark), and the code of the engine and
 of training. A re-run with the same inputs reuses the bundle; any change to an input trains anew."""
 
 from __future__ import annotations
@@ -11,18 +11,19 @@ import shutil
 import tempfile
 import time
 from collections.abc import Sequence
+from dataclasses import asdict
 from pathlib import Path
 
 from deid_core.bundle import Bundle, BundleError, load_bundle
-from deid_core.config import conf_dir
+from deid_core.config import Config, conf_dir
 from deid_core.engine.crf.versions import current_versions
-from deid_core.training.train import TrainDoc, train_bundle
+from deid_core.training.train import RuleSource, TrainDoc, train_bundle
 
 log = logging.getLogger(__name__)
 
 _PKG = Path(__file__).resolve().parents[1]  # deid_core/
 # What a trained bundle depends on besides its data and configurations.
-_CODE = ("engine", "text", "gazetteers", "doc.py", "spans.py", "notes.py", "taxonomy.py", "config.py",
+_CODE = ("engine", "text", "gazetteers", "doc.py", "spans.py", "notes.py", "taxonomy.py", "config",
          "bundle.py", "training/train.py")
 
 
@@ -34,10 +35,11 @@ def _tree(h: hashlib._Hash, path: Path, skip: tuple[str, ...] = ()) -> None:
         h.update(f.read_bytes())
 
 
-def inputs_digest(docs: Sequence[TrainDoc], conf: dict, pipeline_conf: dict, extra: dict | None = None) -> str:
-    """sha256 of the training docs (ids, text, metadata, domain, gold), configurations, conf/ and code."""
+def inputs_digest(docs: Sequence[TrainDoc], config: Config, extra: dict | None = None) -> str:
+    """sha256 of the training docs (ids, text, metadata, domain, gold), the configuration, conf/ and code."""
     h = hashlib.sha256()
-    h.update(json.dumps([conf, pipeline_conf, current_versions(), extra or {}], sort_keys=True, default=str).encode())
+    tables = [asdict(config.crf), config.document]  # [crf] and what runs the rules (rule_hits features)
+    h.update(json.dumps([tables, current_versions(), extra or {}], sort_keys=True, default=str).encode())
     for d in docs:
         n = d.doc.note
         h.update(json.dumps([n.note_id, n.patient_id, n.text, [list(k) for k in n.known_phi], d.domain,
@@ -48,10 +50,11 @@ def inputs_digest(docs: Sequence[TrainDoc], conf: dict, pipeline_conf: dict, ext
     return h.hexdigest()
 
 
-def cached_bundle(docs: Sequence[TrainDoc], conf: dict, pipeline_conf: dict, cache_dir: Path, name: str, *,
-                  rules=None, extra: dict | None = None) -> tuple[Bundle, bool]:
-    """(bundle, trained now?): the cached bundle for these inputs, trained (train.train_bundle) if absent."""
-    digest = inputs_digest(docs, conf, pipeline_conf, extra)
+def cached_bundle(docs: Sequence[TrainDoc], config: Config, cache_dir: Path, name: str, *,
+                  rules: RuleSource | None = None, extra: dict | None = None) -> tuple[Bundle, bool]:
+    """(bundle, trained now?): the cached bundle for these inputs, trained (train.train_bundle with
+    config.crf) if absent."""
+    digest = inputs_digest(docs, config, extra)
     target = Path(cache_dir) / f"{name}-{digest[:16]}"
     if (target / "bundle.json").is_file():
         try:
@@ -62,7 +65,7 @@ def cached_bundle(docs: Sequence[TrainDoc], conf: dict, pipeline_conf: dict, cac
     t0 = time.process_time()
     tmp = Path(tempfile.mkdtemp(prefix=f".{name}-", dir=target.parent))
     try:
-        train_bundle(docs, conf, tmp, rules=rules, extra={**(extra or {}), "inputs_digest": digest})
+        train_bundle(docs, config.crf, tmp, rules=rules, extra={**(extra or {}), "inputs_digest": digest})
         try:
             tmp.rename(target)
         except OSError:  # another run trained the same inputs meanwhile: keep its copy

@@ -13,7 +13,7 @@ from deid_core.engine.pipeline import Deidentifier
 from deid_core.notes import Note
 from deid_core.spans import Span
 from deid_core.training.cv import score
-from deid_core.training.evaluation.readable import readable_names
+from deid_core.training.evaluation.readable import Readable, readable_names
 
 # (note text, predicted spans) -> the spans as a corpus's annotation conventions see them.
 View = Callable[[str, list[Span]], list[Span]]
@@ -33,17 +33,15 @@ def run_pipeline(deid: Deidentifier, notes: Sequence[Note]) -> tuple[dict[str, l
 
 
 def aggregate(notes: Sequence[Note], gold: Mapping[str, list[Span]], pred: Mapping[str, list[Span]],
-              outputs: Mapping[str, str | None], *, view: View | None = None,
-              readable: Mapping | None = None) -> dict:
+              outputs: Mapping[str, str | None], readable: Readable, *, view: View | None = None) -> dict:
     """Corpus totals only: sizes, the evaluation summary (per label and category), readable names."""
     texts = {n.note_id: n.text for n in notes}
     seen = {k: (view(texts[k], list(v)) if view else list(v)) for k, v in pred.items() if k in texts}
-    opts = dict(readable or {})
     mentions = found = 0
     for n in notes:
         text = outputs.get(n.note_id)
         if text is not None:
-            m, r = readable_names(n.text, gold.get(n.note_id, []), text, **opts)
+            m, r = readable_names(n.text, gold.get(n.note_id, []), text, readable)
             mentions, found = mentions + m, found + r
     return {
         "notes": len(notes), "patients": len({n.patient_id or n.note_id for n in notes}),

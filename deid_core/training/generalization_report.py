@@ -168,7 +168,8 @@ DEFAULT_CACHE = Path(__file__).resolve().parents[2] / "out" / "cache" / "general
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Parse options, run the asked parts, print the table, write the JSON."""
-    from deid_core.training.generalization import PARTS, Bench, run, settings
+    from deid_core.training.generalization import PARTS, Bench, run
+    from deid_core.training.generalization_config import settings
 
     ap = argparse.ArgumentParser(prog="python -m benchmarks generalization", description=__doc__.splitlines()[0])
     ap.add_argument("--part", choices=PARTS, action="append", help="run only this part (repeatable; default all)")
@@ -188,7 +189,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
     try:  # settings, splits and corpora are checked here, before any training
-        bench = Bench(settings(args.quick, args.config), args.data, args.cache, show_misses=args.show_misses)
+        bench = Bench(settings(args.quick, args.config), args.data, args.cache, args.quick,
+                      show_misses=args.show_misses)
     except (ConfigError, KeyError) as exc:
         print(f"generalization: {exc}", file=sys.stderr)
         return 2

@@ -20,7 +20,7 @@ from functools import lru_cache
 import regex
 
 from deid_core import gazetteers, taxonomy
-from deid_core.config import deep_merge
+from deid_core.config import Config, load_config
 from deid_core.doc import Doc
 from deid_core.engine.replace import apply_replacements
 from deid_core.engine.surrogates.consistency import keyed_rng, keyed_seed, match_case, scope_of
@@ -30,8 +30,6 @@ from deid_core.spans import Span, sort_spans
 
 KINDS = ("random", "ambiguous", "oov", "lower", "upper")
 _WORD = regex.compile(r"[\p{L}\p{M}]+(?:['’][\p{L}\p{M}]+)*")
-# Ages are re-drawn within +-3 years, never bucketed, so the text keeps a plain age.
-_INSERT_CONFIG = {"surrogates": {"ages": {"threshold": 200, "under_threshold": "surrogate", "jitter": 3}}}
 MIN_WORD = 3  # ambiguous words shorter than this ("ed", "he") are not used as names
 
 
@@ -77,7 +75,7 @@ def known_strings() -> frozenset[str]:
     for name in gazetteers.LISTS:
         for entry in gazetteers.words(name):
             out.update(entry.split())
-    pools = ModeReplacer(None, b"k" * 16, "surrogate").names.pools
+    pools = ModeReplacer(load_config(), b"k" * 16, "surrogate").names.pools
     out |= pools.male | pools.female | pools.last_set | pools.more_male | pools.more_female
     return frozenset(out)
 
@@ -85,11 +83,11 @@ def known_strings() -> frozenset[str]:
 class Inserter:
     """Replacement strings of one kind for a patient's gold spans (keyed: same input, same output)."""
 
-    def __init__(self, kind: str, key: bytes, config: dict | None = None) -> None:
+    def __init__(self, kind: str, key: bytes, config: Config) -> None:
         if kind not in KINDS:
             raise ValueError(f"unknown re-insertion kind {kind!r}; expected one of {', '.join(KINDS)}")
         self.kind, self.key = kind, key
-        self.engine = ModeReplacer(deep_merge(_INSERT_CONFIG, config or {}), key, "surrogate")
+        self.engine = ModeReplacer(config, key, "surrogate")
         self.names = self.engine.names
         self.keep = self.names.keep | self.engine.generic
 
@@ -183,8 +181,10 @@ def name_words(texts: Sequence[str]) -> frozenset[str]:
 
 
 def reinsert(notes: Sequence[Note], gold: dict[str, list[Span]], kind: str, key: bytes,
-             config: dict | None = None) -> tuple[list[Note], dict[str, list[Span]]]:
+             config: Config) -> tuple[list[Note], dict[str, list[Span]]]:
     """The notes with every gold PHI replaced by a new string of `kind`, and the moved gold spans.
+
+    `config`: the surrogate settings that draw the strings (conf/evaluation/reinsert.toml over conf/).
 
     Metadata names (known_phi) of a person label are mapped like the notes' names of the patient.
     """

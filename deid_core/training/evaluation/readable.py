@@ -3,20 +3,27 @@ still stands, as a whole word and ignoring case, in that note's output text."""
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 import regex
 
+from deid_core.config.tables import Label, Positive
 from deid_core.spans import Span
 
-READABLE_LABELS = ("PATIENT", "DOCTOR")
-MIN_LETTERS = 4
+
+@dataclass(frozen=True)
+class Readable:
+    """Which gold mentions count as names ([readable] of conf/evaluation/generalization.toml)."""
+
+    labels: tuple[Label, ...]
+    min_letters: Positive
 
 
-def readable_names(text: str, gold: Sequence[Span], out_text: str, *,
-                   labels: Collection[str] = READABLE_LABELS, min_letters: int = MIN_LETTERS) -> tuple[int, int]:
-    """(mentions counted, mentions readable) of one note: gold spans of `labels` with at least
-    `min_letters` letters, and those whose original string is a whole word of `out_text`."""
+def readable_names(text: str, gold: Sequence[Span], out_text: str, settings: Readable) -> tuple[int, int]:
+    """(mentions counted, mentions readable) of one note: gold spans of the settings' labels with at
+    least `min_letters` letters, and those whose original string is a whole word of `out_text`."""
+    labels, min_letters = settings.labels, settings.min_letters
     out_cf = out_text.casefold()
     mentions = readable = 0
     for s in gold:
