@@ -223,16 +223,27 @@ def test_bad_data_folder_exits_2(tmp_path, capsys):
     assert "--data" in capsys.readouterr().err
 
 
-def test_unplaced_note_type_stops_before_any_work(physionet_dir, tmp_path, capsys):
-    from deid_core.config import conf_dir
+def settings_file(tmp_path, old: str, new: str):
+    """A copy of conf/evaluation/generalization.toml in tmp_path with one (unique) line changed."""
+    body = (conf_dir() / "evaluation" / "generalization.toml").read_text()
+    assert body.count(old) == 1
+    cfg = tmp_path / "gen.toml"
+    cfg.write_text(body.replace(old, new))
+    return cfg
+
+
+def run_with_settings(cfg, data, tmp_path) -> int:
+    """The quick benchmark with another settings file (exit code); the cache is tmp_path."""
     from deid_core.training.generalization_report import main
 
+    return main(["--quick", "--config", str(cfg), "--data", str(data), "--cache", str(tmp_path)])
+
+
+def test_unplaced_note_type_stops_before_any_work(physionet_dir, tmp_path, capsys):
     split = tmp_path / "split.tsv"
     split.write_text("note_type\tpart\necho\theld_out\n")
-    cfg = tmp_path / "gen.toml"
-    body = (conf_dir() / "evaluation" / "generalization.toml").read_text()
-    cfg.write_text(body.replace('split = "evaluation/synth_type_split.tsv"', f'split = "{split}"'))
-    assert main(["--quick", "--config", str(cfg), "--data", str(physionet_dir), "--cache", str(tmp_path)]) == 2
+    cfg = settings_file(tmp_path, 'split = "evaluation/synth_type_split.tsv"', f'split = "{split}"')
+    assert run_with_settings(cfg, physionet_dir, tmp_path) == 2
     assert "not placed" in capsys.readouterr().err and not list(tmp_path.glob("tune*"))
 
 
@@ -248,28 +259,21 @@ SETTINGS_ERRORS = [
 
 @pytest.mark.parametrize(("old", "new", "message"), SETTINGS_ERRORS, ids=[m[:30] for _, _, m in SETTINGS_ERRORS])
 def test_settings_file_errors_name_the_file_table_and_key(tmp_path, old, new, message):
-    body = (conf_dir() / "evaluation" / "generalization.toml").read_text()
-    assert body.count(old) == 1
-    cfg = tmp_path / "gen.toml"
-    cfg.write_text(body.replace(old, new))
+    cfg = settings_file(tmp_path, old, new)
     with pytest.raises(ConfigError) as exc:
         bench_settings(path=cfg)
     assert str(exc.value).startswith(f"{cfg}: {message}"), str(exc.value)
 
 
 def test_override_files_are_checked_by_the_config_loader_before_any_work(physionet_dir, tmp_path, capsys):
-    from deid_core.training.generalization_report import main
-
     quick = tmp_path / "quick.toml"
     quick.write_text("[crf.training]\nmax_iteration = 10\n")
-    cfg = tmp_path / "gen.toml"
-    body = (conf_dir() / "evaluation" / "generalization.toml").read_text()
-    cfg.write_text(body.replace('config = "evaluation/generalization_quick.toml"', f'config = "{quick}"'))
-    assert main(["--quick", "--config", str(cfg), "--data", str(physionet_dir), "--cache", str(tmp_path)]) == 2
+    cfg = settings_file(tmp_path, 'config = "evaluation/generalization_quick.toml"', f'config = "{quick}"')
+    assert run_with_settings(cfg, physionet_dir, tmp_path) == 2
     err = capsys.readouterr().err
     assert f"{quick}: [crf.training] unknown key 'max_iteration'" in err and not list(tmp_path.glob("tune*"))
     profile = tmp_path / "profile.toml"
-    profile.write_text("[crf.tagging]\ndomain = \"physionet\"\n")
-    cfg.write_text(body.replace('profile = "profiles/physionet.toml"', f'profile = "{profile}"'))
-    assert main(["--quick", "--config", str(cfg), "--data", str(physionet_dir), "--cache", str(tmp_path)]) == 2
+    profile.write_text('[crf.tagging]\ndomain = "physionet"\n')
+    cfg = settings_file(tmp_path, 'profile = "profiles/physionet.toml"', f'profile = "{profile}"')
+    assert run_with_settings(cfg, physionet_dir, tmp_path) == 2
     assert f"{profile}: [crf.tagging] domain = 'physionet' is not accepted" in capsys.readouterr().err
