@@ -12,8 +12,9 @@ from deid_core.bundle import load_bundle
 from deid_core.config import ConfigError, load_config
 from deid_core.engine.contract import RULE_SPANS, NoteState, check_stages
 from deid_core.engine.crossnote import patient_groups, spread_across_notes
-from deid_core.engine.merge import Merger, PatientPropagation
+from deid_core.engine.merge import Merger
 from deid_core.engine.pipeline import Deidentifier, LongestMerge, build_deidentifier
+from deid_core.engine.propagation import PatientPropagation
 from deid_core.keys import DEMO_KEY
 from deid_core.notes import Note
 from deid_core.spans import Span

@@ -72,6 +72,8 @@ class Merge:
     propagate: bool
     propagate_categories: tuple[Category, ...]
     propagate_min_length: Positive
+    propagate_parts: bool
+    propagate_part_min_length: Positive
     propagate_patient: bool
     rule_gate: Share
     rule_gate_sources: tuple[str, ...]
