@@ -123,12 +123,13 @@ def test_stages_hand_over_through_the_note_state():
 
     state = NoteState()
     doc = Doc(note)
-    rules, crf = deid.stages
+    rules, crf, names = deid.stages
     state.spans["rules"] = rules.run(doc, state)
     assert state.rule_spans == state.spans["rules"] and state.rule_spans
     crf.run(doc, state)
     assert state.crf is not None and len(state.crf.phi) == len(doc.tokens[0])
     assert "NAME" in state.crf.gate_categories
+    assert names.needs == {} and names.run(doc, state)  # the name net needs nothing, proposes "Quillaby"
     with pytest.raises(RuntimeError, match="without the rule spans"):
         crf.run(doc, NoteState())
 

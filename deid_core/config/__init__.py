@@ -12,10 +12,10 @@ from deid_core.config.effective import (
 )
 from deid_core.config.files import ConfigError, conf_dir, conf_file, deep_merge, digest, load_toml
 from deid_core.config.surrogates import Surrogates
-from deid_core.config.tables import Job, Merge, Pipeline, Registry, Rules, Testing
+from deid_core.config.tables import Job, Merge, NameNet, Pipeline, Registry, Rules, Testing
 
 __all__ = [
-    "Config", "ConfigError", "CrfSettings", "Job", "Merge", "Pipeline", "Registry", "Rules", "SchemaError",
+    "Config", "ConfigError", "CrfSettings", "Job", "Merge", "NameNet", "Pipeline", "Registry", "Rules", "SchemaError",
     "Surrogates", "Testing", "conf_dir", "conf_file", "conf_table", "crf_from_tables", "crf_settings", "deep_merge",
     "digest", "fields_of", "load_config", "load_toml",
 ]
