@@ -108,6 +108,7 @@ class NameCues:
     contacts: tuple[str, ...]
     weak: tuple[str, ...]
     credentials: tuple[str, ...]
+    roles: tuple[str, ...]
 
 
 @dataclass(frozen=True)

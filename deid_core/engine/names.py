@@ -20,10 +20,12 @@ from deid_core.config import Config
 from deid_core.config import NameNet as NameNetOptions
 from deid_core.doc import Doc
 from deid_core.engine.contract import NoteState
+from deid_core.engine.propagation import ABBREVIATION_MAX
 from deid_core.gazetteers import is_frequent, words
 from deid_core.spans import Span
 
 SOURCE = "names:net"
+JOIN_GAP = 8  # most characters between two name words that join ("jon r. peters", "ann and bo")
 
 
 @dataclass(frozen=True)
@@ -36,6 +38,7 @@ class Cues:
     weak: tuple[tuple[str, ...], ...]
     credentials: frozenset[str]
     doctor_titles: frozenset[str]
+    roles: tuple[tuple[str, ...], ...]
 
 
 def _phrases(items: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:
@@ -48,7 +51,7 @@ def cues_of(opts: NameNetOptions) -> Cues:
     c = opts.cues
     return Cues(frozenset(w.lower() for w in c.titles), _phrases(c.relations), _phrases(c.contacts),
                 _phrases(c.weak), frozenset(w.lower() for w in c.credentials),
-                frozenset(w.lower() for w in c.doctor_titles))
+                frozenset(w.lower() for w in c.doctor_titles), _phrases(c.roles))
 
 
 class NameNet:
@@ -69,6 +72,9 @@ class NameNet:
         low = word.lower()
         if len(word) < 2 or not word.isalpha() or is_frequent(low):
             return None
+        known_name = low in self.first or low in self.last
+        if word.isupper() and len(word) <= ABBREVIATION_MAX and not known_name:
+            return None  # the shape of a clinical abbreviation ("AF", "CRF", "NSG")
         w = self.opts.weights
         score = 0.0
         known = False
@@ -119,6 +125,9 @@ class NameNet:
         for phrases, weight in ((c.relations, w.relation), (c.contacts, w.contact), (c.weak, w.weak)):
             if any(_ends_with(prev.words, p) for p in phrases):
                 best = max(best, weight)
+        if any(_ends_with(prev.words, p) for p in c.roles):
+            best = max(best, w.relation)
+            label = "DOCTOR"
         score += best
         nxt = self._right_word(i, toks, lex, starts, ends, text)
         if nxt is not None and low[nxt] in c.credentials:
@@ -127,12 +136,19 @@ class NameNet:
         return score, label
 
     def _adjacent(self, i: int, step: int, starts, ends, text) -> int | None:
-        """The word next to word i when only spaces separate them."""
+        """The word next to word i, past spaces, 'and', '&' or an initial ("mjch and qiludsr",
+        "troy r. daugherty"), on the same line and at most JOIN_GAP characters away."""
         j = i + step
-        if j < 0 or j >= len(starts):
-            return None
-        a, b = (ends[j], starts[i]) if step < 0 else (ends[i], starts[j])
-        return j if text[a:b].isspace() and b - a <= 2 else None
+        while 0 <= j < len(starts):
+            a, b = (ends[j], starts[i]) if step < 0 else (ends[i], starts[j])
+            if b - a > JOIN_GAP or "\n" in text[a:b]:
+                return None
+            tok = text[starts[j]:ends[j]]
+            if tok.lower() in ("and", "&", ".") or (len(tok) == 1 and tok.isalpha()):
+                j += step
+                continue
+            return j if text[a:b].strip(" \t.&") in ("", "and") or _joins(text[a:b]) else None
+        return None
 
     def _left_words(self, i: int, toks, lex, starts, ends, text) -> _Left:
         """Up to [names] window lower-case words before word i, skipping initials and name-like words."""
@@ -143,11 +159,13 @@ class NameNet:
         skipped_names = 0
         while j >= 0 and len(out) < self.opts.window and starts[i] - ends[j] < 80:
             t = toks[j]
-            if t in (".", ","):
+            if t == "." and not (j > 0 and (len(toks[j - 1]) == 1 or toks[j - 1].lower() in self.cues.titles)):
+                break  # a sentence ends: its words are not this word's context
+            if t in (".", ",", '"', "'", "(", "“", "”", "‘", "’"):
                 j -= 1
                 continue
             if len(t) == 1 and t.isalpha():
-                initial = initial or j == i - 2 or j == i - 1
+                initial = initial or (j == i - 2 and _initial(j, toks, starts, ends, text))
                 j -= 1
                 continue
             tl = t.lower()
@@ -202,6 +220,17 @@ class _Left:
     words: tuple[str, ...]
     initial: bool
     title: str | None
+
+
+def _initial(j: int, toks, starts, ends, text) -> bool:
+    """Token j is an initial: one letter standing alone, followed by a dot ("K. Walsh", not "90s.")."""
+    return (j + 1 < len(toks) and toks[j + 1] == "." and ends[j] == starts[j + 1]
+            and (j == 0 or starts[j] > ends[j - 1]) and toks[j] not in ("I", "a"))
+
+
+def _joins(gap: str) -> bool:
+    """A gap between two name words made only of spaces, 'and', '&' and initials."""
+    return all(w.lower() in ("and", "&") or (len(w.rstrip(".")) == 1 and w[0].isalpha()) for w in gap.split())
 
 
 def _glued(i: int, toks, starts, ends) -> bool:
