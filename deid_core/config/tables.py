@@ -78,6 +78,7 @@ class Merge:
     rule_gate: Share
     rule_gate_sources: tuple[str, ...]
     rule_gate_exempt: tuple[str, ...]
+    nonphi_veto: tuple[Category, ...]
 
 
 @dataclass(frozen=True)

@@ -47,8 +47,9 @@ class Merger:
         return self._pri.get(source_kind(s.source), self._unknown)
 
     def is_rule(self, s: Span) -> bool:
-        """True for spans that are not from a CRF."""
-        return not source_kind(s.source).startswith("crf")
+        """True for spans of the rules (not a CRF, not the name net)."""
+        kind = source_kind(s.source)
+        return not kind.startswith("crf") and kind != "names"
 
     def cross_note(self) -> PatientPropagation | None:
         """Names and places spread across a patient's notes when [merge] propagate_patient is on."""
@@ -58,6 +59,8 @@ class Merger:
         gate = self.options.rule_gate
         if gate > 0 and doc is not None and state is not None and state.crf is not None:
             spans = gate_rules(spans, doc, state.crf, gate, self)
+        if state is not None and state.nonphi and self.options.nonphi_veto:
+            spans = veto_nonphi(spans, state.nonphi, self)
         merged = POLICIES[self.policy](self, spans)
         if doc is not None and (self.options.reconcile or self.options.propagate):
             merged = reconcile(merged, doc.text, self)
@@ -89,6 +92,27 @@ def gate_rules(spans: Sequence[Span], doc: Doc, crf: CrfMarginals, gate: float, 
         i, j = bisect_right(ends, s.start), bisect_left(starts, s.end)
         if i >= j or max(phi[i:j]) >= gate:
             out.append(s)
+    return out
+
+
+def veto_nonphi(spans: Sequence[Span], nonphi: Sequence[Span], m: Merger) -> list[Span]:
+    """Drop tagger (CRF, name net) spans of the [merge] nonphi_veto categories that lie inside a
+    non-PHI context the rules recognised (vent settings "PS 10/5", pain "5/10", fractions "1/3 up").
+
+    Rule spans were already weighed against the suppressors by priority in the rules stage.
+    `nonphi` is sorted by start; suppressor hits are short, so only those starting within the
+    longest one's length before a span can hold it.
+    """
+    cats = set(m.options.nonphi_veto)
+    starts = [s.start for s in nonphi]
+    longest = max(s.end - s.start for s in nonphi)
+    out = []
+    for s in spans:
+        if not m.is_rule(s) and taxonomy.category_of(s.label) in cats:
+            lo, hi = bisect_left(starts, s.start - longest), bisect_right(starts, s.start)
+            if any(nonphi[k].end >= s.end for k in range(lo, hi)):
+                continue
+        out.append(s)
     return out
 
 

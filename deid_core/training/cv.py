@@ -80,7 +80,8 @@ def merged_predictions(notes: Sequence[Note], staged: StageStates, merger: Merge
         state = staged[n.note_id]
         found = [s for st in stages for s in state.spans.get(st, [])]
         # the merge sees the CRF marginals only when the CRF's spans are merged
-        view = NoteState(crf=state.crf if "crf" in stages else None)
+        view = NoteState(crf=state.crf if "crf" in stages else None,
+                         nonphi=state.nonphi if "rules" in stages else None)
         spans = merger(found, Doc(n), view)
         validate_spans(spans, len(n.text))
         merged.append(spans)
