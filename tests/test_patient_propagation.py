@@ -107,3 +107,13 @@ def test_patient_batches_keeps_every_row_once_and_patients_whole(pids, size, max
     for p, batches in where.items():
         if pids.count(p) <= max_rows:
             assert len(batches) == 1, p  # a patient with few notes never straddles two batches
+
+
+def test_a_short_word_found_by_the_name_net_is_not_spread_as_a_name():
+    """'tol' (tolerated) proposed once must not become a name in every note ("wean FIO2 as tol")."""
+    a = "sheath d/c'd by fellow, tol well. Daughter Ymfgi called."
+    spans = [Span(a.index("tol"), a.index("tol") + 3, "DOCTOR", "names:net"),
+             Span(a.index("Ymfgi"), a.index("Ymfgi") + 5, "PATIENT", "names:net")]
+    b = "P: wean FIO2 as tol. Ymfgi updated."
+    out = propagate_patient([(a, spans), (b, [])], OPTS)
+    assert [b[s.start:s.end] for s in out[1]] == ["Ymfgi"]

@@ -20,7 +20,7 @@ from deid_core.config import Config
 from deid_core.config import NameNet as NameNetOptions
 from deid_core.doc import Doc
 from deid_core.engine.contract import NoteState
-from deid_core.engine.propagation import ABBREVIATION_MAX
+from deid_core.engine.propagation import abbreviation_shape
 from deid_core.gazetteers import is_frequent, words
 from deid_core.spans import Span
 
@@ -72,9 +72,8 @@ class NameNet:
         low = word.lower()
         if len(word) < 2 or not word.isalpha() or is_frequent(low):
             return None
-        known_name = low in self.first or low in self.last
-        if word.isupper() and len(word) <= ABBREVIATION_MAX and not known_name:
-            return None  # the shape of a clinical abbreviation ("AF", "CRF", "NSG")
+        if not (low in self.first or low in self.last) and abbreviation_shape(word):
+            return None  # the shape of a clinical abbreviation ("AF", "NSG", "tol"), as propagation's guard
         w = self.opts.weights
         score = 0.0
         known = False
@@ -169,8 +168,8 @@ class NameNet:
                 j -= 1
                 continue
             tl = t.lower()
-            if not out and tl in self.cues.titles and title is None:
-                title = tl
+            if not out and tl in self.cues.titles and title is None and (not t.islower() or toks[j + 1] == "."):
+                title = tl  # "ms contin" is a drug; "Ms", "MS", "ms." are titles
             if not out and lex[j] is not None and lex[j] > 0 and skipped_names < 2 and title is None:
                 skipped_names += 1  # "spoke with jon peters": peters looks past jon
                 j -= 1

@@ -26,6 +26,7 @@ from deid_core.spans import Span, sort_spans
 
 _WORD = regex.compile(r"\p{L}[\p{L}'’-]*\p{L}|\p{L}")
 ABBREVIATION_MAX = 4  # all-capital words up to this length have the shape of a clinical abbreviation
+SHORT_MAX = 3  # words up to this length, in any case, too ("tol", "epi"), unless known names
 
 
 def source_kind(source: str) -> str:
@@ -36,13 +37,18 @@ def source_kind(source: str) -> str:
 def clinical(word: str) -> bool:
     """The clinical vocabulary guard: a dictionary, common or clinical word, or an abbreviation shape.
 
-    Abbreviation shape: all capitals, at most ABBREVIATION_MAX letters ("EPI", "TOL"), unless the
-    word is a known first or last name ("LEE").
+    Abbreviation shape: at most SHORT_MAX letters in any case ("tol"), or all capitals and at most
+    ABBREVIATION_MAX letters ("EPI", "NSG"), unless the word is a known first or last name ("LEE").
     """
     low = word.lower()
     if is_common(low) or low in words("medical_word"):
         return True
-    return word.isupper() and len(word) <= ABBREVIATION_MAX and not is_name(low)
+    return abbreviation_shape(word) and not is_name(low)
+
+
+def abbreviation_shape(word: str) -> bool:
+    """At most SHORT_MAX letters, or all capitals and at most ABBREVIATION_MAX ("tol", "NSG")."""
+    return len(word) <= SHORT_MAX or (word.isupper() and len(word) <= ABBREVIATION_MAX)
 
 
 def supported(span: Span) -> bool:
