@@ -66,6 +66,15 @@ class NameNet:
         self.cues = cues_of(opts)
         self.first, self.last = words("first_name"), words("last_name")
         self.english = words("english_word")
+        w, c = opts.weights, self.cues
+        # cue phrase (words) -> (weight, names a clinician): the strongest kind wins a phrase
+        self.phrase_cues: dict[tuple[str, ...], tuple[float, bool]] = {}
+        for phrases, weight, doctor in ((c.weak, w.weak, False), (c.contacts, w.contact, False),
+                                        (c.relations, w.relation, False), (c.roles, w.relation, True)):
+            for p in phrases:
+                if weight >= self.phrase_cues.get(p, (float("-inf"), False))[0]:
+                    self.phrase_cues[p] = (weight, doctor)
+        self.longest_cue = max((len(p) for p in self.phrase_cues), default=0)
 
     def lexical(self, word: str) -> float | None:
         """What the word alone says (None: never a name: frequent, clinical, too short, not letters)."""
@@ -120,12 +129,13 @@ class NameNet:
             score += w.title
             if prev.title in c.doctor_titles:
                 label = "DOCTOR"
-        best = 0.0
-        for phrases, weight in ((c.relations, w.relation), (c.contacts, w.contact), (c.weak, w.weak)):
-            if any(_ends_with(prev.words, p) for p in phrases):
-                best = max(best, weight)
-        if any(_ends_with(prev.words, p) for p in c.roles):
-            best = max(best, w.relation)
+        best, doctor = 0.0, False
+        words_ = prev.words
+        for n in range(1, min(len(words_), self.longest_cue) + 1):
+            cue = self.phrase_cues.get(words_[len(words_) - n:])
+            if cue is not None and cue[0] >= best:
+                best, doctor = cue
+        if doctor:
             label = "DOCTOR"
         score += best
         nxt = self._right_word(i, toks, lex, starts, ends, text)
@@ -236,10 +246,6 @@ def _glued(i: int, toks, starts, ends) -> bool:
     """A word with a digit or letters glued on ("xyz9", "9am"): an id or a unit, not a name."""
     return ((i + 1 < len(toks) and starts[i + 1] == ends[i] and toks[i + 1][0].isalnum())
             or (i > 0 and ends[i - 1] == starts[i] and toks[i - 1][-1].isalnum()))
-
-
-def _ends_with(words_: tuple[str, ...], phrase: tuple[str, ...]) -> bool:
-    return len(words_) >= len(phrase) and words_[len(words_) - len(phrase):] == phrase
 
 
 def name_stage(config: Config, bundle) -> NameNet:
