@@ -5,10 +5,10 @@ wherever its string recurs, and the words of a person's name recur alone ("Dr. Z
 Qqplorvik saw pt." ... "Qqplorvik was seen again"), so each word of a tagged name spreads too.
 A clinical vocabulary guard keeps clinical words, abbreviations and drug names from spreading:
 a word spreads alone only when it is not a dictionary or clinical word (the english, common and
-medical gazetteers) and does not have the shape of an abbreviation (short, all capitals) unless it
-is a known name; across notes, a single word also needs the support of context (a span found by a
-rule, the metadata or the name net, or a known name), since a CRF guess on one note must not
-become a name in all of them.
+medical gazetteers) and does not have the shape of an abbreviation (3 letters, or 4 in capitals) unless it
+is a known name; across notes, a single name word also needs the support of context (a span found
+by a rule, the metadata or the name net, or a known name), since a CRF guess on one note must not
+become a name in all of them. Places (hospital acronyms "BGH") keep spreading whole, shape aside.
 """
 
 from __future__ import annotations
@@ -34,16 +34,19 @@ def source_kind(source: str) -> str:
     return source.split(":", 1)[0].split("/", 1)[0]
 
 
+def is_clinical_word(word: str) -> bool:
+    """A dictionary, common or clinical word (gazetteers english_word, frequent_word, medical_word)."""
+    low = word.lower()
+    return is_common(low) or low in words("medical_word")
+
+
 def clinical(word: str) -> bool:
     """The clinical vocabulary guard: a dictionary, common or clinical word, or an abbreviation shape.
 
     Abbreviation shape: at most SHORT_MAX letters in any case ("tol"), or all capitals and at most
     ABBREVIATION_MAX letters ("EPI", "NSG"), unless the word is a known first or last name ("LEE").
     """
-    low = word.lower()
-    if is_common(low) or low in words("medical_word"):
-        return True
-    return abbreviation_shape(word) and not is_name(low)
+    return is_clinical_word(word) or (abbreviation_shape(word) and not is_name(word.lower()))
 
 
 def abbreviation_shape(word: str) -> bool:
@@ -74,11 +77,13 @@ def propagation_strings(spans: Sequence[Span], text: str, opts: MergeOptions, *,
         if len(surface) < min_len or not surface[0].isalpha() or taxonomy.category_of(s.label) not in cats:
             continue
         found = _WORD.findall(surface)
-        if len(found) == 1 and clinical(found[0]) and found[0] == surface:
-            continue  # a lone clinical word or abbreviation is never spread
+        person = taxonomy.category_of(s.label) == "NAME"
+        lone = len(found) == 1 and found[0] == surface
+        if lone and (clinical(found[0]) if person else is_clinical_word(found[0])):
+            continue  # a lone clinical word (or, as a name, an abbreviation shape) is never spread
         if across_notes and all(is_common(w) for w in found):
             continue
-        if across_notes and len(found) == 1 and not (supported(s) or is_name(found[0])):
+        if across_notes and person and len(found) == 1 and not (supported(s) or is_name(found[0])):
             continue
         strings.setdefault(surface.lower(), s.label)
         if opts.propagate_parts and len(found) > 1 and taxonomy.category_of(s.label) == "NAME":
