@@ -29,12 +29,12 @@ MISSPELLED = [
     ({"surrogates": {"profle": "safe_harbor"}}, "[surrogates] unknown key 'profle'; accepted: profile, "),
     ({"surrogates": {"dates": {"shift_min": -3}}}, "[surrogates.dates] unknown key 'shift_min'; accepted: "),
     ({"surrogates": {"zip": {"polcy": "surrogate"}}}, "[surrogates.zip] unknown key 'polcy'; accepted: policy, "),
-    ({"colour": {"x": 1}}, "unknown table 'colour'; accepted: pipeline, registry, rules, merge, job, testing, crf, "),
+    ({"colour": {"x": 1}}, "unknown table 'colour'; accepted: pipeline, registry, rules, merge, names, job, testing, crf, "),
 ]
 
 WRONG = [
     ({"pipeline": {"stages": ["rules", "crff"]}},
-     "[pipeline] stages[1] = 'crff' is not accepted; expected a stage of [registry.stages] (crf, crf_char, rules)"),
+     "[pipeline] stages[1] = 'crff' is not accepted; expected a stage of [registry.stages] (crf, crf_char, names, rules)"),
     ({"pipeline": {"stages": "rules"}}, "[pipeline] stages = 'rules' is not accepted; expected a list of strings"),
     ({"pipeline": {"merge": "unoin"}}, "[pipeline] merge = 'unoin' is not accepted; expected one of cascade, "),
     ({"registry": {"modes": {"mask": "no-colon"}}},
@@ -205,11 +205,11 @@ def test_shipped_configurations_load():
     """conf/ alone, the PhysioNet profile and the test configurations."""
     from tests.helpers_job import LITERAL_CONF
 
-    assert load_config().pipeline.stages == ("rules", "crf")
+    assert load_config().pipeline.stages == ("rules", "crf", "names")
     assert load_config(config_file=conf_dir() / "profiles" / "physionet.toml").crf.tagging.domain == "target"
     assert load_config(config_file=LITERAL_CONF).pipeline.stages == ("literal",)
     assert load_config(config_file=LITERAL_CONF.parent / "fault.toml").testing.fault_note_marker == "FAULTME"
-    assert set(TABLES) == {"pipeline", "registry", "rules", "merge", "job", "testing", "crf", "surrogates"}
+    assert set(TABLES) == {"pipeline", "registry", "rules", "merge", "names", "job", "testing", "crf", "surrogates"}
 
 
 def test_digest_covers_the_job_document_and_changes_with_it():

@@ -19,7 +19,7 @@ from deid_core.config.convert import SchemaError, build, fields_of
 from deid_core.config.crf import CrfSettings
 from deid_core.config.files import ConfigError, conf_file, deep_merge, digest, load_toml
 from deid_core.config.surrogates import Surrogates
-from deid_core.config.tables import Job, Merge, Pipeline, Registry, Rules, Testing
+from deid_core.config.tables import Job, Merge, NameNet, Pipeline, Registry, Rules, Testing
 
 OVERRIDES = "command-line options"
 T = TypeVar("T")
@@ -43,6 +43,7 @@ class Config:
     registry: Registry
     rules: Rules
     merge: Merge
+    names: NameNet
     job: Job
     testing: Testing
     crf: CrfSettings
@@ -73,7 +74,7 @@ class Config:
         return from_layers((*self.layers, Layer(str(path), load_toml(path))))
 
 
-TABLES = {"pipeline": Pipeline, "registry": Registry, "rules": Rules, "merge": Merge, "job": Job,
+TABLES = {"pipeline": Pipeline, "registry": Registry, "rules": Rules, "merge": Merge, "names": NameNet, "job": Job,
           "testing": Testing, "crf": CrfSettings, "surrogates": Surrogates}
 
 

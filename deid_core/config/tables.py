@@ -72,10 +72,54 @@ class Merge:
     propagate: bool
     propagate_categories: tuple[Category, ...]
     propagate_min_length: Positive
+    propagate_parts: bool
+    propagate_part_min_length: Positive
     propagate_patient: bool
     rule_gate: Share
     rule_gate_sources: tuple[str, ...]
     rule_gate_exempt: tuple[str, ...]
+    nonphi_veto: tuple[Category, ...]
+
+
+@dataclass(frozen=True)
+class NameWeights:
+    """[names.weights]: what each piece of evidence adds to a word's name score (negative: against)."""
+
+    first_name: float
+    last_name: float
+    unknown: float
+    dictionary: float
+    title_case: float
+    title: float
+    relation: float
+    contact: float
+    weak: float
+    credential: float
+    initial: float
+    neighbour: float
+
+
+@dataclass(frozen=True)
+class NameCues:
+    """[names.cues]: the context words of the name net (lower case; phrases of several words allowed)."""
+
+    titles: tuple[str, ...]
+    doctor_titles: tuple[str, ...]
+    relations: tuple[str, ...]
+    contacts: tuple[str, ...]
+    weak: tuple[str, ...]
+    credentials: tuple[str, ...]
+    roles: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class NameNet:
+    """[names]: the name recall net (deid_core/engine/names.py): threshold, window, weights, cues."""
+
+    threshold: Annotated[float, between(0.5, 10)]
+    window: Annotated[int, between(1, 6)]
+    weights: NameWeights
+    cues: NameCues
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,8 @@ from deid_core.spans import Span
 # What a stage can put in the NoteState, and the stage of conf/deidentify.toml that does.
 RULE_SPANS = "rule spans"  # NoteState.rule_spans: the rule tagger's spans (CRF rule_hits features)
 CRF_MARGINALS = "CRF marginals"  # NoteState.crf: per-token PHI marginals (the merge's rule gate)
-PROVIDED_BY = {RULE_SPANS: "rules", CRF_MARGINALS: "crf"}
+NONPHI_SPANS = "non-PHI contexts"  # NoteState.nonphi: suppressor hits (the merge's veto on CRF spans)
+PROVIDED_BY = {RULE_SPANS: "rules", CRF_MARGINALS: "crf", NONPHI_SPANS: "rules"}
 
 
 @dataclass(frozen=True)
@@ -40,6 +41,7 @@ class NoteState:
     spans: dict[str, list[Span]] = field(default_factory=dict)  # by stage name
     rule_spans: list[Span] | None = None  # RULE_SPANS
     crf: CrfMarginals | None = None  # CRF_MARGINALS
+    nonphi: list[Span] | None = None  # NONPHI_SPANS, sorted by start
 
 
 def rule_spans_of(state: NoteState, stage: str, required: bool) -> Sequence[Span]:

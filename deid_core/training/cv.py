@@ -55,6 +55,7 @@ def cv_stage_spans(
             char_model = load_char_model(bundle, conf.tagging.cache_size)
             if char_model:
                 stages.append(CharCrfTagger(char_model, needs_rules=use_rules))
+            stages += [build_stage(deid_config, s, bundle) for s in extra_stages(deid_config)]
             check_stages(stages)
             for n in test_notes:
                 doc, state = Doc(n), NoteState()
@@ -66,6 +67,11 @@ def cv_stage_spans(
     return out
 
 
+def extra_stages(config: Config) -> list[str]:
+    """Configured stages after the taggers CV builds itself (rules, crf, crf_char): the name net."""
+    return [s for s in config.pipeline.stages if s not in ("rules", "crf", "crf_char")]
+
+
 def merged_predictions(notes: Sequence[Note], staged: StageStates, merger: MergeStep,
                        stages: Sequence[str]) -> dict[str, list[Span]]:
     """Predictions of a merge policy over the chosen stages' spans, with its cross-note step."""
@@ -74,7 +80,8 @@ def merged_predictions(notes: Sequence[Note], staged: StageStates, merger: Merge
         state = staged[n.note_id]
         found = [s for st in stages for s in state.spans.get(st, [])]
         # the merge sees the CRF marginals only when the CRF's spans are merged
-        view = NoteState(crf=state.crf if "crf" in stages else None)
+        view = NoteState(crf=state.crf if "crf" in stages else None,
+                         nonphi=state.nonphi if "rules" in stages else None)
         spans = merger(found, Doc(n), view)
         validate_spans(spans, len(n.text))
         merged.append(spans)
@@ -124,6 +131,7 @@ def run_cv(notes, gold, conf: CrfSettings, dconf: Config, k, *, extra, c1=None, 
     stages = ["rules", "crf"] if use_rules else ["crf"]
     if "crf_char" in dconf.pipeline.stages and any("crf_char" in v.spans for v in staged.values()):
         stages.append("crf_char")  # the char CRF is scored when the configured pipeline runs it
+    stages += extra_stages(dconf)
     report = score(notes, gold, merged_predictions(notes, staged, merger, stages))
     report["crf_only"] = score(notes, gold, merged_predictions(notes, staged, merger, ["crf"]))
     report["setup"] = {"folds": k, "merge": merge_name, "grouped_by": "patient", "notes": len(notes),

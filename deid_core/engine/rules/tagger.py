@@ -17,7 +17,7 @@ import ahocorasick
 
 from deid_core.config import Config, ConfigError, Rules
 from deid_core.doc import Doc
-from deid_core.engine.contract import RULE_SPANS, NoteState
+from deid_core.engine.contract import NONPHI_SPANS, RULE_SPANS, NoteState
 from deid_core.engine.rules.filters import FILTERS
 from deid_core.engine.rules.loader import NONPHI, Rule, load_rules, load_settings
 from deid_core.engine.rules.metadata import MetadataMatcher
@@ -97,7 +97,7 @@ class RuleTagger:
 
     name = "rules"
     needs: Mapping[str, str] = MappingProxyType({})
-    provides = frozenset({RULE_SPANS})
+    provides = frozenset({RULE_SPANS, NONPHI_SPANS})
 
     def __init__(self, settings: Rules) -> None:
         self.settings = settings
@@ -231,9 +231,10 @@ class RuleTagger:
                 out.append(Span(s, e, g.label, g.id, g.confidence))
         return out
 
-    def tag_raw(self, doc: Doc) -> list[Span]:
+    def tag_raw(self, doc: Doc, hits: tuple[list[Span], list[Span]] | None = None) -> list[Span]:
         """Every PHI hit (rules, gazetteers, metadata) after suppression, possibly overlapping."""
-        phi, sup = self.regex_hits(doc)
+        phi, sup = hits if hits is not None else self.regex_hits(doc)
+        phi = list(phi)
         phi.extend(self.gazetteer_spans(doc))
         if self.metadata is not None:
             phi.extend(self.metadata.match(doc))
@@ -255,15 +256,18 @@ class RuleTagger:
         return phi
 
     def run(self, doc: Doc, state: NoteState) -> list[Span]:
-        """The stage: tag, and hand the spans to later stages (CRF rule_hits features)."""
-        spans = state.rule_spans = self.tag(doc)
+        """The stage: tag, and hand the spans to later stages (CRF rule_hits features) and the
+        non-PHI contexts (suppressor hits: vent settings, scores, fractions) to the merge."""
+        hits = self.regex_hits(doc)
+        state.nonphi = sorted(hits[1], key=lambda s: s.start)
+        spans = state.rule_spans = self.tag(doc, hits)
         return spans
 
-    def tag(self, doc: Doc) -> list[Span]:
+    def tag(self, doc: Doc, hits: tuple[list[Span], list[Span]] | None = None) -> list[Span]:
         """Non-overlapping PHI spans: higher priority, then longer, wins."""
         prio = self.priority
         mp = self.settings.metadata_priority
-        return resolve_overlaps(self.tag_raw(doc),
+        return resolve_overlaps(self.tag_raw(doc, hits),
                             rank=lambda s: (prio.get(s.source, mp), s.end - s.start, s.confidence, -s.start))
 
 
