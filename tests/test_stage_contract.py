@@ -10,7 +10,7 @@ import pytest
 
 from deid_core.bundle import load_bundle
 from deid_core.config import ConfigError, load_config
-from deid_core.engine.contract import RULE_SPANS, NoteState, check_stages
+from deid_core.engine.contract import RULE_SPANS, NoteState, PerNoteStage, check_stages
 from deid_core.engine.crossnote import patient_groups, spread_across_notes
 from deid_core.engine.merge import Merger
 from deid_core.engine.pipeline import Deidentifier, LongestMerge, build_deidentifier
@@ -23,7 +23,7 @@ from deid_core.training.cv import merged_predictions
 ROOT = Path(__file__).resolve().parent.parent
 
 
-class Fixed:
+class Fixed(PerNoteStage):
     """A stage returning the spans given per note id."""
 
     needs: dict[str, str] = {}

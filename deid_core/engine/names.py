@@ -19,7 +19,7 @@ from functools import lru_cache
 from deid_core.config import Config
 from deid_core.config import NameNet as NameNetOptions
 from deid_core.doc import Doc
-from deid_core.engine.contract import NoteState
+from deid_core.engine.contract import NoteState, PerNoteStage
 from deid_core.engine.propagation import abbreviation_shape
 from deid_core.gazetteers import is_frequent, words
 from deid_core.spans import Span
@@ -54,7 +54,7 @@ def cues_of(opts: NameNetOptions) -> Cues:
                 frozenset(w.lower() for w in c.doctor_titles), _phrases(c.roles))
 
 
-class NameNet:
+class NameNet(PerNoteStage):
     """The `names` stage: proposes name spans by gazetteer, shape and context score (see module doc)."""
 
     name = "names"

@@ -1,8 +1,9 @@
 """The Deidentifier: tag a note with every configured tagger, merge, replace, build audit rows.
 
 Built once per process (per Python worker on Spark) from a bundle and a configuration, then
-reused for every note. A failure in any stage for one note becomes a quarantine result for
-that note (fail closed: never its text), and the rest of the batch proceeds.
+reused for every batch of notes: each stage runs over the whole batch before the next (the
+token CRF scores a batch at once). A failure in any stage for one note becomes a quarantine
+result for that note (fail closed: never its text), and the rest of the batch proceeds.
 """
 
 from __future__ import annotations
@@ -17,9 +18,11 @@ from deid_core.engine.contract import (
     FaultHook,
     MergeStep,
     NoteState,
+    Outcome,
     Replacer,
     Stage,
     check_stages,
+    spans_or_raise,
 )
 from deid_core.engine.crossnote import spread_across_notes
 from deid_core.engine.registry import resolve
@@ -44,17 +47,37 @@ class Deidentifier:
 
     def tag(self, note: Note) -> list[Span]:
         """Merged, validated, non-overlapping PHI spans of one note."""
-        return self._tag_doc(Doc(note))
+        return spans_or_raise(self.tag_docs([Doc(note)])[0])
 
-    def _tag_doc(self, doc: Doc) -> list[Span]:
-        state = NoteState()
-        found: list[Span] = []
+    def tag_docs(self, docs: Sequence[Doc]) -> list[Outcome]:
+        """Every stage over the batch (its run_many), then the merge; per doc its merged spans, or the
+        exception of the first stage (or the merge) that failed for it."""
+        states = [NoteState() for _ in docs]
+        out: list[Outcome] = [[] for _ in docs]
         for stage in self.stages:
-            spans = state.spans[stage.name] = stage.run(doc, state)
-            found.extend(spans)
-        merged = self.merge(found, doc, state)
-        validate_spans(merged, len(doc.text))
-        return merged
+            live = [i for i, o in enumerate(out) if not isinstance(o, Exception)]
+            if not live:
+                break
+            try:
+                found = stage.run_many([docs[i] for i in live], [states[i] for i in live])
+            except Exception as exc:  # noqa: BLE001 - fail closed: the stage failed the whole batch
+                found = [exc] * len(live)
+            for i, spans in zip(live, found, strict=True):
+                if isinstance(spans, Exception):
+                    out[i] = spans
+                else:
+                    states[i].spans[stage.name] = spans
+                    out[i].extend(spans)  # type: ignore[union-attr]
+        for i, found_i in enumerate(out):
+            if isinstance(found_i, Exception):
+                continue
+            try:
+                merged = self.merge(found_i, docs[i], states[i])
+                validate_spans(merged, len(docs[i].text))
+                out[i] = merged
+            except Exception as exc:  # noqa: BLE001 - fail closed for this note only
+                out[i] = exc
+        return out
 
     def process(self, note: Note) -> NoteResult:
         """Tag and replace one note; any exception yields a quarantine result without text."""
@@ -66,7 +89,7 @@ class Deidentifier:
         Fail closed per note: an exception in one note's stages quarantines that note only; an
         exception in a patient's cross-note step quarantines that patient's notes.
         """
-        tagged = [self._tag_or_quarantine(n) for n in notes]
+        tagged = self._tag_or_quarantine(notes)
         failed: dict[int, NoteResult] = {}
 
         def quarantine(idx: list[int], exc: Exception) -> None:
@@ -88,20 +111,29 @@ class Deidentifier:
 
     def tag_many(self, notes: Sequence[Note]) -> list[list[Span]]:
         """Merged spans of several notes, with the cross-note step of process_many (evaluation)."""
-        return spread_across_notes(self.cross_note, notes, [self.tag(n) for n in notes])
+        tagged = [spans_or_raise(t) for t in self.tag_docs([Doc(n) for n in notes])]
+        return spread_across_notes(self.cross_note, notes, tagged)
 
-    def _tag_or_quarantine(self, note: Note) -> tuple[Doc, list[Span]] | NoteResult:
-        stage = "validate"
-        try:
-            if not isinstance(note.text, str):
-                raise TypeError("text is null")
-            stage = "tag"
-            if self.fault_hook is not None:
-                self.fault_hook(note)
-            doc = Doc(note)
-            return doc, self._tag_doc(doc)
-        except Exception as exc:  # noqa: BLE001 - fail closed: any error quarantines the note
-            return NoteResult(note.note_id, note.patient_id, error_stage=stage, error_class=type(exc).__name__)
+    def _tag_or_quarantine(self, notes: Sequence[Note]) -> list[tuple[Doc, list[Span]] | NoteResult]:
+        """Per note: (doc, merged spans), or a quarantine result naming the step that failed."""
+        out: list[tuple[Doc, list[Span]] | NoteResult | None] = [None] * len(notes)
+        docs: dict[int, Doc] = {}
+        for i, note in enumerate(notes):
+            stage = "validate"
+            try:
+                if not isinstance(note.text, str):
+                    raise TypeError("text is null")
+                stage = "tag"
+                if self.fault_hook is not None:
+                    self.fault_hook(note)
+                docs[i] = Doc(note)
+            except Exception as exc:  # noqa: BLE001 - fail closed: any error quarantines the note
+                out[i] = NoteResult(note.note_id, note.patient_id, error_stage=stage, error_class=type(exc).__name__)
+        for i, spans in zip(docs, self.tag_docs(list(docs.values())), strict=True):
+            out[i] = (NoteResult(notes[i].note_id, notes[i].patient_id, error_stage="tag",
+                                 error_class=type(spans).__name__)
+                      if isinstance(spans, Exception) else (docs[i], spans))
+        return out  # type: ignore[return-value]
 
     def _replace_or_quarantine(self, note: Note, doc: Doc, spans: list[Span]) -> NoteResult:
         try:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from deid_core.config import Config, CrfSettings
 from deid_core.doc import Doc
-from deid_core.engine.contract import MergeStep, NoteState, Stage, check_stages
+from deid_core.engine.contract import MergeStep, NoteState, Stage, check_stages, spans_or_raise
 from deid_core.engine.crf.chars import CharCrfTagger, load_char_model
 from deid_core.engine.crf.tagger import CrfTagger, load_models
 from deid_core.engine.crossnote import spread_across_notes
@@ -57,12 +57,12 @@ def cv_stage_spans(
                 stages.append(CharCrfTagger(char_model, needs_rules=use_rules))
             stages += [build_stage(deid_config, s, bundle) for s in extra_stages(deid_config)]
             check_stages(stages)
-            for n in test_notes:
-                doc, state = Doc(n), NoteState()
-                state.spans["rules"] = []  # scored as a stage even when not run
-                for stage in stages:
-                    state.spans[stage.name] = stage.run(doc, state)
-                out[n.note_id] = state
+            docs = [Doc(n) for n in test_notes]  # the fold's held-out notes as one batch
+            states = [NoteState(spans={"rules": []}) for _ in test_notes]  # rules scored even when not run
+            for stage in stages:
+                for state, found in zip(states, stage.run_many(docs, states), strict=True):
+                    state.spans[stage.name] = spans_or_raise(found)
+            out.update(zip([n.note_id for n in test_notes], states, strict=True))
         log.info("fold %d/%d: %d train notes, %d test notes", fi + 1, k, len(train_notes), len(test_notes))
     return out
 

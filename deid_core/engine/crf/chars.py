@@ -30,7 +30,7 @@ import pycrfsuite
 from deid_core.config import Config, CrfSettings
 from deid_core.config.crf import Model
 from deid_core.doc import Doc
-from deid_core.engine.contract import RULE_SPANS, NoteState, rule_spans_of
+from deid_core.engine.contract import RULE_SPANS, NoteState, PerNoteStage, rule_spans_of
 from deid_core.engine.crf.features import (
     gazetteer_names,
     known_name_tokens,
@@ -327,7 +327,7 @@ class CharModel:
         return decode_chars(doc, tags, source)
 
 
-class CharCrfTagger:
+class CharCrfTagger(PerNoteStage):
     """Pipeline stage `crf_char`: the bundle's char-level CRF; spans with source 'crf_char:<model>'.
 
     Needs the rule spans when its model was trained with rule_hits features (`needs_rules`).

@@ -17,7 +17,7 @@ import ahocorasick
 
 from deid_core.config import Config, ConfigError, Rules
 from deid_core.doc import Doc
-from deid_core.engine.contract import NONPHI_SPANS, RULE_SPANS, NoteState
+from deid_core.engine.contract import NONPHI_SPANS, RULE_SPANS, NoteState, PerNoteStage
 from deid_core.engine.rules.filters import FILTERS
 from deid_core.engine.rules.loader import NONPHI, Rule, load_rules, load_settings
 from deid_core.engine.rules.metadata import MetadataMatcher
@@ -92,7 +92,7 @@ def load_gazetteer_rules(name: str) -> list[GazetteerRule]:
     return out
 
 
-class RuleTagger:
+class RuleTagger(PerNoteStage):
     """All rules of the configured files plus gazetteer and metadata matching (the `rules` stage)."""
 
     name = "rules"
