@@ -8,10 +8,12 @@ that note (fail closed: never its text), and the rest of the batch proceeds.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, replace
 
 from deid_core import taxonomy
 from deid_core.config import Config
 from deid_core.doc import Doc
+from deid_core.engine import budget
 from deid_core.engine.contract import (
     CrossNoteStep,
     FaultHook,
@@ -22,18 +24,66 @@ from deid_core.engine.contract import (
     check_stages,
 )
 from deid_core.engine.crossnote import spread_across_notes
+from deid_core.engine.guards import guard_line_breaks
 from deid_core.engine.registry import resolve
 from deid_core.engine.replace import apply_replacements
+from deid_core.engine.windows import tag_in_windows
 from deid_core.keys import audit_digest
 from deid_core.notes import AuditSpan, Note, NoteResult
 from deid_core.spans import Span, resolve_overlaps, validate_spans
+from deid_core.text.normalize import TextView, normalize_text, normalize_value
+
+
+@dataclass
+class Tagged:
+    """A tagged note: the view the taggers read (normalized text), its map back, merged spans on the view."""
+
+    doc: Doc
+    view: TextView
+    spans: list[Span]
+    cpu_s: float = 0.0  # CPU seconds spent tagging it (the replace step gets the rest of the budget)
+
+    def original_spans(self) -> list[Span]:
+        """The spans as offsets into the original text (covering characters the view removed)."""
+        if self.view.same_offsets:
+            return self.spans
+        return [replace(s, start=a, end=b) for s in self.spans for a, b in [self.view.original_span(s.start, s.end)]]
+
+
+def matching_view(note: Note) -> tuple[Note, TextView]:
+    """The note as taggers read it (text and known names normalized for matching) and the map back."""
+    view = normalize_text(note.text)
+    if view.text == note.text and all(normalize_value(v) == v for v, _ in note.known_phi):
+        return note, view
+    return replace(note, text=view.text, known_phi=tuple((normalize_value(v), lab) for v, lab in note.known_phi)), view
+
+
+@dataclass(frozen=True)
+class NoteLimits:
+    """Per-note limits ([pipeline]): CPU budget (engine/budget.py) and windows for long notes (engine/windows.py).
+
+    None: no CPU limit / never windowed (a Deidentifier built by hand; build_deidentifier sets the configured ones).
+    """
+
+    cpu_s: float | None = None
+    cpu_s_per_mb: float | None = None  # and this much more per million characters
+    window_chars: int | None = None
+    window_overlap_chars: int = 0
+
+    def seconds(self, chars: int) -> float | None:
+        """CPU seconds a note of `chars` characters may take, None without a limit."""
+        return budget.note_seconds(self.cpu_s, self.cpu_s_per_mb, chars)
+
+    def windowed(self, chars: int) -> bool:
+        """Is a note of `chars` characters tagged in windows?"""
+        return self.window_chars is not None and chars > self.window_chars
 
 
 class Deidentifier:
     """Stages + merge step + replacer + key: turns Notes into NoteResults."""
 
     def __init__(self, stages: Sequence[Stage], *, key: bytes, merge: MergeStep, replacer: Replacer,
-                 fault_hook: FaultHook | None = None) -> None:
+                 fault_hook: FaultHook | None = None, limits: NoteLimits | None = None) -> None:
         check_stages(stages)  # every stage gets what it needs from an earlier one, or we refuse
         self.stages = list(stages)
         self.key = key
@@ -41,19 +91,39 @@ class Deidentifier:
         self.cross_note: CrossNoteStep | None = merge.cross_note()
         self.replacer = replacer
         self.fault_hook = fault_hook  # test suite only (deid_core.app.batch.make_deidentifier)
+        self.limits = limits or NoteLimits()
 
     def tag(self, note: Note) -> list[Span]:
-        """Merged, validated, non-overlapping PHI spans of one note."""
-        return self._tag_doc(Doc(note))
+        """Merged, validated, non-overlapping PHI spans of one note (offsets into its original text)."""
+        return self._analyse(note).original_spans()
+
+    def _analyse(self, note: Note) -> Tagged:
+        """Tag the note's matching view (in windows when it is long); spans on the view."""
+        vnote, view = matching_view(note)
+        doc = Doc(vnote)
+        if self.limits.windowed(len(doc.text)):
+            spans = tag_in_windows(doc, self._tag_doc, self.limits.window_chars or 0, self.limits.window_overlap_chars)
+            spans = self.merge.whole_note(spans, doc.text)  # type agreement, propagation: over the whole note
+            budget.check("merge")
+        else:
+            spans = self._tag_doc(doc)
+        spans = guard_line_breaks(spans, doc.text)
+        validate_spans(spans, len(doc.text))
+        return Tagged(doc, view, spans)
 
     def _tag_doc(self, doc: Doc) -> list[Span]:
+        """Every stage, then the merge, on one Doc (a note or a window of one); the budget checked after each."""
         state = NoteState()
         found: list[Span] = []
         for stage in self.stages:
-            spans = state.spans[stage.name] = stage.run(doc, state)
+            try:
+                spans = state.spans[stage.name] = stage.run(doc, state)
+            except TimeoutError:  # a `regex` call ran out of the note's budget
+                raise budget.NoteTimeout(stage.name) from None
+            budget.check(stage.name)
             found.extend(spans)
         merged = self.merge(found, doc, state)
-        validate_spans(merged, len(doc.text))
+        budget.check("merge")
         return merged
 
     def process(self, note: Note) -> NoteResult:
@@ -74,8 +144,7 @@ class Deidentifier:
                 failed[i] = NoteResult(notes[i].note_id, notes[i].patient_id, error_stage="tag",
                                        error_class=type(exc).__name__)
 
-        spans = spread_across_notes(self.cross_note, notes,
-                                    [None if isinstance(t, NoteResult) else t[1] for t in tagged], quarantine)
+        self._spread(notes, tagged, quarantine)
         out = []
         for i, (note, t) in enumerate(zip(notes, tagged, strict=True)):
             if isinstance(t, NoteResult):
@@ -83,14 +152,25 @@ class Deidentifier:
             elif i in failed:
                 out.append(failed[i])
             else:
-                out.append(self._replace_or_quarantine(note, t[0], spans[i]))
+                out.append(self._replace_or_quarantine(note, t))
         return out
 
     def tag_many(self, notes: Sequence[Note]) -> list[list[Span]]:
         """Merged spans of several notes, with the cross-note step of process_many (evaluation)."""
-        return spread_across_notes(self.cross_note, notes, [self.tag(n) for n in notes])
+        tagged = [self._analyse(n) for n in notes]
+        self._spread(notes, tagged)
+        return [t.original_spans() for t in tagged]
 
-    def _tag_or_quarantine(self, note: Note) -> tuple[Doc, list[Span]] | NoteResult:
+    def _spread(self, notes: Sequence[Note], tagged: Sequence[Tagged | NoteResult], on_error=None) -> None:
+        """The cross-note step over each patient's tagged notes, on their matching views (spans updated in place)."""
+        ok = [t if isinstance(t, Tagged) else None for t in tagged]
+        views = [t.doc.note if t is not None else n for n, t in zip(notes, ok, strict=True)]
+        spread = spread_across_notes(self.cross_note, views, [t.spans if t is not None else None for t in ok], on_error)
+        for t, spans in zip(ok, spread, strict=True):
+            if t is not None and spans is not None:
+                t.spans = spans
+
+    def _tag_or_quarantine(self, note: Note) -> Tagged | NoteResult:
         stage = "validate"
         try:
             if not isinstance(note.text, str):
@@ -98,14 +178,23 @@ class Deidentifier:
             stage = "tag"
             if self.fault_hook is not None:
                 self.fault_hook(note)
-            doc = Doc(note)
-            return doc, self._tag_doc(doc)
+            with budget.note_budget(self.limits.seconds(len(note.text))) as spent:
+                tagged = self._analyse(note)
+            tagged.cpu_s = spent.used()
+            return tagged
+        except budget.NoteTimeout as exc:  # the note overran its CPU budget: quarantined, the rest proceed
+            return NoteResult(note.note_id, note.patient_id, error_stage=exc.stage, error_class=budget.TIMEOUT)
         except Exception as exc:  # noqa: BLE001 - fail closed: any error quarantines the note
             return NoteResult(note.note_id, note.patient_id, error_stage=stage, error_class=type(exc).__name__)
 
-    def _replace_or_quarantine(self, note: Note, doc: Doc, spans: list[Span]) -> NoteResult:
+    def _replace_or_quarantine(self, note: Note, tagged: Tagged) -> NoteResult:
         try:
-            reps = self.replacer(doc, spans)
+            total = self.limits.seconds(len(note.text))
+            left = None if total is None else max(total - tagged.cpu_s, 0.0)
+            with budget.note_budget(left):
+                reps = self.replacer(tagged.doc, tagged.spans)  # surrogates of the normalized mentions
+                budget.check("replace")
+            spans = tagged.original_spans()
             out_text, offsets = apply_replacements(note.text, spans, reps)
             pid = note.patient_id or ""
             audit = [
@@ -124,6 +213,8 @@ class Deidentifier:
                 for s, r, o in zip(spans, reps, offsets, strict=True)
             ]
             return NoteResult(note.note_id, note.patient_id, out_text, audit)
+        except budget.NoteTimeout as exc:
+            return NoteResult(note.note_id, note.patient_id, error_stage=exc.stage, error_class=budget.TIMEOUT)
         except Exception as exc:  # noqa: BLE001 - fail closed: any error quarantines the note
             return NoteResult(note.note_id, note.patient_id, error_stage="replace", error_class=type(exc).__name__)
 
@@ -147,7 +238,9 @@ def build_deidentifier(config: Config, bundle, key: bytes, *, fault_hook: FaultH
     stages = [build_stage(config, s, bundle) for s in pipe.stages]
     replacer = resolve(registry.modes[pipe.mode])(config, key)
     merge = resolve(registry.merge[pipe.merge])(config)
-    return Deidentifier(stages, key=key, merge=merge, replacer=replacer, fault_hook=fault_hook)
+    limits = NoteLimits(budget.budget_seconds(pipe.note_cpu_budget_s), budget.budget_seconds(pipe.note_cpu_budget_s_per_mb),
+                        pipe.window_chars, pipe.window_overlap_chars)
+    return Deidentifier(stages, key=key, merge=merge, replacer=replacer, fault_hook=fault_hook, limits=limits)
 
 
 class LongestMerge:
@@ -159,6 +252,10 @@ class LongestMerge:
     def cross_note(self) -> CrossNoteStep | None:
         """None: spans stay within their note."""
         return None
+
+    def whole_note(self, spans: list[Span], text: str) -> list[Span]:
+        """Nothing note-wide to redo after windows."""
+        return spans
 
 
 def longest_merge(config: Config) -> LongestMerge:

@@ -24,6 +24,7 @@ from deid_core.engine.contract import (
 from deid_core.engine.crf.clusters import load_clusters
 from deid_core.engine.crf.features import FeatureConfig, FeatureExtractor, easyadapt
 from deid_core.engine.crf.labels import decode, tag_label
+from deid_core.engine.guards import guard_line_breaks
 from deid_core.spans import Span
 
 log = logging.getLogger(__name__)
@@ -172,6 +173,7 @@ class CrfTagger:
             for i, j, label in decode(tags, starts, ends):
                 conf = sum(phi[i:j]) / (j - i)
                 out.append(Span(starts[i], ends[j - 1], label, f"{self.name}:{m.spec.name}", round(conf, 4)))
+        out = guard_line_breaks(out, doc.text)  # an I- tag run on across a line break (engine/guards.py)
         if (full or gate_pos) and doc_phi is not None:
             return out, CrfMarginals(doc_phi, self.gate_categories)
         return out, None
