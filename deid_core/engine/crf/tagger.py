@@ -24,6 +24,7 @@ from deid_core.engine.contract import (
 from deid_core.engine.crf.clusters import load_clusters
 from deid_core.engine.crf.features import FeatureConfig, FeatureExtractor, easyadapt
 from deid_core.engine.crf.labels import decode, tag_label
+from deid_core.engine.crf.versions import open_model
 from deid_core.engine.guards import guard_line_breaks
 from deid_core.spans import Span
 
@@ -51,7 +52,7 @@ class CrfModel:
         self.tag_counts = dict(tag_counts or {})
         self.mention_counts = dict(mention_counts or {})
         self.tagger = pycrfsuite.Tagger()
-        self.tagger.open(str(model_path))
+        open_model(self.tagger, Path(model_path))  # refuses a truncated file instead of crashing
         self.labels = [x for x in self.tagger.labels()]
         self.phi_labels = [x for x in self.labels if x != "O"]
         # prefix of a tag the recall knob starts: B- unless the model has none (IO scheme)
