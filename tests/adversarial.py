@@ -39,7 +39,7 @@ def _word_junk(n: int) -> str:
     words = [*SURNAMES, "Dr.", "MRN", "account", "#", ":", "12/3/2020", "555-0123", "St", "\n", "Hospital"]
     out: list[str] = []
     size = 0
-    while size < n:
+    while size <= n:  # the joined text is size - 1 long
         w = rng.choice(words)
         out.append(w)
         size += len(w) + 1
