@@ -9,6 +9,7 @@ padded with spaces.
 
 from __future__ import annotations
 
+import gc
 import random
 import string
 import time
@@ -72,24 +73,59 @@ def crafted(kind: str, n: int) -> str:
     return text
 
 
+def rule_file_kinds(rule_file: str) -> dict[str, Callable[[int], str]]:
+    """Hostile texts made from one rule file's own triggers and examples.
+
+    Every trigger followed by a long run of spaces and tabs (stacked whitespace quantifiers after
+    a keyword), every trigger repeated with hyphens or dots between (a match attempt at each
+    trigger that reads to the end of the run), in lower and title case, and the rules' examples
+    repeated.
+    """
+    from deid_core.engine.rules.loader import load_rules, parse_example
+
+    rules = load_rules((rule_file,))
+    triggers = sorted({t for r in rules for t in r.triggers})
+    examples = [parse_example(e)[0] for r in rules for e in r.examples]
+
+    def spaced(n: int) -> str:
+        run = max(1, n // max(1, len(triggers)))
+        return _fill("".join(t + " \t" * (run // 2) for t in triggers) or " ", n)
+
+    def repeated(sep: str, case: Callable[[str], str]) -> Callable[[int], str]:
+        def make(n: int) -> str:
+            per = max(1, n // max(1, len(triggers)))
+            return _fill("".join(_fill(case(t) + sep, per) for t in triggers) or sep, n)
+        return make
+
+    return {
+        "triggers+whitespace": spaced,
+        "triggers-hyphenated": repeated("-", str.lower),
+        "Triggers-Hyphenated": repeated("-", str.title),
+        "triggers.dotted": repeated(".", str.lower),
+        "examples repeated": lambda n: _fill(" ".join(examples) + "\n" if examples else " ", n),
+    }
+
+
 def cpu_seconds(fn: Callable[[], object], repeats: int = 3) -> float:
     """Best (min) process CPU time of `repeats` calls: load on a shared machine does not count."""
     best = float("inf")
     for _ in range(repeats):
+        gc.collect()
         t0 = time.process_time()
         fn()
         best = min(best, time.process_time() - t0)
     return best
 
 
-def growth(fn: Callable[[str], object], kind: str, small: int = 4_000, large: int = 40_000,
+def growth(fn: Callable[[str], object], make: Callable[[int], str], small: int = 4_000, large: int = 40_000,
            repeats: int = 3, floor: float = 0.002) -> tuple[float, float, float]:
-    """(CPU s at `small`, at `large`, ratio) of fn on one crafted kind; times below `floor` count as `floor`.
+    """(CPU s at `small`, at `large`, ratio) of fn on the texts `make` builds; times below `floor` count as `floor`.
 
     A linear step gives a ratio near large/small (10); a quadratic one near 100. The floor keeps
     sub-millisecond timings (noise) from making a ratio.
     """
-    a, b = crafted(kind, small), crafted(kind, large)
+    a, b = make(small), make(large)
+    assert (len(a), len(b)) == (small, large)
     fn(a)  # warm caches (compiled rules, gazetteers) before timing
     ta = max(cpu_seconds(lambda: fn(a), repeats), floor)
     tb = max(cpu_seconds(lambda: fn(b), repeats), floor)

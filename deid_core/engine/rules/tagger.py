@@ -27,8 +27,8 @@ from deid_core.spans import Span, resolve_overlaps
 
 # Characters after a trigger a triggered rule's match (look-ahead included) may read; a match
 # ending within REACH_MARGIN of the bound is redone on the whole text (RuleTagger._apply_at).
-TRIGGER_REACH = 4096
-REACH_MARGIN = 256
+TRIGGER_REACH = 256
+REACH_MARGIN = 64
 
 
 @dataclass(frozen=True)
