@@ -173,11 +173,12 @@ class RuleTagger:
     def _apply_at(self, rule: Rule, positions: list[int], text: str, phi: list[Span], sup: list[Span],
                   timeout: float | None = None) -> None:
         """A triggered rule tried at its trigger positions, in order. Linear time on any note:
-        - a position inside a span the rule already kept is not tried again (as finditer does for
-          scan rules), so a run of triggers inside one long match ("www.www.www...") is read once;
-        - each attempt sees at most TRIGGER_REACH characters (`regex` scans from the position to
-          the end of the text for a literal the pattern requires, at every match() call), and is
-          redone on the whole text only when its match ends near that bound.
+        - each attempt reads at most TRIGGER_REACH characters (`regex` scans from the position to
+          the end of the text for a literal the pattern requires, at every match() call);
+        - a match that ends near that bound is redone on the whole text, and a position inside a
+          span kept from such a long match is not tried again (as finditer does for scan rules),
+          so a run of triggers inside one long match ("www.www.www...") is read once. Short
+          matches (all real ones) are tried at every trigger, as before.
         """
         pattern = rule.compiled[0]
         n = len(text)
@@ -187,12 +188,14 @@ class RuleTagger:
                 continue
             end = min(n, p + TRIGGER_REACH)
             m = pattern.match(text, p, end, timeout=timeout)
-            if m is not None and end < n and m.end() > end - REACH_MARGIN:
+            long = m is not None and end < n and m.end() > end - REACH_MARGIN
+            if long:
                 m = pattern.match(text, p, timeout=timeout)
             span = self._span(rule, m, text) if m is not None else None
             if span is not None:
                 (sup if rule.label == NONPHI else phi).append(span)
-                covered = span.end
+                if long:
+                    covered = span.end
 
     def _apply(self, rule: Rule, matches, text: str, phi: list[Span], sup: list[Span]) -> None:
         """Turn one rule's matches into spans."""
