@@ -125,6 +125,10 @@ def _missing(key: str) -> Any:
 def check_references(config: Config) -> None:
     """Names that must be defined elsewhere in the configuration (registry entries, [models.*] tables)."""
     reg = config.registry
+    pipe = config.pipeline
+    if pipe.window_overlap_chars * 2 >= pipe.window_chars:
+        raise SchemaError("value", ("pipeline", "window_overlap_chars"),
+                          f"an integer less than half of window_chars ({pipe.window_chars})", pipe.window_overlap_chars)
     for i, stage in enumerate(config.pipeline.stages):
         if stage not in reg.stages:
             raise SchemaError("value", ("pipeline", "stages", i),

@@ -29,6 +29,7 @@ Label = Annotated[str, member_of(_labels, "a label of conf/taxonomy.toml")]
 Count = Annotated[int, at_least(0)]
 Positive = Annotated[int, at_least(1)]
 Share = Annotated[float, between(0, 1)]
+Seconds = Annotated[float, at_least(0)]
 Ref = Annotated[str, Check(lambda v: ":" in v, "'package.module:attribute'")]
 
 
@@ -39,6 +40,10 @@ class Pipeline:
     stages: tuple[str, ...]
     merge: str
     mode: str
+    note_cpu_budget_s: Seconds  # 0: no limit (deid_core/engine/budget.py)
+    note_cpu_budget_s_per_mb: Seconds
+    window_chars: Annotated[int, at_least(1000)]  # longer notes are tagged in windows (engine/windows.py)
+    window_overlap_chars: Count  # less than half of window_chars (checked with the references)
 
 
 @dataclass(frozen=True)

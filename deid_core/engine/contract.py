@@ -106,6 +106,10 @@ class MergeStep(Protocol):
 
     def cross_note(self) -> CrossNoteStep | None: ...
 
+    def whole_note(self, spans: list[Span], text: str) -> list[Span]:
+        """The note-wide steps (type agreement, propagation) redone over a note tagged in windows."""
+        ...
+
 
 class Replacer(Protocol):
     """One replacement string per span (an output mode), and the note date moved like the dates inside."""

@@ -55,6 +55,12 @@ class Merger:
         """Names and places spread across a patient's notes when [merge] propagate_patient is on."""
         return PatientPropagation(self.options) if self.options.propagate_patient else None
 
+    def whole_note(self, spans: list[Span], text: str) -> list[Span]:
+        """Type agreement and propagation over a whole note tagged in windows (engine/windows.py)."""
+        if self.options.reconcile or self.options.propagate:
+            return reconcile(spans, text, self)
+        return spans
+
     def __call__(self, spans: Sequence[Span], doc: Doc | None = None, state: NoteState | None = None) -> list[Span]:
         gate = self.options.rule_gate
         if gate > 0 and doc is not None and state is not None and state.crf is not None:

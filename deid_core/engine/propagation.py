@@ -21,6 +21,7 @@ import regex
 
 from deid_core import taxonomy
 from deid_core.config import Merge as MergeOptions
+from deid_core.engine.occurrences import Occurrences
 from deid_core.gazetteers import is_common, is_name, words
 from deid_core.spans import Span, sort_spans
 
@@ -95,27 +96,22 @@ def propagation_strings(spans: Sequence[Span], text: str, opts: MergeOptions, *,
     return strings
 
 
-def occurrence_pattern(strings: dict[str, str]) -> regex.Pattern:
-    """Whole-word, case-insensitive alternation of the strings, longest first."""
-    alternation = "|".join(regex.escape(k) for k in sorted(strings, key=len, reverse=True))
-    return regex.compile(rf"(?<![\p{{L}}\p{{N}}])(?:{alternation})(?![\p{{L}}\p{{N}}])", regex.I)
-
-
 def add_occurrences(spans: list[Span], text: str, strings: dict[str, str], source: str,
-                    pat: regex.Pattern | None = None) -> list[Span]:
-    """`spans` plus every untagged whole-word occurrence of `strings` in `text` (label from the map)."""
+                    found: Occurrences | None = None) -> list[Span]:
+    """`spans` plus every untagged whole-word occurrence of `strings` in `text` (label from the map).
+
+    Linear in the text: one Aho-Corasick pass (engine/occurrences.py), not a regex alternation."""
     if not strings:
         return spans
-    pat = pat or occurrence_pattern(strings)
+    found = found or Occurrences(strings)
     ordered = sort_spans(spans)  # non-overlapping: one bisection finds the only candidate
     starts, ends = [s.start for s in ordered], [s.end for s in ordered]
     added: list[Span] = []
-    for mt in pat.finditer(text):
-        a, b = mt.span()
+    for a, b, label in found.find(text):
         i = bisect_right(ends, a)
         if i < len(starts) and starts[i] < b:
             continue
-        added.append(Span(a, b, strings[mt.group(0).lower()], source, 0.5))
+        added.append(Span(a, b, label, source, 0.5))
     return sort_spans(spans + added) if added else spans
 
 
@@ -134,8 +130,8 @@ def propagate_patient(notes: Sequence[tuple[str, list[Span]]], opts: MergeOption
     for text, spans in notes:
         for k, v in propagation_strings(spans, text, opts, across_notes=True).items():
             strings.setdefault(k, v)
-    pat = occurrence_pattern(strings) if strings else None  # compiled once for the patient's notes
-    return [add_occurrences(list(spans), text, strings, "patient:propagate", pat) for text, spans in notes]
+    found = Occurrences(strings) if strings else None  # built once for the patient's notes
+    return [add_occurrences(list(spans), text, strings, "patient:propagate", found) for text, spans in notes]
 
 
 @dataclass(frozen=True)

@@ -38,6 +38,7 @@ from deid_core.engine.crf.features import (
     short_shape,
 )
 from deid_core.engine.crf.labels import check_scheme, decode, encode
+from deid_core.engine.crf.versions import open_model
 from deid_core.spans import Span, trim_span
 
 log = logging.getLogger(__name__)
@@ -315,7 +316,7 @@ class CharModel:
         self.name = name
         self.entry = entry
         self.tagger = pycrfsuite.Tagger()
-        self.tagger.open(str(model_path))
+        open_model(self.tagger, Path(model_path))  # refuses a truncated file instead of crashing
         known = {attr for attr, _ in self.tagger.info().state_features}
         self.extractor = CharFeatureExtractor(entry["features"], int(entry.get("window", 2)), cache_size, known)
 

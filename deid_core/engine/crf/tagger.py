@@ -30,6 +30,8 @@ from deid_core.engine.crf.emissions import Emissions
 from deid_core.engine.crf.features import FeatureConfig, FeatureExtractor, easyadapt
 from deid_core.engine.crf.labels import decode, recall_knob
 from deid_core.engine.crf.scorer import read_weights
+from deid_core.engine.crf.versions import open_model
+from deid_core.engine.guards import guard_line_breaks
 from deid_core.spans import Span
 
 log = logging.getLogger(__name__)
@@ -61,7 +63,7 @@ class CrfModel:
         self.tag_counts = dict(tag_counts or {})
         self.mention_counts = dict(mention_counts or {})
         self.tagger = pycrfsuite.Tagger()
-        self.tagger.open(str(model_path))
+        open_model(self.tagger, Path(model_path))  # refuses a truncated file instead of crashing
         self.labels = [x for x in self.tagger.labels()]
         self.phi_labels = [x for x in self.labels if x != "O"]
         # prefix of a tag the recall knob starts: B- unless the model has none (IO scheme)
@@ -254,7 +256,8 @@ class CrfTagger:
         for i, gate in zip(live, gates, strict=True):
             if not isinstance(out[i], Exception):
                 phi = doc_phi.get(i)
-                out[i] = (spans[i], CrfMarginals(phi, self.gate_categories)
+                # an I- tag run on across a line break (engine/guards.py)
+                out[i] = (guard_line_breaks(spans[i], docs[i].text), CrfMarginals(phi, self.gate_categories)
                           if (full or gate) and phi is not None else None)
         return out
 
