@@ -1,0 +1,61 @@
+"""Helpers for the scheduled-run tests: inputs that arrive over two days, committed rows, comparisons."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from deid_core.app.reader import committed_runs, read_committed
+from tests.helpers_job import edge_rows, read_rows
+from tests.helpers_job import SAMPLES
+
+SORT = {"notes": ("note_id",), "spans": ("note_id", "start"), "quarantine": ("note_id", "patient_id", "error_class")}
+LOADED = {1: dt.datetime(2024, 6, 1, 2, 0, tzinfo=dt.UTC), 2: dt.datetime(2024, 6, 2, 2, 0, tzinfo=dt.UTC)}
+
+
+def day_tables() -> dict[int, pa.Table]:
+    """The sample notes and the edge rows as two days of arrivals, with a `loaded_at` timestamp.
+
+    Day 1: the first half of the sample notes and every edge row (null text, a duplicate id three
+    times, a note that fails in the tag stage...); day 2: the other half. Patients have notes on
+    both days.
+    """
+    table = pq.read_table(SAMPLES)
+    edge = pa.Table.from_pylist(edge_rows(), schema=table.schema)
+    half = table.num_rows // 2
+    days = {1: pa.concat_tables([table.slice(0, half), edge]), 2: table.slice(half)}
+    ts = pa.timestamp("us", tz="UTC")
+    return {d: t.append_column("loaded_at", pa.array([LOADED[d]] * t.num_rows, ts)) for d, t in days.items()}
+
+
+def write_days(base: Path) -> dict[str, Path]:
+    """day1.parquet, day2.parquet and both.parquet (what a growing source table holds after day 2)."""
+    base.mkdir(parents=True, exist_ok=True)
+    days = day_tables()
+    paths = {"day1": base / "day1.parquet", "day2": base / "day2.parquet", "both": base / "both.parquet"}
+    pq.write_table(days[1], paths["day1"])
+    pq.write_table(days[2], paths["day2"])
+    pq.write_table(pa.concat_tables([days[1], days[2]]), paths["both"])
+    return paths
+
+
+def rows(table: pa.Table, part: str, drop_run_id: bool = True) -> list[dict]:
+    """Rows of an output table, sorted, without run_id (compared with a single run's)."""
+    out = [{k: v for k, v in r.items() if not (drop_run_id and k == "run_id")} for r in table.to_pylist()]
+    return sorted(out, key=lambda r: tuple((r[k] is None, r[k]) for k in SORT[part]))
+
+
+def assert_committed_equal(out: Path, reference: Path) -> None:
+    """The committed rows (each note from its latest run) equal a single run's rows, table for table."""
+    for part in SORT:
+        got = rows(read_committed(out, part), part)
+        want = read_rows(reference / part, SORT[part])
+        assert got == want, part
+
+
+def committed_ids(out: Path) -> list[str]:
+    """The committed run ids, oldest commit first."""
+    return [m["run_id"] for m in committed_runs(out)]
