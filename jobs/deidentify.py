@@ -70,7 +70,13 @@ def get_spark(app_name: str = "deid-deidentify", confs: dict[str, str] | None = 
     active = SparkSession.getActiveSession()
     if active is not None:
         for key, value in (confs or {}).items():
-            active.conf.set(key, value)  # runtime settings only; static ones need a new session
+            if active.conf.get(key, None) == value:
+                continue
+            if active.conf.isModifiable(key):
+                active.conf.set(key, value)
+            else:  # static settings (catalog, warehouse) are fixed once a session runs
+                log.warning("--conf %s: not changed, the running session has it fixed (spark-submit --conf sets it)",
+                            key)
         return active, False
     builder = SparkSession.builder.appName(app_name)
     if "PYSPARK_GATEWAY_PORT" not in os.environ:
@@ -138,8 +144,9 @@ def main(argv: list[str] | None = None) -> int:
         return 3
     except _spark_errors() as exc:
         log.debug("Spark error", exc_info=True)
-        print(f"deidentify: failed: {str(exc).strip().splitlines()[0][:400]} (--log-level DEBUG for the trace)",
-              file=sys.stderr)
+        from udfs.plan import spark_reason
+
+        print(f"deidentify: failed: {spark_reason(exc)} (--log-level DEBUG for the trace)", file=sys.stderr)
         return 1
     finally:
         if created:

@@ -9,8 +9,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from deid_core.app.reader import committed_runs, read_committed
-from tests.helpers_job import edge_rows, read_rows
-from tests.helpers_job import SAMPLES
+from tests.helpers_job import SAMPLES, edge_rows, read_rows
 
 SORT = {"notes": ("note_id",), "spans": ("note_id", "start"), "quarantine": ("note_id", "patient_id", "error_class")}
 LOADED = {1: dt.datetime(2024, 6, 1, 2, 0, tzinfo=dt.UTC), 2: dt.datetime(2024, 6, 2, 2, 0, tzinfo=dt.UTC)}
@@ -42,17 +41,31 @@ def write_days(base: Path) -> dict[str, Path]:
     return paths
 
 
+def _instant(value):
+    """Spark writes timestamps as INT96, which pyarrow reads as naive UTC: compare instants."""
+    if hasattr(value, "to_pydatetime"):
+        value = value.to_pydatetime()
+    if isinstance(value, dt.datetime) and value.tzinfo is None:
+        return value.replace(tzinfo=dt.UTC)
+    return value.astimezone(dt.UTC) if isinstance(value, dt.datetime) else value
+
+
 def rows(table: pa.Table, part: str, drop_run_id: bool = True) -> list[dict]:
     """Rows of an output table, sorted, without run_id (compared with a single run's)."""
-    out = [{k: v for k, v in r.items() if not (drop_run_id and k == "run_id")} for r in table.to_pylist()]
+    out = [{k: _instant(v) for k, v in r.items() if not (drop_run_id and k == "run_id")} for r in table.to_pylist()]
     return sorted(out, key=lambda r: tuple((r[k] is None, r[k]) for k in SORT[part]))
+
+
+def reference_rows(folder: Path, part: str) -> list[dict]:
+    """A single run's rows of one table, sorted, timestamps as instants."""
+    return [{k: _instant(v) for k, v in r.items()} for r in read_rows(folder / part, SORT[part])]
 
 
 def assert_committed_equal(out: Path, reference: Path) -> None:
     """The committed rows (each note from its latest run) equal a single run's rows, table for table."""
     for part in SORT:
         got = rows(read_committed(out, part), part)
-        want = read_rows(reference / part, SORT[part])
+        want = reference_rows(reference, part)
         assert got == want, part
 
 

@@ -13,7 +13,14 @@ import pytest
 from deid_core.app.cli import main as deid_main
 from deid_core.app.reader import committed_runs, read_committed
 from tests.helpers_job import CHECKER, LITERAL_CONF, NAME_COLUMNS, read_rows
-from tests.helpers_runs import SORT, assert_committed_equal, committed_ids, rows, write_days
+from tests.helpers_runs import (
+    SORT,
+    assert_committed_equal,
+    committed_ids,
+    reference_rows,
+    rows,
+    write_days,
+)
 
 OPTS = ["--config", str(LITERAL_CONF), "--name-columns", NAME_COLUMNS, "--demo-key", "--mode", "surrogate"]
 
@@ -40,7 +47,7 @@ def test_incremental_union_equals_one_run(two_days):
     assert_committed_equal(out, base / "ref")
     # notes and spans are never repeated across runs: the raw history equals the one run too
     for part in ("notes", "spans"):
-        assert rows(read_committed(out, part, latest=False), part) == read_rows(base / "ref" / part, SORT[part])
+        assert rows(read_committed(out, part, latest=False), part) == reference_rows(base / "ref", part)
     sel = committed_runs(out)[1]["selection"]
     assert sel["mode"] == "new" and sel["read_rows"] == 57
     # day-1 rows are committed (the 3 copies of a duplicate id included); the note that failed in the
@@ -157,7 +164,24 @@ def test_uncommitted_rows_are_never_read_and_swept_by_the_next_run(tmp_path):
     pq.write_table(pq.read_table(out / "notes" / "run_id=d1"), ghost / "part-00000.parquet")
     (out / "_runs" / ".killed.json.tmp").write_text('{"run_id": "kil')
     assert committed_ids(out) == ["d1"]
-    assert rows(read_committed(out, "notes", latest=False), "notes") == read_rows(out / "notes" / "run_id=d1")
+    assert rows(read_committed(out, "notes", latest=False), "notes") == rows(pq.read_table(out / "notes" / "run_id=d1"), "notes")
     assert tag(days["day2"], out, "--run-id", "d2", "--incremental") == 0
     assert not ghost.exists() and not (out / "_runs" / ".killed.json.tmp").exists()
     assert committed_ids(out) == ["d1", "d2"]
+
+
+def test_one_writer_at_a_time_on_a_local_folder(tmp_path, capsys):
+    import fcntl
+    import os
+
+    days = write_days(tmp_path / "in")
+    out = tmp_path / "out"
+    assert tag(days["day1"], out, "--run-id", "d1") == 0
+    fd = os.open(out / ".deid-writer.lock", os.O_RDWR)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # as a live run holds it
+        assert tag(days["day2"], out, "--run-id", "d2") == 2
+        assert "another run is writing it" in capsys.readouterr().err
+    finally:
+        os.close(fd)
+    assert committed_ids(out) == ["d1"] and not list(out.rglob("run_id=d2"))

@@ -9,6 +9,7 @@ the JVM; everything else works under Spark Connect too.
 from __future__ import annotations
 
 import logging
+import re
 from typing import Any
 
 import pyarrow as pa
@@ -68,15 +69,26 @@ def arrow_schema(schema: StructType) -> pa.Schema:
     return pa.schema(fields)
 
 
+def spark_reason(exc: BaseException) -> str:
+    """One line from a Spark error: its [ERROR_CLASS] line if it has one (py4j wraps it after a call line)."""
+    text = str(exc)
+    found = re.search(r"\[[A-Z][A-Z0-9_.]+\][^\n]*", text)
+    line = found.group(0) if found else (text.strip().splitlines() or [type(exc).__name__])[0]
+    return line[:300]
+
+
 def read_input(spark: SparkSession, source: Source) -> DataFrame:
-    """The input notes from a Parquet folder or a catalog table (errors name the input)."""
-    from pyspark.errors import AnalysisException
+    """The input notes from a Parquet folder or a catalog table (errors name the input, in one line)."""
+    from py4j.protocol import Py4JJavaError
+    from pyspark.errors import AnalysisException, PySparkException
 
     try:
         return spark.read.parquet(source.path) if source.path is not None else spark.table(source.table)
     except AnalysisException as exc:
-        first = str(exc).splitlines()[0][:300]
-        raise FileNotFoundError(f"{source.where}: cannot read it ({first})") from None
+        raise FileNotFoundError(f"{source.where}: cannot read it ({spark_reason(exc)})") from None
+    except (Py4JJavaError, PySparkException) as exc:  # e.g. a CSV file: no Parquet footer to infer a schema from
+        raise ValueError(f"{source.where}: cannot read it as Parquet ({spark_reason(exc)}); point it at Parquet "
+                         "files only") from None
 
 
 def _usable_id() -> Any:

@@ -60,7 +60,10 @@ def read_runs(out: str | Path, table: str, run_ids: Sequence[str],
             parts.append(t.append_column(RUN_COLUMN, pa.array([rid] * t.num_rows, pa.string())))
     if not parts:
         return _empty(table, columns)
-    return pa.concat_tables(parts, promote_options="default")
+    # Runs written by different executors may store a type differently (Spark: INT96 timestamps,
+    # read as naive ns; pyarrow: us with its zone): read every run as the last one's types.
+    target = parts[-1].schema
+    return pa.concat_tables([p if p.schema == target else p.select(target.names).cast(target) for p in parts])
 
 
 def _empty(table: str, columns: Sequence[str] | None) -> pa.Table:
