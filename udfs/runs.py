@@ -242,15 +242,21 @@ def read_runs(spark: SparkSession, table: str, run_ids: Sequence[str], *, out: s
               table_prefix: str | None = None, columns: Sequence[str] | None = None) -> DataFrame:
     """Rows of the given runs of one table, with run_id (a string); no commit check."""
     if table_prefix is not None:
+        if not run_ids and not TableStore(spark, table_prefix, None).exists(table):
+            return _no_rows(spark, columns)  # e.g. a first run killed before it created this table
         df = spark.table(f"{table_prefix}{table}").where(F.col(RUN_COLUMN).isin(list(run_ids)))
         return df.select(*columns, RUN_COLUMN) if columns else df
     paths = [table_path(str(out), table, r) for r in run_ids]
     if not paths:
-        return spark.createDataFrame([], f"{', '.join(f'`{c}` string' for c in columns or ['note_id'])}, "
-                                         f"{RUN_COLUMN} string")
+        return _no_rows(spark, columns)
     fields = [f for f in spark.read.parquet(paths[-1]).schema.fields if not columns or f.name in columns]
     schema = StructType([*fields, StructField(RUN_COLUMN, StringType())])  # run ids stay strings
     return spark.read.schema(schema).option("basePath", table_path(str(out), table)).parquet(*paths)
+
+
+def _no_rows(spark: SparkSession, columns: Sequence[str] | None) -> DataFrame:
+    return spark.createDataFrame([], f"{', '.join(f'`{c}` string' for c in columns or ['note_id'])}, "
+                                     f"{RUN_COLUMN} string")
 
 
 def read_committed(spark: SparkSession, table: str, *, out: str | None = None, table_prefix: str | None = None,
@@ -280,7 +286,6 @@ def committed_state(spark: SparkSession, run_ids: Sequence[str], retry_stages: S
             .when(F.col("stage").isin(list(retry_stages)), F.lit(STATE_RETRY)).otherwise(F.lit(STATE_DONE)))
     return (notes.unionByName(q.select("note_id", code.alias("_deid_state")))
             .groupBy("note_id").agg(F.max("_deid_state").alias("_deid_state")))
-
 
 
 def uncommitted_partitions(spark: SparkSession, runs: Sequence[dict[str, Any]], *, out: str | None = None,
