@@ -70,8 +70,8 @@ def get_spark(app_name: str = "deid-deidentify", confs: dict[str, str] | None = 
     active = SparkSession.getActiveSession()
     if active is not None:
         for key, value in (confs or {}).items():
-            if active.conf.get(key, None) == value:
-                continue
+            if value in (current := active.conf.get(key, None), (current or "").removeprefix("file:")):
+                continue  # Spark keeps local paths as file: URIs
             if active.conf.isModifiable(key):
                 active.conf.set(key, value)
             else:  # static settings (catalog, warehouse) are fixed once a session runs

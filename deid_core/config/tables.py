@@ -97,7 +97,8 @@ class Testing:
     """[testing]: test-suite hooks, empty = off (refused unless $DEID_TEST_HOOKS=1: app/options.py)."""
 
     fault_note_marker: str
-    pause_after_write: Literal["", "notes", "spans", "quarantine"]
+    pause_after_write: Annotated[str, Check(lambda v: v in ("", "notes", "spans", "quarantine"),
+                                            "'' (off), notes, spans or quarantine")]
 
     def hooks(self) -> dict[str, str]:
         """The hooks that are set (non-empty)."""
