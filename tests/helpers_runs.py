@@ -3,15 +3,20 @@
 from __future__ import annotations
 
 import datetime as dt
+import os
+import signal
+import subprocess
 from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from deid_core.app.reader import committed_runs, read_committed
-from tests.helpers_job import SAMPLES, edge_rows, read_rows
+from tests.helpers_job import LITERAL_CONF, SAMPLES, edge_rows, read_rows
+from tests.test_faults import wait_session_gone
 
 SORT = {"notes": ("note_id",), "spans": ("note_id", "start"), "quarantine": ("note_id", "patient_id", "error_class")}
+PAUSED = "[testing] pause_after_write: paused after writing notes"
 LOADED = {1: dt.datetime(2024, 6, 1, 2, 0, tzinfo=dt.UTC), 2: dt.datetime(2024, 6, 2, 2, 0, tzinfo=dt.UTC)}
 
 
@@ -72,3 +77,35 @@ def assert_committed_equal(out: Path, reference: Path) -> None:
 def committed_ids(out: Path) -> list[str]:
     """The committed run ids, oldest commit first."""
     return [m["run_id"] for m in committed_runs(out)]
+
+
+def paused_config(base: Path) -> Path:
+    """The tests' config with the hook that makes a run sleep once its notes/ rows are written."""
+    path = base / "pause.toml"
+    path.write_text(LITERAL_CONF.read_text().replace("[testing]\n", '[testing]\npause_after_write = "notes"\n'))
+    return path
+
+
+def start_paused(cmd: list[str], env: dict[str, str], cwd: Path | None = None) -> subprocess.Popen:
+    """Start a run in its own session; return once it says it paused after writing notes/."""
+    proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    tail: list[str] = []
+    for line in proc.stderr:
+        tail = (tail + [line])[-40:]
+        if PAUSED in line:
+            return proc
+    proc.wait(timeout=60)
+    raise AssertionError("the run ended before the pause:\n" + "".join(tail))
+
+
+def kill_session(proc: subprocess.Popen) -> None:
+    """SIGKILL the driver, then wait until its whole session (JVM, Python workers) is gone."""
+    try:
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=60)
+        wait_session_gone(proc.pid)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode == -signal.SIGKILL

@@ -16,7 +16,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 
 from tests.helpers_job import LITERAL_CONF, NAME_COLUMNS
-from tests.helpers_runs import write_days
+from tests.helpers_runs import paused_config, write_days
 
 OPTS = ["--config", str(LITERAL_CONF), "--name-columns", NAME_COLUMNS, "--demo-key", "--mode", "surrogate",
         "--partitions", "2", "--spark-log-level", "ERROR"]
@@ -80,10 +80,7 @@ def first(base: Path) -> None:
     facts = {"retry_exit": job(base, "--input-table", "etl.day2part", *nightly, "--run-id", "2024-06-02",
                                "--incremental", "--staging", "persist")}
     dump(spark, base, "retried", "etl.nightly_", facts)
-    paused = base / "pause.toml"
-    paused.write_text(LITERAL_CONF.read_text().replace("[testing]\n", '[testing]\npause_after_write = "notes"\n'))
-    print("starting the run to kill", flush=True)
-    job(base, *KILLED, "--staging", "persist", config=paused)
+    job(base, *KILLED, "--staging", "persist", config=paused_config(base))
     raise SystemExit("the paused run was not killed")
 
 

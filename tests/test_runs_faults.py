@@ -7,8 +7,6 @@ readers never count it, and the re-run with the same run id commits exactly a cl
 
 from __future__ import annotations
 
-import os
-import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -18,11 +16,19 @@ import pytest
 from deid_core.app.cli import main as deid_main
 from deid_core.app.reader import read_committed
 from tests.helpers_job import LITERAL_CONF, NAME_COLUMNS, ROOT
-from tests.helpers_runs import SORT, assert_committed_equal, committed_ids, rows, write_days
-from tests.test_faults import job_env, orphans, wait_session_gone
+from tests.helpers_runs import (
+    SORT,
+    assert_committed_equal,
+    committed_ids,
+    kill_session,
+    paused_config,
+    rows,
+    start_paused,
+    write_days,
+)
+from tests.test_faults import job_env, orphans
 
 pytestmark = pytest.mark.faults
-PAUSED = "[testing] pause_after_write: paused after writing notes"
 OPTS = ["--name-columns", NAME_COLUMNS, "--demo-key", "--mode", "surrogate"]
 
 
@@ -35,41 +41,25 @@ def command(runner: str, inp: Path, out: Path, config: Path) -> list[str]:
     return [sys.executable, "-m", "deid_core.app.cli", "tag", *args]
 
 
-def run_until_paused(cmd: list[str], env: dict[str, str]) -> subprocess.Popen:
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)
-    tail: list[str] = []
-    for line in proc.stderr:
-        tail = (tail + [line])[-40:]
-        if PAUSED in line:
-            return proc
-    proc.wait(timeout=60)
-    raise AssertionError("the run ended before the pause:\n" + "".join(tail))
+def committed_rows(out: Path) -> dict[str, list[dict]]:
+    return {part: rows(read_committed(out, part), part, drop_run_id=False) for part in SORT}
 
 
 @pytest.mark.parametrize("runner", ["tag", "job"])
 def test_killed_run_is_never_read_and_its_rerun_equals_a_clean_run(tmp_path, runner):
     days = write_days(tmp_path / "in")
     out, env = tmp_path / "out", job_env(tmp_path, "local[2]")
-    env["PYTHONPATH"] = str(ROOT)
     assert deid_main(["tag", "--input", str(days["day1"]), "--output", str(out), "--config", str(LITERAL_CONF),
                       *OPTS, "--run-id", "d1"]) == 0
-    day1 = {part: rows(read_committed(out, part), part, drop_run_id=False) for part in SORT}
-    paused = tmp_path / "pause.toml"
-    paused.write_text(LITERAL_CONF.read_text().replace("[testing]\n", '[testing]\npause_after_write = "notes"\n'))
-    proc = run_until_paused(command(runner, days["both"], out, paused), env)
+    day1 = committed_rows(out)
+    proc = start_paused(command(runner, days["both"], out, paused_config(tmp_path)), env)
     try:
         assert any((out / "notes" / "run_id=d2").rglob("*.parquet")) and not (out / "spans" / "run_id=d2").exists()
         assert committed_ids(out) == ["d1"]  # a reader while the run is half written
-        assert {part: rows(read_committed(out, part), part, drop_run_id=False) for part in SORT} == day1
-        os.kill(proc.pid, signal.SIGKILL)
-        proc.wait(timeout=60)
-        wait_session_gone(proc.pid)
+        assert committed_rows(out) == day1
     finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-    assert committed_ids(out) == ["d1"]
-    assert {part: rows(read_committed(out, part), part, drop_run_id=False) for part in SORT} == day1
+        kill_session(proc)
+    assert committed_ids(out) == ["d1"] and committed_rows(out) == day1
     res = subprocess.run(command(runner, days["both"], out, LITERAL_CONF), env=env, capture_output=True, text=True,
                          timeout=900)
     assert res.returncode == 0, res.stderr[-3000:]

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -20,11 +19,9 @@ import pytest
 
 from deid_core.app.cli import main as deid_main
 from tests.helpers_job import LITERAL_CONF, NAME_COLUMNS, ROOT
-from tests.helpers_runs import SORT, reference_rows, rows, write_days
-from tests.test_faults import wait_session_gone
+from tests.helpers_runs import SORT, kill_session, reference_rows, rows, start_paused, write_days
 
 pytestmark = [pytest.mark.spark, pytest.mark.faults, pytest.mark.slow]
-PAUSED = "[testing] pause_after_write: paused after writing notes"
 
 
 def _env(base: Path) -> dict[str, str]:
@@ -37,21 +34,7 @@ def hive(tmp_path_factory) -> Path:
     base = tmp_path_factory.mktemp("hive")
     (base / "scratch").mkdir()
     cmd = [sys.executable, "-m", "tests.hive_driver", str(base)]
-    proc = subprocess.Popen([*cmd, "first"], cwd=base, env=_env(base), stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, text=True, start_new_session=True)
-    tail: list[str] = []
-    try:
-        for line in proc.stderr:  # the job logs its phases; the hook says when notes/ is written
-            tail = (tail + [line])[-40:]
-            if PAUSED in line:
-                os.kill(proc.pid, signal.SIGKILL)
-                break
-        proc.wait(timeout=60)
-        wait_session_gone(proc.pid)
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-    assert proc.returncode == -signal.SIGKILL, "".join(tail)
+    kill_session(start_paused([*cmd, "first"], _env(base), cwd=base))  # its last run paused after notes/
     res = subprocess.run([*cmd, "second"], cwd=base, env=_env(base), capture_output=True, text=True, timeout=1200)
     assert res.returncode == 0, res.stderr[-4000:]
     days = write_days(base / "ref-in")

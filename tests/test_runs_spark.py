@@ -93,21 +93,24 @@ def test_since_column_across_executors(spark, two_days, tmp_path):
 
 
 def test_non_parquet_input_and_missing_database_one_line_before_any_spark_job(spark, tmp_path, capsys):
-    from deid_core.app.run import Source
     from jobs.deidentify import main
-    from udfs.plan import SparkBackend
 
     (tmp_path / "notes.csv").write_text("note_id,text\n1,hello\n")
-    with pytest.raises(ValueError, match="cannot read it as Parquet") as err:
-        SparkBackend(spark, partitions=1).read(Source(path=f"file://{tmp_path}/notes.csv"))
-    assert "\n" not in str(err.value)
-    spark.sparkContext.setJobGroup("missing-db", "no Spark job may run")
+    codes = [main(["--input", inp, "--output", str(tmp_path / "out"), *OPTS])
+             for inp in (str(tmp_path / "notes.csv"), f"file://{tmp_path}/notes.csv")]
+    csv_errors = capsys.readouterr().err
+    spark.sparkContext.setJobGroup("refused", "no Spark job may run")
     try:
-        argv = ["--input", str(SAMPLES), "--output-table-prefix", "no_such_db.nightly_", "--run-id", "d1",
-                "--staging", "persist", *OPTS]
-        assert main(argv) == 2
+        codes.append(main(["--input", str(SAMPLES), "--output-table-prefix", "no_such_db.nightly_", "--run-id", "d1",
+                           "--staging", "persist", *OPTS]))
     finally:
         spark.sparkContext.setJobGroup(None, None)
+    assert codes == [2, 2, 2]
+    lines = csv_errors.splitlines()
+    assert len(lines) == 2 and all(line.startswith("deidentify: error: --input ") and "notes.csv" in line
+                                   for line in lines), csv_errors
+    assert "Parquet" in lines[1], lines[1]
     msg = capsys.readouterr().err
     assert "database 'no_such_db' does not exist" in msg and msg.count("\n") == 1, msg
-    assert list(spark.sparkContext.statusTracker().getJobIdsForGroup("missing-db")) == []
+    assert list(spark.sparkContext.statusTracker().getJobIdsForGroup("refused")) == []
+    assert not (tmp_path / "out").exists()

@@ -218,6 +218,8 @@ class SparkBackend:
         if selection.reads_committed:
             known = committed_state(self.spark, selection.run_ids, selection.retry_stages, out=sink.path,
                                     table_prefix=sink.table_prefix)
+            if sink.table_prefix is not None:  # Spark refuses to overwrite a table the written rows were read from
+                known = known.localCheckpoint()
             marked = frame.join(known, "note_id", "left")
             state = F.coalesce(F.col("_deid_state"), F.lit(0))
         reason = F.lit(TAKEN_NEW)
