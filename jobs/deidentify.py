@@ -21,7 +21,7 @@ from deid_core.app.options import STAGING_MODES, RunOptions, add_run_arguments, 
 from deid_core.app.run import RunRequest, Sink, Source, check_request, run  # noqa: E402
 from deid_core.app.runner import load_key_and_bundle  # noqa: E402
 from deid_core.bundle import Bundle  # noqa: E402
-from deid_core.config import conf_dir  # noqa: E402
+from deid_core.config import ConfigError, conf_dir  # noqa: E402
 
 log = logging.getLogger("deid.job")
 
@@ -42,6 +42,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--staging-dir", metavar="DIR",
                    help="staging Parquet location (default OUT/staging-<random>, removed at the end; needed with --output-table-prefix "
                         "and --staging parquet)")
+    p.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE",
+                   help="a Spark setting for the session this script starts (repeatable), e.g. "
+                        "spark.sql.catalogImplementation=hive for --input-table/--output-table-prefix in local mode")
     p.add_argument("--log-level", default="INFO", choices=("DEBUG", "INFO", "WARNING", "ERROR"),
                    help="level of the job's own log (ids and counts only)")
     p.add_argument("--spark-log-level", choices=("TRACE", "DEBUG", "INFO", "WARN", "ERROR"),
@@ -49,12 +52,31 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def get_spark(app_name: str = "deid-deidentify"):
-    """(session, created): the active SparkSession, else a new one; with plain python a quiet local one."""
+def spark_confs(pairs: list[str]) -> dict[str, str]:
+    """--conf KEY=VALUE items as a dict (ConfigError naming the bad item)."""
+    out = {}
+    for item in pairs:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise ConfigError(f"--conf {item!r}: expected KEY=VALUE, e.g. spark.sql.catalogImplementation=hive")
+        out[key.strip()] = value
+    return out
+
+
+def get_spark(app_name: str = "deid-deidentify", confs: dict[str, str] | None = None):
+    """(session, created): the active SparkSession, else a new one (with `confs`); with plain python a quiet local one."""
     from pyspark.sql import SparkSession
 
     active = SparkSession.getActiveSession()
     if active is not None:
+        for key, value in (confs or {}).items():
+            if value in (current := active.conf.get(key, None), (current or "").removeprefix("file:")):
+                continue  # Spark keeps local paths as file: URIs
+            if active.conf.isModifiable(key):
+                active.conf.set(key, value)
+            else:  # static settings (catalog, warehouse) are fixed once a session runs
+                log.warning("--conf %s: not changed, the running session has it fixed (spark-submit --conf sets it)",
+                            key)
         return active, False
     builder = SparkSession.builder.appName(app_name)
     if "PYSPARK_GATEWAY_PORT" not in os.environ:
@@ -67,6 +89,8 @@ def get_spark(app_name: str = "deid-deidentify"):
                    .config("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile={log4j.as_uri()}")
                    .config("spark.ui.showConsoleProgress", "false")
                    .config("spark.sql.session.timeZone", "UTC"))
+    for key, value in (confs or {}).items():
+        builder = builder.config(key, value)
     return builder.getOrCreate(), True
 
 
@@ -100,13 +124,14 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     logging.basicConfig(level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     try:
+        confs = spark_confs(args.conf)
         options = run_options(args)
         key, bundle = load_key_and_bundle(options)
         check_request(run_request(args, options, key, bundle), options.job.staging == "parquet")
     except (ValueError, OSError) as exc:  # ConfigError, KeyError_, BundleError, missing or unreadable input
         print(f"deidentify: error: {exc}", file=sys.stderr)
         return 2
-    spark, created = get_spark()
+    spark, created = get_spark(confs=confs)
     if args.spark_log_level:
         spark.sparkContext.setLogLevel(args.spark_log_level)
     try:
@@ -119,8 +144,9 @@ def main(argv: list[str] | None = None) -> int:
         return 3
     except _spark_errors() as exc:
         log.debug("Spark error", exc_info=True)
-        print(f"deidentify: failed: {str(exc).strip().splitlines()[0][:400]} (--log-level DEBUG for the trace)",
-              file=sys.stderr)
+        from udfs.plan import spark_reason
+
+        print(f"deidentify: failed: {spark_reason(exc)} (--log-level DEBUG for the trace)", file=sys.stderr)
         return 1
     finally:
         if created:

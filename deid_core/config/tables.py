@@ -138,6 +138,7 @@ class Job:
     staging: Literal["parquet", "persist"]
     name_columns: tuple[str, ...]
     max_quarantine_rate: Share
+    retry_quarantined: tuple[Literal["validate", "tag", "replace"], ...]
 
 
 @dataclass(frozen=True)
@@ -145,7 +146,10 @@ class Testing:
     """[testing]: test-suite hooks, empty = off (refused unless $DEID_TEST_HOOKS=1: app/options.py)."""
 
     fault_note_marker: str
+    pause_after_write: Annotated[str, Check(lambda v: v in ("", "notes", "spans", "quarantine"),
+                                            "'' (off), notes, spans or quarantine")]
 
     def hooks(self) -> dict[str, str]:
         """The hooks that are set (non-empty)."""
-        return {"fault_note_marker": self.fault_note_marker} if self.fault_note_marker else {}
+        hooks = {"fault_note_marker": self.fault_note_marker, "pause_after_write": self.pause_after_write}
+        return {k: v for k, v in hooks.items() if v}
