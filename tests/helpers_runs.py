@@ -9,6 +9,7 @@ import subprocess
 from pathlib import Path
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from deid_core.app.reader import committed_runs, read_committed
@@ -23,14 +24,18 @@ LOADED = {1: dt.datetime(2024, 6, 1, 2, 0, tzinfo=dt.UTC), 2: dt.datetime(2024, 
 def day_tables() -> dict[int, pa.Table]:
     """The sample notes and the edge rows as two days of arrivals, with a `loaded_at` timestamp.
 
-    Day 1: the first half of the sample notes and every edge row (null text, a duplicate id three
-    times, a note that fails in the tag stage...); day 2: the other half. Patients have notes on
-    both days.
+    Day 1: the notes of half of the sample patients and every edge row (null text, a duplicate id
+    three times, a note that fails in the tag stage...); day 2: the other patients' notes. A
+    patient's notes arrive in one run: cross-note propagation (a name found in one of a patient's
+    notes is replaced in the others, part by part) sees the notes of its run only, so the union of
+    runs equals one run when each patient's notes of a stay arrive together (docs/etl.md).
     """
     table = pq.read_table(SAMPLES)
     edge = pa.Table.from_pylist(edge_rows(), schema=table.schema)
-    half = table.num_rows // 2
-    days = {1: pa.concat_tables([table.slice(0, half), edge]), 2: table.slice(half)}
+    patients = sorted(set(table.column("patient_id").to_pylist()))
+    first = pa.array(patients[: len(patients) // 2])
+    on_day1 = pc.is_in(table.column("patient_id"), value_set=first)
+    days = {1: pa.concat_tables([table.filter(on_day1), edge]), 2: table.filter(pc.invert(on_day1))}
     ts = pa.timestamp("us", tz="UTC")
     return {d: t.append_column("loaded_at", pa.array([LOADED[d]] * t.num_rows, ts)) for d, t in days.items()}
 
