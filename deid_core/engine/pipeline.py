@@ -22,6 +22,7 @@ from deid_core.engine.contract import (
     check_stages,
 )
 from deid_core.engine.crossnote import spread_across_notes
+from deid_core.engine.profiles import OutputProfile, output_profile
 from deid_core.engine.registry import resolve
 from deid_core.engine.replace import apply_replacements
 from deid_core.keys import audit_digest
@@ -30,10 +31,10 @@ from deid_core.spans import Span, resolve_overlaps, validate_spans
 
 
 class Deidentifier:
-    """Stages + merge step + replacer + key: turns Notes into NoteResults."""
+    """Stages + merge step + replacer + key (+ output profile): turns Notes into NoteResults."""
 
     def __init__(self, stages: Sequence[Stage], *, key: bytes, merge: MergeStep, replacer: Replacer,
-                 fault_hook: FaultHook | None = None) -> None:
+                 fault_hook: FaultHook | None = None, profile: OutputProfile | None = None) -> None:
         check_stages(stages)  # every stage gets what it needs from an earlier one, or we refuse
         self.stages = list(stages)
         self.key = key
@@ -41,10 +42,15 @@ class Deidentifier:
         self.cross_note: CrossNoteStep | None = merge.cross_note()
         self.replacer = replacer
         self.fault_hook = fault_hook  # test suite only (deid_core.app.batch.make_deidentifier)
+        self.profile = profile  # what of the detected spans is output ([surrogates] profile)
 
     def tag(self, note: Note) -> list[Span]:
-        """Merged, validated, non-overlapping PHI spans of one note."""
-        return self._tag_doc(Doc(note))
+        """Merged, validated, non-overlapping PHI spans of one note (those its output profile outputs)."""
+        return self._output(note, self._tag_doc(Doc(note)))
+
+    def _output(self, note: Note, spans: list[Span]) -> list[Span]:
+        """The spans the output profile outputs (spans it drops are not PHI under its conventions)."""
+        return spans if self.profile is None else self.profile.select(note.text, spans)
 
     def _tag_doc(self, doc: Doc) -> list[Span]:
         state = NoteState()
@@ -88,7 +94,8 @@ class Deidentifier:
 
     def tag_many(self, notes: Sequence[Note]) -> list[list[Span]]:
         """Merged spans of several notes, with the cross-note step of process_many (evaluation)."""
-        return spread_across_notes(self.cross_note, notes, [self.tag(n) for n in notes])
+        spread = spread_across_notes(self.cross_note, notes, [self._tag_doc(Doc(n)) for n in notes])
+        return [self._output(n, s) for n, s in zip(notes, spread, strict=True)]
 
     def _tag_or_quarantine(self, note: Note) -> tuple[Doc, list[Span]] | NoteResult:
         stage = "validate"
@@ -105,7 +112,10 @@ class Deidentifier:
 
     def _replace_or_quarantine(self, note: Note, doc: Doc, spans: list[Span]) -> NoteResult:
         try:
+            spans = self._output(note, spans)
             reps = self.replacer(doc, spans)
+            if self.profile is not None:
+                reps = self.profile.replacements(note.text, spans, reps)
             out_text, offsets = apply_replacements(note.text, spans, reps)
             pid = note.patient_id or ""
             audit = [
@@ -139,7 +149,8 @@ def build_deidentifier(config: Config, bundle, key: bytes, *, fault_hook: FaultH
     Stages, modes and merges are named in conf/deidentify.toml ([registry.stages],
     [registry.modes], [registry.merge]) as 'module:factory': a stage factory takes (config,
     bundle) and returns a Stage; a mode factory takes (config, key) and returns a Replacer; a
-    merge factory takes (config) and returns a MergeStep (deid_core/engine/contract.py). The
+    merge factory takes (config) and returns a MergeStep (deid_core/engine/contract.py); the output
+    profile ([surrogates] profile) decides what of the detected spans is output. The
     names were checked against the registry when the configuration was loaded; stages whose
     needs no earlier stage provides are refused here, before any note.
     """
@@ -147,7 +158,8 @@ def build_deidentifier(config: Config, bundle, key: bytes, *, fault_hook: FaultH
     stages = [build_stage(config, s, bundle) for s in pipe.stages]
     replacer = resolve(registry.modes[pipe.mode])(config, key)
     merge = resolve(registry.merge[pipe.merge])(config)
-    return Deidentifier(stages, key=key, merge=merge, replacer=replacer, fault_hook=fault_hook)
+    return Deidentifier(stages, key=key, merge=merge, replacer=replacer, fault_hook=fault_hook,
+                        profile=output_profile(config))
 
 
 class LongestMerge:
