@@ -16,6 +16,7 @@ from deid_core.engine.crossnote import spread_across_notes
 from deid_core.engine.pipeline import build_stage
 from deid_core.notes import Note
 from deid_core.spans import Span, validate_spans
+from deid_core.training.harmonize import training_gold
 from deid_core.training.train import TrainDoc, make_docs, patient_folds, train_bundle
 
 log = logging.getLogger(__name__)
@@ -36,13 +37,14 @@ def cv_stage_spans(
     CRFs are trained and tagged with no rule spans.
     """
     rules = build_stage(deid_config, "rules", None) if use_rules else None
+    train_gold = training_gold(notes, gold, conf)  # the folds' training part; scored on `gold`
     folds = patient_folds(notes, k)
     out: StageStates = {}
     thr = conf.tagging.marginal_threshold if threshold is None else threshold
     for fi, test_pids in enumerate(folds):
         train_notes = [n for n in notes if (n.patient_id or n.note_id) not in test_pids]
         test_notes = [n for n in notes if (n.patient_id or n.note_id) in test_pids]
-        docs = make_docs(train_notes, gold) + list(extra)
+        docs = make_docs(train_notes, train_gold) + list(extra)
         with tempfile.TemporaryDirectory(prefix="deid-cv-") as tmp:
             bundle = train_bundle(docs, conf, Path(tmp), rules=rules.tag if rules else None, c1=c1, c2=c2,
                                   models=models, easy=easy)

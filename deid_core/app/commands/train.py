@@ -19,6 +19,7 @@ from pathlib import Path
 
 from deid_core.training.corpora import pipeline_config, read_training_corpus
 from deid_core.training.cv import f_beta, run_cv
+from deid_core.training.harmonize import training_gold
 from deid_core.training.train import (
     TrainDoc,
     crf_config,
@@ -78,11 +79,12 @@ def run(args: argparse.Namespace) -> int:
     elif args.cv:
         cv_report = run_cv(notes, gold, conf, dconf, args.cv, extra=extra, use_rules=use_rules,
                            models=models, easy=easy)
-    docs = make_docs(notes, gold) + extra
+    docs = make_docs(notes, training_gold(notes, gold, conf)) + extra
     rules = build_stage(dconf, "rules", None).tag if use_rules else None  # the rule_hits features' spans
     bundle = train_bundle(docs, conf, Path(args.output), rules=rules, models=models, easy=easy,
                           extra={"target_corpus": Path(args.physionet).name,
-                                 "source_corpora": [Path(p).name for p in args.synthetic]})
+                                 "source_corpora": [Path(p).name for p in args.synthetic],
+                                 "harmonized": conf.training.harmonize})
     if cv_report is not None:
         set_bundle_metadata(bundle.path, "cv", cv_report)
         if args.report:
