@@ -12,6 +12,7 @@ from types import MappingProxyType
 
 import pycrfsuite
 
+from deid_core import taxonomy
 from deid_core.config import Config
 from deid_core.doc import Doc
 from deid_core.engine.contract import (
@@ -124,6 +125,7 @@ class CrfTagger:
         self.gate_categories = learned_categories(self.models, min_gate_examples)
         self.threshold = threshold
         self.name = name
+        self.name_labels = frozenset(taxonomy.labels_of("NAME"))
         self.uses_rules = any(m.extractor.uses_rules for m in self.models)
         trained = ", ".join(m.spec.name for m in self.models if m.extractor.uses_rules)
         self.needs: Mapping[str, str] = MappingProxyType(
@@ -170,11 +172,26 @@ class CrfTagger:
                     phi[i] = 1.0 - marg("O", i)
             doc_phi = phi if doc_phi is None else [max(a, b) for a, b in zip(doc_phi, phi, strict=True)]
             for i, j, label in decode(tags, starts, ends):
+                if label in self.name_labels:  # a name never starts or ends with a letterless token ("07:30\nAnn")
+                    i, j = _letter_edges(doc.text, starts, ends, i, j)
+                    if i >= j:
+                        continue
                 conf = sum(phi[i:j]) / (j - i)
                 out.append(Span(starts[i], ends[j - 1], label, f"{self.name}:{m.spec.name}", round(conf, 4)))
         if (full or gate_pos) and doc_phi is not None:
             return out, CrfMarginals(doc_phi, self.gate_categories)
         return out, None
+
+
+def _letter_edges(text: str, starts: Sequence[int], ends: Sequence[int], i: int, j: int) -> tuple[int, int]:
+    """Token run [i, j) without its leading and trailing tokens that hold no letter."""
+    def lettered(k: int) -> bool:
+        return any(c.isalpha() for c in text[starts[k]:ends[k]])
+    while i < j and not lettered(i):
+        i += 1
+    while j > i and not lettered(j - 1):
+        j -= 1
+    return i, j
 
 
 # [tagging] domain -> which EasyAdapt feature copy is added at tagging time (seed 000 §3.3.3)
