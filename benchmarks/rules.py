@@ -13,11 +13,13 @@ from __future__ import annotations
 import argparse
 import os
 import time
+from functools import lru_cache
 from pathlib import Path
 
 from deid_core import taxonomy
 from deid_core.config import load_config
 from deid_core.doc import Doc
+from deid_core.engine.profiles import OutputProfile
 from deid_core.engine.rules.tagger import RuleTagger
 from deid_core.io.physionet import read_physionet
 from deid_core.spans import Span
@@ -26,26 +28,20 @@ from deid_core.training.evaluation.metrics import Counts, overlap
 DEFAULT_DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "physionet-deid"
 
 
-# PhysioNet's gold follows HIPAA: states, countries and professions are not annotated.
-NOT_PHYSIONET_PHI = frozenset({"STATE", "COUNTRY", "PROFESSION"})
-
-
-def physionet_label(label: str) -> str | None:
-    """A predicted label as the PhysioNet gold sees it: LOCATION subtypes -> LOCATION-OTHER;
-    None for labels the corpus does not annotate (STATE, COUNTRY, PROFESSION: not HIPAA PHI)."""
-    if label in NOT_PHYSIONET_PHI:
-        return None
+def physionet_label(label: str) -> str:
+    """A predicted label as the PhysioNet gold sees it: LOCATION subtypes -> LOCATION-OTHER."""
     return "LOCATION-OTHER" if taxonomy.category_of(label) == "LOCATION" else label
 
 
-def physionet_spans(spans: list[Span]) -> list[Span]:
-    """Predictions mapped with physionet_label (unannotated labels dropped)."""
-    out = []
-    for s in spans:
-        label = physionet_label(s.label)
-        if label is not None:
-            out.append(s.with_label(label))
-    return out
+def physionet_spans(text: str, spans: list[Span]) -> list[Span]:
+    """Predictions as PhysioNet's gold marks them: what the `physionet` output profile drops
+    (STATE, COUNTRY, PROFESSION, ages under 90, weekdays alone) left out, then physionet_label."""
+    return [s.with_label(physionet_label(s.label)) for s in _physionet_profile().select(text, spans)]
+
+
+@lru_cache(maxsize=1)
+def _physionet_profile() -> OutputProfile:
+    return OutputProfile(load_config().surrogates.profiles["physionet"])
 
 
 def evaluate(tagger: RuleTagger, corpus) -> dict:
@@ -54,7 +50,7 @@ def evaluate(tagger: RuleTagger, corpus) -> dict:
     cats: dict[str, Counts] = {c: Counts() for c in taxonomy.categories()}
     errors: list[tuple[str, Span, str]] = []
     for note in corpus.notes:
-        pred = physionet_spans(tagger.tag(Doc(note)))
+        pred = physionet_spans(note.text, tagger.tag(Doc(note)))
         gold = corpus.gold.get(note.note_id, [])
         for label, counts in overlap(gold, pred).items():
             tot = tot + counts

@@ -178,16 +178,18 @@ def _types(tp) -> list:
 # Tables whose keys are names (stages, labels, patterns), not keys of the schema.
 NAME_TABLES = {("registry", "stages"), ("registry", "modes"), ("registry", "merge"), ("crf", "labels", "map"),
                ("crf", "models"), ("surrogates", "label_modes"), ("surrogates", "generators"),
-               ("surrogates", "dates", "holiday_dates")}
+               ("surrogates", "dates", "holiday_dates"), ("surrogates", "profiles")}
+# Name tables whose entries are tables of the schema (their keys are checked, not their names).
+NAMED_SCHEMA_TABLES = {("crf", "models"), ("surrogates", "profiles")}
 
 
 def _key_paths(table: dict, prefix: tuple[str, ...] = ()):
     """Every schema key of the conf/ files, as a path (model tables: their keys, not their names)."""
     for k, v in table.items():
         path = (*prefix, k)
-        if prefix in NAME_TABLES and prefix != ("crf", "models"):
+        if prefix in NAME_TABLES and prefix not in NAMED_SCHEMA_TABLES:
             continue
-        if prefix != ("crf", "models"):
+        if prefix not in NAMED_SCHEMA_TABLES:
             yield path
         if isinstance(v, dict):
             yield from _key_paths(v, path)

@@ -159,3 +159,13 @@ def test_learned_categories_from_mentions_or_bio_tags():
     old = SimpleNamespace(mention_counts={}, tag_counts={"B-DATE": 60, "I-DATE": 200, "I-DOCTOR": 90, "B-DOCTOR": 10})
     new = SimpleNamespace(mention_counts={"DATE": 60, "DOCTOR": 10}, tag_counts={"I-DATE": 260, "I-DOCTOR": 100})
     assert learned_categories([old], 50) == learned_categories([new], 50) == frozenset({"DATE"})
+
+
+def test_name_spans_never_start_or_end_with_a_letterless_token():
+    """A person-name span from the CRF is trimmed of edge tokens without a letter ('07:30\\nAnn Lee')."""
+    from deid_core.engine.crf.tagger import _letter_edges
+
+    text = "at 07:30\nAnn Lee 2"
+    starts, ends = [0, 3, 6, 9, 13, 17], [2, 5, 8, 12, 16, 18]
+    assert _letter_edges(text, starts, ends, 2, 6) == (3, 5)
+    assert _letter_edges(text, starts, ends, 1, 3) == (3, 3)  # nothing left: no span

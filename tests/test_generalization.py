@@ -21,6 +21,7 @@ from deid_core.training.blind import SPLIT_FILE, BlindCorpus, read_tsv_split
 from deid_core.training.evaluation.readable import Readable, readable_names
 from deid_core.training.generalization import synth_types, synthetic_training
 from deid_core.training.generalization_config import settings as bench_settings
+from deid_core.training.generalization_config import training_recipe
 
 KEY = b"test-reinsert-key-0123456789"
 INSERT = load_config().with_file(bench_settings().reinsert.config)  # the surrogate settings re-insertion uses
@@ -180,9 +181,9 @@ def test_leave_type_out_training_never_sees_held_out_types():
     cfg = bench_settings(quick=True)
     train, held = synth_types(cfg)
     assert held and not set(train) & set(held)
-    docs, types = synthetic_training(cfg, held)
+    docs, types = synthetic_training(training_recipe(cfg, quick=True), held)
     assert docs and set(types) <= set(train)
-    assert len(docs) == sum(types.values()) == cfg.recipe.synth_notes == cfg.quick.synth_notes
+    assert len(docs) == sum(types.values()) == cfg.quick.synth_notes
     from deid_core.training.synth.catalog import type_names
 
     assert set(train) | set(held) == set(type_names())  # every generator type is placed
@@ -253,7 +254,7 @@ SETTINGS_ERRORS = [
     ('kinds = ["random",', 'kinds = ["randum",', "[reinsert] kinds[0] = 'randum' is not accepted; expected a re-insertion kind"),
     ('drop_labels = ["STATE",', 'drop_labels = ["STATES",', "[physionet] drop_labels[0] = 'STATES' is not accepted"),
     ("folds = 2\n\n", "\n", "[reinsert] folds is missing"),
-    ("test_seed = 14014", "test_seed = 1", "[layouts] test_seed must differ from the recipe's synth_seed"),
+    ("test_seed = 14014", "test_seed = 1", "[layouts] test_seed must differ from the recipe's synthetic seed"),
 ]
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from deid_core.notes import Note
 from deid_core.spans import Span
 from deid_core.training.harmonize import SOURCE, complete_gold
@@ -26,3 +28,25 @@ def test_never_overlaps_existing_gold():
     gold = {"n2": [Span(8, 18, "DATE")]}
     out, added = complete_gold([note], gold)
     assert out["n2"] == gold["n2"] and added == {}
+
+
+def test_training_gold_follows_the_typed_option():
+    """[training] harmonize (default on) completes the target corpus's training gold; off keeps it."""
+    import copy
+    from dataclasses import replace
+
+    from deid_core.config import ConfigError, crf_from_tables, crf_settings
+    from deid_core.config.files import conf_file
+    from deid_core.training.harmonize import training_gold
+
+    conf = crf_settings()
+    assert conf.training.harmonize is True
+    note = Note("n3", "a 58 yo woman seen Friday", "p1")
+    gold = {"n3": []}
+    assert [s.label for s in training_gold([note], gold, conf)["n3"]] == ["AGE", "DATE"]
+    off = replace(conf, training=replace(conf.training, harmonize=False))
+    assert training_gold([note], gold, off) is gold
+    tables = copy.deepcopy(conf_file("crf.toml"))
+    tables["training"]["harmonise"] = tables["training"].pop("harmonize")
+    with pytest.raises(ConfigError, match=r"\[training\] unknown key 'harmonise'"):
+        crf_from_tables(tables, "misspelt")

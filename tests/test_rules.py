@@ -74,10 +74,13 @@ def test_tag_is_non_overlapping_and_sources_are_rule_ids(tagger):
     assert {"DOCTOR", "DATE", "PHONE", "PATIENT", "AGE"} <= {s.label for s in spans}
 
 
-def test_min_age_default_is_hipaa():
-    t = RuleTagger(load_config().rules)
-    labels = [s.label for s in t.tag(Doc(Note("t", "74 yo man, mother 94 yo")))]
-    assert labels.count("AGE") == 1
+def test_min_age_default_detects_every_age():
+    """Detection follows i2b2 2014 (every age); [rules] min_age = 90 detects only Safe Harbor's."""
+    text = "74 yo man, mother 94 yo"
+    labels = [s.label for s in RuleTagger(load_config().rules).tag(Doc(Note("t", text)))]
+    assert labels.count("AGE") == 2
+    hipaa = RuleTagger(load_config({"rules": {"min_age": 90}}).rules)
+    assert [text[s.start:s.end] for s in hipaa.tag(Doc(Note("t", text))) if s.label == "AGE"] == ["94"]
 
 
 def test_metadata_matches_are_tagged():

@@ -22,7 +22,7 @@ def test_default_config_builds_rule_stage_and_masks():
 
 def test_rules_table_in_default_config():
     rules = conf_file("deidentify.toml")["rules"]
-    assert rules["metadata"] is True and rules["fuzzy"] is True and rules["min_age"] == 90
+    assert rules["metadata"] is True and rules["fuzzy"] is True and rules["min_age"] == 0
     assert all(f.startswith("rules/") for f in rules["files"])
 
 

@@ -33,7 +33,7 @@ class Model:
 
 @dataclass(frozen=True)
 class Training:
-    """[training]: which models are trained, crfsuite settings, the c1/c2 grid, EasyAdapt."""
+    """[training]: which models are trained, crfsuite settings, the c1/c2 grid, EasyAdapt, harmonization."""
 
     models: tuple[str, ...]
     algorithm: Literal["lbfgs", "l2sgd", "ap", "pa", "arow"]
@@ -45,6 +45,7 @@ class Training:
     folds: Annotated[int, at_least(2)]
     easyadapt: bool
     feature_minfreq: NonNegative
+    harmonize: bool
 
 
 @dataclass(frozen=True)

@@ -123,7 +123,8 @@ def _missing(key: str) -> Any:
 
 
 def check_references(config: Config) -> None:
-    """Names that must be defined elsewhere in the configuration (registry entries, [models.*] tables)."""
+    """Names that must be defined elsewhere in the configuration (registry entries, [models.*] and
+    [surrogates.profiles.*] tables)."""
     reg = config.registry
     pipe = config.pipeline
     if pipe.window_overlap_chars * 2 >= pipe.window_chars:
@@ -136,6 +137,10 @@ def check_references(config: Config) -> None:
     for key, value, names in (("mode", config.pipeline.mode, reg.modes), ("merge", config.pipeline.merge, reg.merge)):
         if value not in names:
             raise SchemaError("value", ("pipeline", key), f"one of {', '.join(sorted(names))}", value)
+    sur = config.surrogates
+    if sur.profile not in sur.profiles:
+        raise SchemaError("value", ("surrogates", "profile"),
+                          f"a [surrogates.profiles.*] table ({', '.join(sorted(sur.profiles))})", sur.profile)
     models = config.crf.models
     for i, name in enumerate(config.crf.training.models):
         if name not in models:

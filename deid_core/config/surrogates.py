@@ -98,10 +98,22 @@ class Locations:
 
 
 @dataclass(frozen=True)
+class Profile:
+    """[surrogates.profiles.<name>]: what an output profile keeps in clear or drops of what was detected."""
+
+    safe_harbor: bool
+    keep_ages_under: Count
+    drop_ages_under: Count
+    drop_labels: tuple[Label, ...]
+    drop_weekdays: bool
+
+
+@dataclass(frozen=True)
 class Surrogates:
     """[surrogates]: profile, per-label modes and generators, and each generator's settings."""
 
-    profile: Literal["default", "safe_harbor"]
+    profile: str  # a key of `profiles` (checked with the whole configuration)
+    profiles: dict[str, Profile]
     locale: str
     max_redraws: Count
     generic_words: tuple[str, ...]

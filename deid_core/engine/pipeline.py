@@ -30,6 +30,7 @@ from deid_core.engine.contract import (
 )
 from deid_core.engine.crossnote import spread_across_notes
 from deid_core.engine.guards import guard_line_breaks
+from deid_core.engine.profiles import OutputProfile, output_profile
 from deid_core.engine.registry import resolve
 from deid_core.engine.replace import apply_replacements
 from deid_core.engine.windows import tag_in_windows
@@ -85,10 +86,11 @@ class NoteLimits:
 
 
 class Deidentifier:
-    """Stages + merge step + replacer + key: turns Notes into NoteResults."""
+    """Stages + merge step + replacer + key (+ output profile): turns Notes into NoteResults."""
 
     def __init__(self, stages: Sequence[Stage], *, key: bytes, merge: MergeStep, replacer: Replacer,
-                 fault_hook: FaultHook | None = None, limits: NoteLimits | None = None) -> None:
+                 fault_hook: FaultHook | None = None, limits: NoteLimits | None = None,
+                 profile: OutputProfile | None = None) -> None:
         check_stages(stages)  # every stage gets what it needs from an earlier one, or we refuse
         self.stages = list(stages)
         self.key = key
@@ -97,10 +99,16 @@ class Deidentifier:
         self.replacer = replacer
         self.fault_hook = fault_hook  # test suite only (deid_core.app.batch.make_deidentifier)
         self.limits = limits or NoteLimits()
+        self.profile = profile  # what of the detected spans is output ([surrogates] profile)
 
     def tag(self, note: Note) -> list[Span]:
-        """Merged, validated, non-overlapping PHI spans of one note (offsets into its original text)."""
-        return _tagged_or_raise(self._analyse_many([note])[0]).original_spans()
+        """Merged, validated, non-overlapping PHI spans of one note (offsets into its original text; those
+        its output profile outputs)."""
+        return self._output(note, _tagged_or_raise(self._analyse_many([note])[0]).original_spans())
+
+    def _output(self, note: Note, spans: list[Span]) -> list[Span]:
+        """The spans the output profile outputs (spans it drops are not PHI under its conventions)."""
+        return spans if self.profile is None else self.profile.select(note.text, spans)
 
     def _analyse_many(self, notes: Sequence[Note]) -> list[Tagged | Exception]:
         """Tag the notes' matching views: long notes one by one in windows, the others as one batch,
@@ -213,7 +221,7 @@ class Deidentifier:
         """Merged spans of several notes, with the cross-note step of process_many (evaluation)."""
         tagged = [_tagged_or_raise(t) for t in self._analyse_many(notes)]
         self._spread(notes, tagged)
-        return [t.original_spans() for t in tagged]
+        return [self._output(n, t.original_spans()) for n, t in zip(notes, tagged, strict=True)]
 
     def _spread(self, notes: Sequence[Note], tagged: Sequence[Tagged | NoteResult], on_error=None) -> None:
         """The cross-note step over each patient's tagged notes, on their matching views (spans updated in place)."""
@@ -253,8 +261,11 @@ class Deidentifier:
         try:
             total = self.limits.seconds(len(note.text))
             left = None if total is None else max(total - tagged.cpu_s, 0.0)
+            tagged = replace(tagged, spans=self._output(tagged.doc.note, tagged.spans))
             with budget.note_budget(left):
                 reps = self.replacer(tagged.doc, tagged.spans)  # surrogates of the normalized mentions
+                if self.profile is not None:
+                    reps = self.profile.replacements(tagged.doc.text, tagged.spans, reps)
                 budget.check("replace")
             spans = tagged.original_spans()
             out_text, offsets = apply_replacements(note.text, spans, reps)
@@ -312,7 +323,8 @@ def build_deidentifier(config: Config, bundle, key: bytes, *, fault_hook: FaultH
     Stages, modes and merges are named in conf/deidentify.toml ([registry.stages],
     [registry.modes], [registry.merge]) as 'module:factory': a stage factory takes (config,
     bundle) and returns a Stage; a mode factory takes (config, key) and returns a Replacer; a
-    merge factory takes (config) and returns a MergeStep (deid_core/engine/contract.py). The
+    merge factory takes (config) and returns a MergeStep (deid_core/engine/contract.py); the output
+    profile ([surrogates] profile) decides what of the detected spans is output. The
     names were checked against the registry when the configuration was loaded; stages whose
     needs no earlier stage provides are refused here, before any note.
     """
@@ -322,7 +334,8 @@ def build_deidentifier(config: Config, bundle, key: bytes, *, fault_hook: FaultH
     merge = resolve(registry.merge[pipe.merge])(config)
     limits = NoteLimits(budget.budget_seconds(pipe.note_cpu_budget_s), budget.budget_seconds(pipe.note_cpu_budget_s_per_mb),
                         pipe.window_chars, pipe.window_overlap_chars)
-    return Deidentifier(stages, key=key, merge=merge, replacer=replacer, fault_hook=fault_hook, limits=limits)
+    return Deidentifier(stages, key=key, merge=merge, replacer=replacer, fault_hook=fault_hook, limits=limits,
+                        profile=output_profile(config))
 
 
 class LongestMerge:

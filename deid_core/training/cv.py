@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from deid_core.config import Config, CrfSettings
@@ -16,33 +16,39 @@ from deid_core.engine.crossnote import spread_across_notes
 from deid_core.engine.pipeline import build_stage
 from deid_core.notes import Note
 from deid_core.spans import Span, validate_spans
+from deid_core.training.harmonize import training_gold
 from deid_core.training.train import TrainDoc, make_docs, patient_folds, train_bundle
 
 log = logging.getLogger(__name__)
 
 StageStates = dict[str, NoteState]  # note_id -> what each stage found (spans, CRF marginals)
+Augment = Callable[[Sequence[Note], dict[str, list[Span]]], list[TrainDoc]]
 
 
 def cv_stage_spans(
     notes: Sequence[Note], gold: dict[str, list[Span]], conf: CrfSettings, deid_config: Config, *,
     k: int = 5, c1: float | None = None, c2: float | None = None, extra: Sequence[TrainDoc] = (),
     threshold: float | None = None, models: Sequence[str] | None = None, easy: bool | None = None,
-    use_rules: bool = True,
+    use_rules: bool = True, augment: Augment | None = None,
 ) -> StageStates:
     """Each fold's held-out notes tagged by rules and by CRFs trained without that fold's patients.
 
     Stages per note: "rules", "crf" (token CRFs) and, when the bundle has a char model, "crf_char".
     The rules stage is built here from the configuration's registry (use_rules); without it the
-    CRFs are trained and tagged with no rule spans.
+    CRFs are trained and tagged with no rule spans. `augment(train_notes, train_gold)` adds
+    training docs made from each fold's training notes only (a recipe's re-inserted copies).
     """
     rules = build_stage(deid_config, "rules", None) if use_rules else None
+    train_gold = training_gold(notes, gold, conf)  # the folds' training part; scored on `gold`
     folds = patient_folds(notes, k)
     out: StageStates = {}
     thr = conf.tagging.marginal_threshold if threshold is None else threshold
     for fi, test_pids in enumerate(folds):
         train_notes = [n for n in notes if (n.patient_id or n.note_id) not in test_pids]
         test_notes = [n for n in notes if (n.patient_id or n.note_id) in test_pids]
-        docs = make_docs(train_notes, gold) + list(extra)
+        docs = make_docs(train_notes, train_gold) + list(extra)
+        if augment is not None:
+            docs += augment(train_notes, train_gold)
         with tempfile.TemporaryDirectory(prefix="deid-cv-") as tmp:
             bundle = train_bundle(docs, conf, Path(tmp), rules=rules.tag if rules else None, c1=c1, c2=c2,
                                   models=models, easy=easy)
@@ -120,12 +126,12 @@ def evaluate_bundle(bundle_path, notes: Sequence[Note], gold: dict[str, list[Spa
 
 
 def run_cv(notes, gold, conf: CrfSettings, dconf: Config, k, *, extra, c1=None, c2=None, use_rules=True,
-           models=None, easy=None) -> dict:
+           models=None, easy=None, augment: Augment | None = None) -> dict:
     """CV report of the full hybrid under the configured merge policy."""
     from deid_core.engine.registry import resolve
 
     staged = cv_stage_spans(notes, gold, conf, dconf, k=k, c1=c1, c2=c2, extra=extra,
-                            use_rules=use_rules, models=models, easy=easy)
+                            use_rules=use_rules, models=models, easy=easy, augment=augment)
     merge_name = dconf.pipeline.merge
     merger = resolve(dconf.registry.merge[merge_name])(dconf)
     stages = ["rules", "crf"] if use_rules else ["crf"]

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from deid_core.bundle import Bundle
 from deid_core.config import Config, ConfigError, load_config
+from deid_core.config import Recipe as TrainingRecipe
 from deid_core.engine.pipeline import build_deidentifier, build_stage
 from deid_core.io.physionet import read_physionet
 from deid_core.keys import DEMO_KEY
@@ -38,12 +39,13 @@ from deid_core.training.corpus_eval import (
     run_pipeline,
 )
 from deid_core.training.evaluation.readable import Readable
-from deid_core.training.generalization_config import Generalization
+from deid_core.training.generalization_config import Generalization, training_recipe
+from deid_core.training.recipe import synthetic_docs, target_docs
 from deid_core.training.reinsert import reinsert
 from deid_core.training.synth import SynthNote, generate
 from deid_core.training.synth.catalog import type_names
 from deid_core.training.synth.output import to_corpus
-from deid_core.training.train import TrainDoc, make_docs, patient_folds
+from deid_core.training.train import TrainDoc, patient_folds
 
 log = logging.getLogger("deid.generalization")
 
@@ -71,13 +73,10 @@ def synth_types(cfg: Generalization) -> tuple[list[str], list[str]]:
     return sorted(t for t, p in split.items() if p == "train"), sorted(t for t, p in split.items() if p == "held_out")
 
 
-def synthetic_training(cfg: Generalization, held_out: Sequence[str]) -> tuple[list[TrainDoc], Counter]:
+def synthetic_training(recipe: TrainingRecipe, held_out: Sequence[str]) -> tuple[list[TrainDoc], Counter]:
     """The recipe's synthetic corpus without the held-out types (the generator's own exclusion):
     (source-domain docs, note types of those docs)."""
-    r = cfg.recipe
-    notes = generate(r.synth_notes, r.synth_seed, r.synth_patients, exclude=tuple(held_out))
-    corpus = to_corpus(notes)
-    return make_docs(corpus.notes, corpus.gold, domain="S"), Counter(s.note_type for s in notes)
+    return synthetic_docs(recipe, held_out)
 
 
 @dataclass
@@ -94,6 +93,7 @@ class Bench:
 
     def __post_init__(self) -> None:
         self.config = recipe_config(self.cfg, self.quick)
+        self.recipe = training_recipe(self.cfg, self.quick)
         self.insert_config = load_config().with_file(self.cfg.reinsert.config)
         self.profile = self.config.with_file(self.cfg.blind.profile)  # checked now, before any work
         self.rules = build_stage(self.config, "rules", None)
@@ -105,13 +105,14 @@ class Bench:
             self.tune = [n for n in self.tune if n.patient_id in keep]
             self.blind = self.blind.first_patients(q.blind_patients)
         self.train_types, self.held_out_types = synth_types(self.cfg)
-        self.synth_docs, self.synth_type_counts = synthetic_training(self.cfg, self.held_out_types)
+        self.synth_docs, self.synth_type_counts = synthetic_training(self.recipe, self.held_out_types)
         self.key = self.cfg.reinsert.key.encode()
 
     def bundle(self, name: str, notes: Sequence[Note]) -> Bundle:
-        """The recipe trained on these PhysioNet notes + the synthetic training types (cached)."""
-        docs = make_docs(notes, self.tune_gold) + self.synth_docs
-        extra = {"benchmark": "generalization", "physionet_notes": len(notes),
+        """The recipe trained on these PhysioNet notes (gold harmonized, re-inserted copies) + the
+        synthetic training types (cached)."""
+        docs = target_docs(notes, self.tune_gold, self.config.crf, self.recipe) + self.synth_docs
+        extra = {"benchmark": "generalization", "physionet_notes": len(notes), "recipe": self.cfg.recipe.name,
                  "synthetic_note_types": dict(sorted(self.synth_type_counts.items()))}
         t0 = time.process_time()
         bundle, trained = cached_bundle(docs, self.config, self.cache, name, rules=self.rules.tag, extra=extra)
@@ -223,7 +224,7 @@ def run(bench: Bench, parts: Sequence[str]) -> dict:
     res = bench.results
     t0 = time.process_time()
     res.setdefault("setup", {}).update({
-        "recipe": asdict(bench.cfg.recipe), "quick": bench.quick, "blind": bench.blind.size(),
+        "recipe": {**asdict(bench.cfg.recipe), "training": asdict(bench.recipe)}, "quick": bench.quick, "blind": bench.blind.size(),
         "tune": {"notes": len(bench.tune), "patients": len({n.patient_id for n in bench.tune})},
         "synthetic_training_types": bench.train_types, "held_out_types": bench.held_out_types,
         "max_iterations": bench.config.crf.training.max_iterations})

@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated
 
-from deid_core.config import ConfigError, conf_table, file_table
+from deid_core.config import ConfigError, conf_table, file_table, recipe_settings
+from deid_core.config import Recipe as TrainingRecipe
 from deid_core.config.convert import at_least, member_of
 from deid_core.config.tables import Count, Label, Positive
 from deid_core.training.evaluation.readable import Readable
@@ -20,11 +21,9 @@ Kind = Annotated[str, member_of(lambda: KINDS, "a re-insertion kind")]
 
 @dataclass(frozen=True)
 class Recipe:
-    """[recipe]: the default recipe's synthetic corpus and configuration files."""
+    """[recipe]: the training recipe (conf/recipes/NAME.toml, as `deid train --recipe NAME`) and configuration files."""
 
-    synth_notes: Positive
-    synth_seed: int
-    synth_patients: Positive
+    name: str
     crf_config: str
     pipeline_config: str  # an override file merged over conf/ ("" = none)
 
@@ -94,14 +93,22 @@ class Generalization:
     def quick_sizes(self) -> Generalization:
         """These settings with the [quick] sizes in place of the full ones."""
         q, replace = self.quick, dataclasses.replace
-        return replace(self, recipe=replace(self.recipe, synth_notes=q.synth_notes, synth_patients=q.synth_patients),
-                       layouts=replace(self.layouts, held_out_notes=q.held_out_notes, seen_notes=q.seen_notes),
+        return replace(self, layouts=replace(self.layouts, held_out_notes=q.held_out_notes, seen_notes=q.seen_notes),
                        reinsert=replace(self.reinsert, folds=q.folds))
 
 
 def settings(quick: bool = False, path: str | Path | None = None) -> Generalization:
     """conf/evaluation/generalization.toml (or a file of its shape), with the [quick] sizes when asked."""
     cfg = file_table(Generalization, path) if path else conf_table(Generalization, CONF)
-    if cfg.layouts.test_seed == cfg.recipe.synth_seed:
-        raise ConfigError(f"{path or 'conf/' + CONF}: [layouts] test_seed must differ from the recipe's synth_seed")
+    if cfg.layouts.test_seed == recipe_settings(cfg.recipe.name).synthetic.seed:
+        raise ConfigError(f"{path or 'conf/' + CONF}: [layouts] test_seed must differ from the recipe's synthetic seed")
     return cfg.quick_sizes() if quick else cfg
+
+
+def training_recipe(cfg: Generalization, quick: bool) -> TrainingRecipe:
+    """The recipe [recipe] names, with the [quick] synthetic sizes when asked."""
+    recipe = recipe_settings(cfg.recipe.name)
+    if not quick:
+        return recipe
+    q, replace = cfg.quick, dataclasses.replace
+    return replace(recipe, synthetic=replace(recipe.synthetic, notes=q.synth_notes, patients=q.synth_patients))

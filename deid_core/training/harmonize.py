@@ -8,14 +8,17 @@ high-precision rules (conf/conventions.toml) wherever no gold span overlaps them
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from fnmatch import fnmatchcase
 
-from deid_core.config import conf_file, load_config
+from deid_core.config import CrfSettings, conf_file, load_config
 from deid_core.doc import Doc
 from deid_core.engine.rules.tagger import RuleTagger
 from deid_core.notes import Note
 from deid_core.spans import Span, sort_spans
+
+log = logging.getLogger(__name__)
 
 SOURCE = "harmonize:"  # prefix of the source of every added span
 
@@ -49,3 +52,13 @@ def complete_gold(notes: Sequence[Note], gold: dict[str, list[Span]], corpus: st
     for nid, spans in gold.items():
         out.setdefault(nid, list(spans))
     return out, dict(sorted(added.items()))
+
+
+def training_gold(notes: Sequence[Note], gold: dict[str, list[Span]], conf: CrfSettings,
+                  corpus: str = "physionet") -> dict[str, list[Span]]:
+    """The gold a target corpus is trained on: completed when [training] harmonize is on, else as read."""
+    if not conf.training.harmonize:
+        return gold
+    completed, added = complete_gold(notes, gold, corpus)
+    log.info("harmonized %s gold: %s spans added", corpus, sum(added.values()))
+    return completed

@@ -12,6 +12,7 @@ from types import MappingProxyType
 
 import pycrfsuite
 
+from deid_core import taxonomy
 from deid_core.config import Config
 from deid_core.config.crf import Scorer
 from deid_core.doc import Doc
@@ -168,6 +169,7 @@ class CrfTagger:
         self.gate_categories = learned_categories(self.models, min_gate_examples)
         self.threshold = threshold
         self.name = name
+        self.name_labels = frozenset(taxonomy.labels_of("NAME"))
         self.uses_rules = any(m.extractor.uses_rules for m in self.models)
         trained = ", ".join(m.spec.name for m in self.models if m.extractor.uses_rules)
         self.needs: Mapping[str, str] = MappingProxyType(
@@ -250,6 +252,10 @@ class CrfTagger:
                 doc_phi[i] = phi if prev is None else [max(a, b) for a, b in zip(prev, phi, strict=True)]
                 _, starts, ends = docs[i].tokens
                 for a, b, label in decode(tags, starts, ends):
+                    if label in self.name_labels:  # a name never starts or ends with a letterless token ("07:30\nAnn")
+                        a, b = _letter_edges(docs[i].text, starts, ends, a, b)
+                        if a >= b:
+                            continue
                     conf = sum(phi[a:b]) / (b - a)
                     spans[i].append(Span(starts[a], ends[b - 1], label, f"{self.name}:{m.spec.name}",
                                          round(conf, 4)))
@@ -260,6 +266,17 @@ class CrfTagger:
                 out[i] = (guard_line_breaks(spans[i], docs[i].text), CrfMarginals(phi, self.gate_categories)
                           if (full or gate) and phi is not None else None)
         return out
+
+
+def _letter_edges(text: str, starts: Sequence[int], ends: Sequence[int], i: int, j: int) -> tuple[int, int]:
+    """Token run [i, j) without its leading and trailing tokens that hold no letter."""
+    def lettered(k: int) -> bool:
+        return any(c.isalpha() for c in text[starts[k]:ends[k]])
+    while i < j and not lettered(i):
+        i += 1
+    while j > i and not lettered(j - 1):
+        j -= 1
+    return i, j
 
 
 # [tagging] domain -> which EasyAdapt feature copy is added at tagging time (seed 000 §3.3.3)

@@ -47,7 +47,7 @@ class ModeReplacer:
         self.settings = settings = config.surrogates
         self.key = key
         self.default_mode = default_mode
-        self.safe_harbor = settings.profile == "safe_harbor"
+        self.safe_harbor = settings.profiles[settings.profile].safe_harbor
         # the Safe Harbor profile always truncates ZIP codes
         self.zip_policy = "truncate" if self.safe_harbor else settings.zip.policy
         self.filler = settings.redact.filler

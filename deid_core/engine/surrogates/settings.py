@@ -28,4 +28,4 @@ def shifts_note_date(config: Config) -> bool:
     In every other mode the note_date column is PHI with nothing to agree with: it is not output.
     """
     return (label_mode(config, "DATE", config.pipeline.mode) == "surrogate"
-            and config.surrogates.profile == "default")
+            and not config.surrogates.profiles[config.surrogates.profile].safe_harbor)
