@@ -78,7 +78,7 @@ def run_request(args: argparse.Namespace, options: RunOptions, key: bytes, bundl
 
 def run_job(spark, args: argparse.Namespace, options: RunOptions, key: bytes, bundle: Bundle) -> dict:
     """One run on the Spark executor; returns the manifest (written last). Raises QuarantineRateError."""
-    from udfs.plan import SparkBackend
+    from deid_spark.udfs.plan import SparkBackend
 
     backend = SparkBackend(spark, partitions=options.job.partitions, staging=options.job.staging)
     manifest = run(run_request(args, options, key, bundle), backend).manifest

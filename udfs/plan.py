@@ -160,8 +160,8 @@ class SparkBackend:
         """Group by patient, tag with mapInArrow, keep the result once (staging Parquet or persisted)."""
         from pyspark import StorageLevel
 
-        from udfs.deidentify import WorkerPayload, tag_batches
-        from udfs.shipping import ShippedKey
+        from deid_spark.udfs.deidentify import WorkerPayload, tag_batches
+        from deid_spark.udfs.shipping import ShippedKey
 
         frame = group_by_patient(frame, self.partitions)
         self.spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", str(task.batch_size))
