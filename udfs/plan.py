@@ -3,7 +3,8 @@
 What each step means (schema rules, id policies, which duplicate is kept, the projections and
 their order) is stated once in deid_core/app (schema.py, policies.py) and executed the same way
 on Arrow by deid_core/app/runner.py. Only file operations on non-local paths (HDFS, S3...) use
-the JVM; everything else works under Spark Connect too.
+the JVM, and only under classic Spark (udfs/files.py); under Spark Connect every step runs through
+the DataFrame API, the key ships as a Connect artifact and the manifest is uploaded.
 """
 
 from __future__ import annotations
@@ -34,6 +35,8 @@ from deid_core.app.schema import (
     BatchSpec,
 )
 from deid_core.bundle import bundle_bytes
+from deid_spark.udfs.files import ServerFiles
+from deid_spark.udfs.progress import TagProgress
 
 log = logging.getLogger("deid.job")
 
@@ -99,6 +102,14 @@ def project(staged: DataFrame, spec: BatchSpec) -> tuple[DataFrame, DataFrame, D
     return notes, spans, quarantine
 
 
+def staging_mode(requested: str, *, connect: bool, in_memory: bool = False, staging_dir: str | None = None) -> str:
+    """How the staged result is kept: "parquet" needs a folder the run can remove again, which Spark
+    Connect cannot do, and returned frames live on after the run (only in a --staging-dir)."""
+    if requested == "parquet" and (connect or (in_memory and staging_dir is None)):
+        return "persist"
+    return requested
+
+
 def default_parallelism(spark: SparkSession) -> int:
     """Spark's default parallelism (classic); the shuffle partitions setting under Spark Connect."""
     try:
@@ -112,16 +123,27 @@ class SparkBackend:
 
     runner = "spark"
 
-    def __init__(self, spark: SparkSession, *, partitions: int = 0, staging: str = "parquet") -> None:
+    def __init__(self, spark: SparkSession, *, partitions: int = 0, staging: str = "parquet",
+                 progress_interval: float = 0) -> None:
         self.spark = spark
+        self.files = ServerFiles(spark)
+        self.local_files = not self.files.connect  # under Connect, paths are the server's
         self.staging = staging
         self.stages_to_files = staging == "parquet"
         self.partitions = partitions or default_parallelism(spark)
+        self.progress_interval = progress_interval
         self._shipped: Any = None
         self._persisted: DataFrame | None = None
 
+    def check_sink(self, sink: Sink) -> None:
+        """Refuse, before any work, an output the manifest could not be written to (Spark Connect)."""
+        if sink.path is not None:
+            self.files.check_output(sink.path, sink.where)
+
     def read(self, source: Source) -> DataFrame:
-        """The input DataFrame (lazy)."""
+        """The input DataFrame (lazy): the given one, or read from a path or table."""
+        if source.frame is not None:
+            return source.frame
         return read_input(self.spark, source)
 
     def schema(self, frame: DataFrame) -> pa.Schema:
@@ -164,7 +186,6 @@ class SparkBackend:
         from deid_spark.udfs.shipping import ShippedKey
 
         frame = group_by_patient(frame, self.partitions)
-        self.spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", str(task.batch_size))
         self._shipped = ShippedKey(self.spark, task.key)  # a distributed file, never in the closure
         payload = WorkerPayload(task.bundle.id, bundle_bytes(task.bundle), task.config, self._shipped.ref, task.spec)
         log.debug("schema ok: %d pass-through column(s), %d name column(s); config digest %s",
@@ -174,12 +195,22 @@ class SparkBackend:
         log.info("tagging in %d partition(s), batches of %d notes, staging: %s", self.partitions,
                  task.batch_size, self.staging)
         staged = frame.mapInArrow(tag_batches(payload), staged_spark_schema(frame, task.spec))
-        if staging_path is not None:
-            staged.write.parquet(staging_path)
-            return self.spark.read.parquet(staging_path)
-        self._persisted = staged.persist(StorageLevel.MEMORY_AND_DISK)
-        self._persisted.count()
-        return self._persisted
+        batch_conf = "spark.sql.execution.arrow.maxRecordsPerBatch"
+        before = self.spark.conf.get(batch_conf, None)
+        self.spark.conf.set(batch_conf, str(task.batch_size))
+        try:
+            with TagProgress(self.spark, task.notes, self.partitions, self.progress_interval):
+                if staging_path is not None:
+                    staged.write.parquet(staging_path)
+                else:
+                    self._persisted = staged.persist(StorageLevel.MEMORY_AND_DISK)
+                    self._persisted.write.format("noop").mode("overwrite").save()  # fill the cache, one stage
+        finally:
+            if before is None:
+                self.spark.conf.unset(batch_conf)
+            else:
+                self.spark.conf.set(batch_conf, before)
+        return self.spark.read.parquet(staging_path) if staging_path is not None else self._persisted
 
     def write_tables(self, staged: DataFrame, spec: BatchSpec, sink: Sink) -> None:
         """notes/, spans/, quarantine/ as Parquet folders or tables (overwritten)."""
@@ -189,6 +220,15 @@ class SparkBackend:
                 writer.parquet(sink.table_path(name))
             else:
                 writer.saveAsTable(f"{sink.table_prefix}{name}")
+
+    def result_tables(self, staged: DataFrame, spec: BatchSpec, sink: Sink) -> tuple[DataFrame, DataFrame, DataFrame]:
+        """notes, spans and quarantine as DataFrames: read back from what was written, or projected from
+        the staged result for an in-memory sink (it stays cached until the caller releases it)."""
+        if sink.in_memory:
+            return project(staged, spec)
+        if sink.path is not None:
+            return tuple(self.spark.read.parquet(sink.table_path(n)) for n in ("notes", "spans", "quarantine"))
+        return tuple(self.spark.table(f"{sink.table_prefix}{n}") for n in ("notes", "spans", "quarantine"))
 
     def staged_counts(self, staged: DataFrame) -> tuple[list[tuple[str | None, str | None, int]], dict[str, int]]:
         """(error_stage, error_class, n) rows and spans per label, from the staged results."""
@@ -209,44 +249,22 @@ class SparkBackend:
 
     def describe(self) -> dict[str, Any]:
         """Executor details for the manifest."""
-        return {"spark_version": self.spark.version, "partitions": self.partitions, "staging": self.staging}
+        return {"spark_version": self.spark.version, "spark_connect": self.files.connect,
+                "partitions": self.partitions, "staging": self.staging}
 
     def write_manifest_row(self, sink: Sink, text: str, started: Any) -> None:
         """Append the manifest to the PREFIXmanifest table (one row per run)."""
         self.spark.createDataFrame([(started.isoformat(), text)], "started_at string, manifest string") \
             .write.mode("append").saveAsTable(f"{sink.table_prefix}manifest")
 
-    def _fs(self, path: str) -> tuple[Any, Any]:
-        try:
-            sc = self.spark.sparkContext  # classic Spark only: remote paths need the Hadoop FS API
-        except Exception as exc:  # noqa: BLE001 - Spark Connect has no SparkContext
-            raise RuntimeError(f"{path}: file operations on non-local paths need classic Spark (not Connect)") from exc
-        hpath = sc._jvm.org.apache.hadoop.fs.Path(path)
-        return hpath.getFileSystem(sc._jsc.hadoopConfiguration()), hpath
-
     def write_remote_text(self, path: str, text: str) -> None:
-        """Write a small text file on a Hadoop file system."""
-        fs, hpath = self._fs(path)
-        out = fs.create(hpath, True)
-        out.write(bytearray(text.encode("utf-8")))
-        out.close()
+        """Write a small text file where Spark writes (Hadoop FS, or uploaded under Spark Connect)."""
+        self.files.write_text(path, text)
 
     def remove_remote(self, path: str) -> None:
-        """Delete a file or folder on a Hadoop file system (missing is fine; under Connect: say so)."""
-        try:
-            fs, hpath = self._fs(path)
-        except RuntimeError as exc:
-            log.warning("%s; remove it by hand", exc)
-            return
-        fs.delete(hpath, True)
+        """Delete a file or folder where Spark writes (missing is fine; not possible under Spark Connect)."""
+        self.files.remove(path)
 
     def list_remote(self, folder: str) -> list[str]:
-        """The children of a folder on a Hadoop file system ([] if it does not exist, or under Connect)."""
-        try:
-            fs, hpath = self._fs(folder)
-        except RuntimeError as exc:
-            log.warning("%s; leftovers of interrupted runs are not looked for", exc)
-            return []
-        if not fs.exists(hpath):
-            return []
-        return [str(s.getPath().toString()) for s in fs.listStatus(hpath)]
+        """The children of a folder where Spark writes ([] if it does not exist, or under Spark Connect)."""
+        return self.files.list(folder)

@@ -16,6 +16,7 @@ import logging
 import secrets
 import shutil
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -38,27 +39,41 @@ STAGING_PREFIX = "staging-"
 
 @dataclass(frozen=True)
 class Source:
-    """Where the notes come from: a Parquet file or folder (any Hadoop URI for Spark), or a table."""
+    """Where the notes come from: a Parquet file or folder (any Hadoop URI for Spark), a table, or a frame.
+
+    `frame` is an input already in memory (the library API): a Spark DataFrame or an Arrow table.
+    """
 
     path: str | None = None
     table: str | None = None
+    frame: Any = field(default=None, repr=False, compare=False)
 
     @property
     def where(self) -> str:
         """The option that named it, for messages."""
+        if self.frame is not None:
+            return "the input frame"
         return f"--input {self.path}" if self.path is not None else f"--input-table {self.table}"
 
 
 @dataclass(frozen=True)
 class Sink:
-    """Where the outputs go: a folder (notes/, spans/, quarantine/, _manifest.json) or a table-name prefix."""
+    """Where the outputs go: a folder (notes/, spans/, quarantine/, _manifest.json), a table-name prefix,
+    or neither: the three tables are returned as frames (RunResult.tables) and the manifest is not written."""
 
     path: str | None = None
     table_prefix: str | None = None
 
     @property
+    def in_memory(self) -> bool:
+        """Nothing is written: the caller gets the tables as frames."""
+        return self.path is None and self.table_prefix is None
+
+    @property
     def where(self) -> str:
         """The option that named it, for messages."""
+        if self.in_memory:
+            return "the returned frames"
         return f"--output {self.path}" if self.path is not None else f"--output-table-prefix {self.table_prefix}"
 
     def table_path(self, name: str) -> str:
@@ -80,9 +95,15 @@ class RunRequest:
 
 @dataclass(frozen=True)
 class RunResult:
-    """What a run produced: its manifest (already written, last)."""
+    """What a run produced: its manifest (already written, last, unless the sink is in memory) and the tables.
+
+    `tables` are notes, spans and quarantine as the backend's frames (read back from what was written,
+    or, for an in-memory sink, projections of the staged result that `release()` frees).
+    """
 
     manifest: dict[str, Any]
+    tables: tuple[Any, Any, Any] | None = field(default=None, repr=False)
+    release: Callable[[], None] = field(default=lambda: None, repr=False)
 
     @property
     def counts(self) -> dict[str, Any]:
@@ -99,6 +120,7 @@ class TagTask:
     key: bytes = field(repr=False)
     bundle: Bundle
     batch_size: int
+    notes: int = 0  # rows to tag (for progress reports)
 
 
 class Backend(Protocol):
@@ -106,13 +128,16 @@ class Backend(Protocol):
 
     runner: str  # the manifest's "runner"
     stages_to_files: bool  # the tagging result is kept as Parquet under a staging folder
+    local_files: bool  # paths without a scheme are on this machine (not so under Spark Connect)
 
+    def check_sink(self, sink: Sink) -> None: ...
     def read(self, source: Source) -> Any: ...
     def schema(self, frame: Any) -> pa.Schema: ...
     def count_ids(self, frame: Any) -> InputCounts: ...
     def apply_ids(self, frame: Any, plan: IdPlan) -> Any: ...
     def stage(self, frame: Any, task: TagTask, staging_path: str | None) -> Any: ...
     def write_tables(self, staged: Any, spec: BatchSpec, sink: Sink) -> None: ...
+    def result_tables(self, staged: Any, spec: BatchSpec, sink: Sink) -> tuple[Any, Any, Any]: ...
     def staged_counts(self, staged: Any) -> tuple[list[tuple[str | None, str | None, int]], dict[str, int]]: ...
     def release(self, staged: Any) -> None: ...
     def describe(self) -> dict[str, Any]: ...
@@ -145,13 +170,16 @@ def _overlap(a: str, b: str) -> bool:
     return x == y or x.startswith(y.rstrip("/") + "/") or y.startswith(x.rstrip("/") + "/")
 
 
-def check_request(request: RunRequest, stages_to_files: bool = False) -> None:
-    """Refuse, before any work, an input that cannot be read and outputs that would touch the input."""
+def check_request(request: RunRequest, stages_to_files: bool = False, local_files: bool = True) -> None:
+    """Refuse, before any work, an input that cannot be read and outputs that would touch the input.
+
+    local_files=False (Spark Connect): paths belong to the server, so none is looked at here.
+    """
     src, sink = request.source, request.sink
     if stages_to_files and _staging_root(request) is None:
-        raise ConfigError("--staging parquet with --output-table-prefix needs --staging-dir DIR "
-                          "(or use --staging persist)")
-    if src.path is not None and is_local(src.path):
+        what = "returning frames" if sink.in_memory else "--output-table-prefix"
+        raise ConfigError(f"--staging parquet with {what} needs --staging-dir DIR (or use --staging persist)")
+    if src.path is not None and is_local(src.path) and local_files:
         schema = check_parquet_input(local_path(src.path), src.where)
         options = request.options
         validate_input_schema(schema, options.name_columns, src.where,
@@ -162,7 +190,7 @@ def check_request(request: RunRequest, stages_to_files: bool = False) -> None:
     if src.path is not None and request.staging_dir is not None and _overlap(src.path, request.staging_dir):
         raise ConfigError(f"--staging-dir {request.staging_dir} and {src.where} overlap: staging files would "
                           "be written into the input; choose a staging folder outside it")
-    if sink.path is not None and is_local(sink.path) and local_path(sink.path).is_file():
+    if sink.path is not None and is_local(sink.path) and local_files and local_path(sink.path).is_file():
         raise ConfigError(f"{sink.where} is a file; give a folder")
 
 
@@ -172,6 +200,8 @@ def _staging_root(request: RunRequest) -> str | None:
 
 def staging_prefix(sink: Sink) -> str:
     """Staging folders of runs into this sink: `staging-<sink tag>-`, so a shared --staging-dir is safe."""
+    if sink.in_memory:  # live until the caller releases the result: never swept by another run
+        return f"{STAGING_PREFIX}frames-"
     name = _norm(sink.path) if sink.path is not None else f"table:{sink.table_prefix}"
     tag = hashlib.sha256(name.encode()).hexdigest()[:8]
     return f"{STAGING_PREFIX}{tag}-"
@@ -182,11 +212,11 @@ def sweep_staging(request: RunRequest, backend: Backend) -> int:
     places = []
     if request.sink.path is not None:  # under the output folder every staging-* is a run's of ours
         places.append((request.sink.path, STAGING_PREFIX))
-    if request.staging_dir is not None:  # in a user's --staging-dir only this sink's
+    if request.staging_dir is not None and not request.sink.in_memory:  # in a user's --staging-dir only this sink's
         places.append((request.staging_dir, staging_prefix(request.sink)))
     found: list[str] = []
     for root, prefix in places:
-        if is_local(root):
+        if is_local(root) and backend.local_files:
             found += [str(p) for p in local_path(root).glob(f"{prefix}*") if p.is_dir()]
         else:
             found += [p for p in backend.list_remote(root) if p.rstrip("/").rsplit("/", 1)[-1].startswith(prefix)]
@@ -198,7 +228,7 @@ def sweep_staging(request: RunRequest, backend: Backend) -> int:
 
 
 def _remove(path: str, backend: Backend) -> None:
-    if is_local(path):
+    if is_local(path) and backend.local_files:
         p = local_path(path)
         if p.is_dir():
             shutil.rmtree(p, ignore_errors=True)
@@ -209,7 +239,7 @@ def _remove(path: str, backend: Backend) -> None:
 
 
 def _write_text(path: str, text: str, backend: Backend) -> None:
-    if is_local(path):
+    if is_local(path) and backend.local_files:
         p = local_path(path)
         p.parent.mkdir(parents=True, exist_ok=True)
         tmp = p.with_name(f".{p.name}.tmp")
@@ -224,7 +254,8 @@ def run(request: RunRequest, backend: Backend) -> RunResult:
     started = dt.datetime.now(dt.UTC)
     t0 = time.perf_counter()
     options, sink = request.options, request.sink
-    check_request(request, backend.stages_to_files)
+    check_request(request, backend.stages_to_files, backend.local_files)
+    backend.check_sink(sink)
     root = _staging_root(request)
     frame = backend.read(request.source)
     schema = backend.schema(frame)
@@ -241,27 +272,41 @@ def run(request: RunRequest, backend: Backend) -> RunResult:
     staging = (f"{root.rstrip('/')}/{staging_prefix(request.sink)}{secrets.token_hex(4)}"
                if backend.stages_to_files and root else None)
     t1 = time.perf_counter()
-    task = TagTask(spec, options.config, request.key, request.bundle, options.job.batch_size)
+    task = TagTask(spec, options.config, request.key, request.bundle, options.job.batch_size,
+                   inp.rows - inp.null_ids)  # rows with a null id were dropped (or the run stopped)
     staged = None
+    kept = False  # an in-memory sink hands the staged result to the caller, who releases it
     try:
         staged = backend.stage(frame, task, staging)
         t2 = time.perf_counter()
-        backend.write_tables(staged, spec, sink)
+        if not sink.in_memory:
+            backend.write_tables(staged, spec, sink)
         status_rows, by_label = backend.staged_counts(staged)
+        tables = backend.result_tables(staged, spec, sink)
+        t3 = time.perf_counter()
+        manifest = build_manifest(
+            runner=backend.runner, counts=run_counts(inp, status_rows), spans_by_label=by_label,
+            config=options.config, bundle=request.bundle, key=request.key,
+            timings={"read_validate_s": t1 - t0, "tag_s": t2 - t1, "write_s": t3 - t2,
+                     "total_s": time.perf_counter() - t0},
+            started=started, extra=backend.describe())
+        kept = sink.in_memory
     finally:
-        backend.release(staged)  # None when staging failed: the backend still frees what it holds
-        if staging:
-            _remove(staging, backend)
-    t3 = time.perf_counter()
-    manifest = build_manifest(
-        runner=backend.runner, counts=run_counts(inp, status_rows), spans_by_label=by_label,
-        config=options.config, bundle=request.bundle, key=request.key,
-        timings={"read_validate_s": t1 - t0, "tag_s": t2 - t1, "write_s": t3 - t2,
-                 "total_s": time.perf_counter() - t0},
-        started=started, extra=backend.describe())
+        if not kept:
+            _release(staged, staging, backend)
     text = manifest_json(manifest)
     if sink.path is not None:
         _write_text(f"{sink.path.rstrip('/')}/{MANIFEST_NAME}", text, backend)
-    else:
+    elif sink.table_prefix is not None:
         backend.write_manifest_row(sink, text, started)
-    return RunResult(manifest)
+    release = (lambda: _release(staged, staging, backend)) if kept else (lambda: None)
+    return RunResult(manifest, tables, release)
+
+
+def _release(staged: Any, staging: str | None, backend: Backend) -> None:
+    """Free the staged result: the backend's hold on it (None when staging failed), then its folder."""
+    try:
+        backend.release(staged)
+    finally:
+        if staging:
+            _remove(staging, backend)

@@ -110,9 +110,18 @@ class ArrowBackend:
 
     runner = "local"
     stages_to_files = False
+    local_files = True
+
+    def __init__(self) -> None:
+        self._tables: tuple[pa.Table, pa.Table, pa.Table] | None = None
+
+    def check_sink(self, sink: Sink) -> None:
+        """Nothing beyond run.check_request: local folders only (checked when writing)."""
 
     def read(self, source: Source) -> pa.Table:
-        """The input table (paths were checked by run.check_request)."""
+        """The input table: the given one, or read from a path (checked by run.check_request)."""
+        if source.frame is not None:
+            return source.frame
         if source.path is None:
             raise ConfigError(_LOCAL_ONLY)
         return read_table(local_path(source.path))
@@ -149,12 +158,18 @@ class ArrowBackend:
         """One Parquet file per output table, replacing the previous run's."""
         if sink.path is None:
             raise ConfigError(_LOCAL_ONLY)
-        for name, table in zip(("notes", "spans", "quarantine"), project(staged, spec), strict=True):
+        self._tables = project(staged, spec)
+        for name, table in zip(("notes", "spans", "quarantine"), self._tables, strict=True):
             folder = local_path(sink.table_path(name))
             if folder.exists():
                 shutil.rmtree(folder)
             folder.mkdir(parents=True)
             pq.write_table(table, folder / "part-00000.parquet")
+
+    def result_tables(self, staged: pa.Table, spec: BatchSpec, sink: Sink) -> tuple[pa.Table, pa.Table, pa.Table]:
+        """notes, spans and quarantine in memory (the ones just written, if any)."""
+        tables, self._tables = self._tables or project(staged, spec), None
+        return tables
 
     def staged_counts(self, staged: pa.Table) -> tuple[list[tuple[str | None, str | None, int]], dict[str, int]]:
         """(error_stage, error_class, n) rows and spans per label, read from the staged table."""
