@@ -92,7 +92,7 @@ def test_a_crf_trained_with_rule_hits_refuses_to_start_without_the_rules_stage()
 
 def test_the_refusal_stops_the_cli_and_the_job_before_any_note(tmp_path, capsys):
     from deid_core.app.cli import main as deid_main
-    from jobs.deidentify import main as job_main
+    from deid_spark.jobs.deidentify import main as job_main
     from tests.helpers_job import SAMPLES
 
     out = tmp_path / "o"

@@ -129,8 +129,8 @@ class DeidBundleEstimator(Estimator, _DeidParams, DefaultParamsReadable, Default
         path = Path(self.getOrDefault(self.bundlePath))
         train_bundle(make_docs(notes, gold), crf_config(self._opt(self.crfConfig)), path,
                      rules=build_stage(dconf, "rules", None).tag, extra={"trained_by": "DeidBundleEstimator"})
-        shared = {p.name: self.getOrDefault(p) for p in _DeidParams().params
-                  if p.name != "bundle" and self.isDefined(self.getParam(p.name))}
+        names = [p.name for p in _DeidParams().params if p.name != "bundle"]
+        shared = {n: self.getOrDefault(n) for n in names if self.isDefined(self.getParam(n))}
         return DeidTransformer(bundle=str(path), **shared)
 
 
