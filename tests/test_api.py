@@ -147,3 +147,16 @@ def test_dataframe_api_refuses_before_any_work(spark, tmp_path):
     with pytest.raises(ConfigError, match=r"\[job\] batch_size = 0"):
         deidentify(df, key=DEMO_KEY, batch_size=0)
     assert not list(tmp_path.iterdir())
+
+
+def test_progress_line_estimates_notes_rate_and_eta():
+    from deid_spark.udfs.progress import TagProgress
+
+    progress = TagProgress(None, total=1000, partitions=4, interval=10)
+    t0 = progress.started
+    assert progress.update([(3, 4, 1)], now=t0 + 5) is None  # not yet: one line per interval
+    stages = [(1, 200, 200), (3, 4, 1), (2, 4, 0)]  # the tagging stage: the latest with one task per partition
+    assert progress.update(stages, now=t0 + 10) == ("tagging: ~250 of 1,000 notes (1/4 tasks), 25 notes/s, "
+                                                    "0 min 10 s elapsed, ETA 0 min 30 s")
+    assert progress.update([(3, 4, 2)], now=t0 + 15) is None
+    assert TagProgress(None, total=10, partitions=4, interval=0).update(stages, now=t0 + 99) is None

@@ -80,10 +80,13 @@ def test_job_through_connect_server(connect_server, reference, tmp_path):
     url, server_log = connect_server
     ref_dir, ref_manifest = reference
     out = tmp_path / "out"
+    config = tmp_path / "conf.toml"  # the literal test config, with a progress line every 0.2 s
+    config.write_text(LITERAL_CONF.read_text() + "progress_interval_s = 0.2\n")
     res = client(["-m", "deid_spark.jobs.deidentify", "--remote", url, "--input", str(SAMPLES), "--output", str(out),
-                  "--config", str(LITERAL_CONF), "--name-columns", NAME_COLUMNS, "--demo-key",
+                  "--config", str(config), "--name-columns", NAME_COLUMNS, "--demo-key",
                   "--spark-log-level", "WARN", "--partitions", "3"], cwd=tmp_path)
     assert "ignored: under Spark Connect" in res.stderr
+    assert "tagging: ~" in res.stderr and "of 48 notes" in res.stderr  # progress from Connect's handler
     for part, keys in SORT.items():
         assert read_rows(out / part, keys) == read_rows(ref_dir / part, keys), part
     check_outputs(SAMPLES, out)

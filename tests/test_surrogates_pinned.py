@@ -2,9 +2,8 @@
 
 Names, cities, streets, states, countries, professions, hospitals and organizations come from
 Faker's provider lists (deid_core/engine/surrogates), so the same key and patient give other
-surrogates under another Faker. pyproject.toml pins Faker to the releases these values were
-checked with (25.0, 33.0, 37.0, 38.0, 39.0, 39.1 and 40.0 gave the same text); the manifest
-records the version of each run. The literal stage tags the name columns verbatim, so only
+surrogates under another Faker. pyproject.toml pins Faker to the range of releases these values
+were checked with; the manifest records the version of each run. The literal stage tags the name columns verbatim, so only
 the surrogate step is under test.
 """
 
