@@ -141,6 +141,7 @@ def _arrow_table(frame: Any) -> pa.Table:
 
     if isinstance(frame, pd.DataFrame):
         return pa.Table.from_pandas(frame, preserve_index=False)
-    if hasattr(frame, "__arrow_c_stream__"):
+    try:  # pyarrow takes record batches and any object exporting an Arrow stream (polars, duckdb...)
         return pa.table(frame)
-    raise ConfigError(f"notes: expected a pyarrow Table or a pandas DataFrame, got {type(frame).__name__}")
+    except (TypeError, ValueError, pa.ArrowException):
+        raise ConfigError(f"notes: expected a pyarrow Table or a pandas DataFrame, got {type(frame).__name__}") from None
