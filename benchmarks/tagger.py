@@ -2,9 +2,11 @@
 
 Input: the PhysioNet dev split notes (ICU nursing notes, ~840 characters, ~200 tokens each)
 with patients.tsv metadata, tagged by the Deidentifier that conf/deidentify.toml builds
-(stages, merge) from a bundle (default: models/default). Reports notes/s of process CPU time
-(best of --repeat passes) and where the time goes: tokenization, rules, CRF feature
-extraction, crfsuite (Viterbi + marginals), merge.
+(stages, merge) from a bundle (default: models/default), in batches of --batch-size notes
+(default [job] batch_size, as the job hands them to Deidentifier.process_many). Reports notes/s
+of process CPU time (best of --repeat passes; the cross-note step is not included) and where the
+time goes: tokenization, rules, CRF features, CRF scoring (numpy: emissions, forward-backward,
+MAP path; crfsuite: Viterbi + marginals), span decoding, merge.
 """
 
 from __future__ import annotations
@@ -20,57 +22,70 @@ from deid_core.engine.pipeline import build_deidentifier
 from deid_core.io.physionet import read_physionet
 
 
-def _profile(deid, notes) -> dict[str, float]:
-    """CPU seconds per stage over the notes (same work as Deidentifier.tag, timed piecewise)."""
+def _crf_profile(stage, docs, states, t: dict[str, float]) -> None:
+    """CPU seconds of one batch through the token CRF stage: features, scoring, span decoding."""
+    from deid_core.engine.crf.labels import decode
+
+    clock = time.process_time
+    live = [i for i, d in enumerate(docs) if d.tokens[1]]
+    docs = [docs[i] for i in live]
+    rules = [stage.rule_spans(states[i]) for i in live]
+    full = stage.threshold < 1.0 or stage.keep_marginals
+    gates = [[] if full or not stage.gate else stage._gate_positions(d, r) for d, r in zip(docs, rules, strict=True)]
+    for m in stage.models:
+        t0 = clock()
+        if m.batch is not None:
+            out = [None] * len(docs)
+            encoded = m.batch.encode_many(docs, rules, out)
+            t1 = clock()
+            m.batch.score_many(encoded, stage.threshold, stage.keep_marginals, gates, out)
+        else:
+            feats = [m.features(d, r) for d, r in zip(docs, rules, strict=True)]
+            t1 = clock()
+            out = [m.predict(f, stage.threshold, stage.keep_marginals, g) for f, g in zip(feats, gates, strict=True)]
+        t2 = clock()
+        for d, (tags, _) in zip(docs, out, strict=True):
+            decode(tags, d.tokens[1], d.tokens[2])
+        t["crf features"] += t1 - t0
+        t["crf scoring"] += t2 - t1
+        t["crf decode"] += clock() - t2
+
+
+def _profile(deid, notes, batch_size: int) -> dict[str, float]:
+    """CPU seconds per stage over the notes, batch by batch (same work as Deidentifier.tag_docs, timed piecewise)."""
     from deid_core.engine.contract import NoteState
     from deid_core.engine.crf.chars import CharCrfTagger
-    from deid_core.engine.crf.labels import decode
     from deid_core.engine.crf.tagger import CrfTagger
 
-    t = {"tokenize": 0.0, "rules/other stages": 0.0, "crf features": 0.0, "crfsuite": 0.0,
+    t = {"tokenize": 0.0, "rules/other stages": 0.0, "crf features": 0.0, "crf scoring": 0.0,
          "crf decode": 0.0, "merge": 0.0}
     clock = time.process_time
-    for n in notes:
-        doc = Doc(n)
+    for b in range(0, len(notes), batch_size):
+        docs = [Doc(n) for n in notes[b: b + batch_size]]
+        states = [NoteState() for _ in docs]
         t0 = clock()
-        doc.tokens  # noqa: B018 - computed and cached once per note
+        for doc in docs:
+            doc.tokens  # noqa: B018 - computed and cached once per note
         t["tokenize"] += clock() - t0
-        found = []
-        state = NoteState()
+        found: list[list] = [[] for _ in docs]
         for stage in deid.stages:
             if isinstance(stage, CrfTagger):
-                rules = stage.rule_spans(state)
-                for m in stage.models:
-                    t0 = clock()
-                    feats = m.features(doc, rules)
-                    t1 = clock()
-                    tags, phi = m.predict(feats, stage.threshold)
-                    if stage.threshold >= 1.0 and stage.gate:
-                        for i in stage._gate_positions(doc, rules):
-                            phi[i] = 1.0 - m.tagger.marginal("O", i)
-                    t2 = clock()
-                    decode(tags, doc.tokens[1], doc.tokens[2])
-                    t["crf features"] += t1 - t0
-                    t["crfsuite"] += t2 - t1
-                    t["crf decode"] += clock() - t2
-                spans = stage.run(doc, state)  # for the merge input (not timed twice)
+                _crf_profile(stage, docs, states, t)
+                spans = stage.run_many(docs, states)  # for the merge input (not timed twice)
             elif isinstance(stage, CharCrfTagger):
-                m = stage.model
                 t0 = clock()
-                feats = m.extractor.extract(doc, state.rule_spans or ())
-                t1 = clock()
-                m.tagger.tag(feats) if feats else []
-                t["char features"] = t.get("char features", 0.0) + t1 - t0
-                t["char crfsuite"] = t.get("char crfsuite", 0.0) + clock() - t1
-                spans = stage.run(doc, state)  # for the merge input (not timed twice)
+                spans = stage.run_many(docs, states)
+                t["char crf"] = t.get("char crf", 0.0) + clock() - t0
             else:
                 t0 = clock()
-                spans = stage.run(doc, state)
+                spans = stage.run_many(docs, states)
                 t["rules/other stages"] += clock() - t0
-            state.spans[stage.name] = spans
-            found.extend(spans)
+            for state, f, s in zip(states, found, spans, strict=True):
+                state.spans[stage.name] = s
+                f.extend(s)
         t0 = clock()
-        deid.merge(found, doc, state)
+        for doc, state, f in zip(docs, states, found, strict=True):
+            deid.merge(f, doc, state)
         t["merge"] += clock() - t0
     return t
 
@@ -86,13 +101,19 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--limit", type=int, default=0, help="use only the first N notes")
     ap.add_argument("--marginal-threshold", type=float, default=None,
                     help="override conf/crf.toml [tagging] marginal_threshold (1.0: recall knob off)")
+    ap.add_argument("--scorer", choices=("numpy", "crfsuite"), default=None,
+                    help="override conf/crf.toml [tagging] scorer")
+    ap.add_argument("--batch-size", type=int, default=None,
+                    help="notes per Deidentifier.tag_docs call (default: [job] batch_size, as the job)")
     args = ap.parse_args(argv)
     notes = read_physionet(args.corpus).notes
     if args.limit:
         notes = notes[: args.limit]
     pipeline = {k: v for k, v in (("stages", args.stages and args.stages.split(",")), ("merge", args.merge)) if v}
-    tagging = {} if args.marginal_threshold is None else {"marginal_threshold": args.marginal_threshold}
+    tagging = {k: v for k, v in (("marginal_threshold", args.marginal_threshold), ("scorer", args.scorer))
+               if v is not None}
     config = load_config({"pipeline": pipeline, "crf": {"tagging": tagging}})
+    batch_size = args.batch_size or config.job.batch_size
     bundle = load_bundle(args.bundle)
     t0 = time.process_time()
     deid = build_deidentifier(config, bundle, b"benchmark-key-not-secret-000000")
@@ -101,16 +122,17 @@ def main(argv: list[str]) -> int:
     print(f"tagger: {len(notes)} PhysioNet nursing notes, {chars / len(notes):.0f} chars/note avg; "
           f"stages={list(config.pipeline.stages)} merge={config.pipeline.merge} "
           f"marginal_threshold={config.crf.tagging.marginal_threshold} "
+          f"scorer={config.crf.tagging.scorer} batch={batch_size} "
           f"bundle={bundle.id[:12]}; load {load_s:.2f} s; process CPU time, one core")
     best = float("inf")
     for _ in range(args.repeat):
         t0 = time.process_time()
-        for n in notes:
-            deid.tag(n)
+        for b in range(0, len(notes), batch_size):
+            deid.tag_docs([Doc(n) for n in notes[b: b + batch_size]])
         best = min(best, time.process_time() - t0)
-    print(f"  Deidentifier.tag: {len(notes) / best:.0f} notes/s ({best * 1000 / len(notes):.2f} ms/note, "
+    print(f"  Deidentifier.tag_docs: {len(notes) / best:.0f} notes/s ({best * 1000 / len(notes):.2f} ms/note, "
           f"{chars / best / 1e6:.2f} MB/s), best of {args.repeat}")
-    prof = _profile(deid, notes)
+    prof = _profile(deid, notes, batch_size)
     total = sum(prof.values())
     for k, v in prof.items():
         print(f"  {k:20s} {v * 1000 / len(notes):6.3f} ms/note  {100 * v / total:5.1f}%")

@@ -37,6 +37,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--staging-dir", metavar="DIR",
                    help="staging Parquet location (default OUT/staging-<random>, removed at the end; needed with --output-table-prefix "
                         "and --staging parquet)")
+    p.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE",
+                   help="a Spark setting for the session this script starts (repeatable), e.g. "
+                        "spark.sql.catalogImplementation=hive for --input-table/--output-table-prefix in local mode")
     p.add_argument("--log-level", default="INFO", choices=("DEBUG", "INFO", "WARNING", "ERROR"),
                    help="level of the job's own log (ids and counts only)")
     p.add_argument("--spark-log-level", choices=("TRACE", "DEBUG", "INFO", "WARN", "ERROR"),
@@ -76,10 +79,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.log_level != "DEBUG":  # py4j's INFO lines (a connection per thread closing) say nothing to users
         logging.getLogger("py4j").setLevel(logging.WARNING)
     from deid_spark.udfs.plan import staging_mode
-    from deid_spark.udfs.session import get_spark, remote_url, set_spark_log_level
+    from deid_spark.udfs.session import get_spark, remote_url, set_spark_log_level, spark_confs
 
     remote = remote_url(args.remote)
     try:
+        confs = spark_confs(args.conf)
         options = run_options(args)
         key, bundle = load_key_and_bundle(options)
         staging = staging_mode(options.job.staging, connect=remote is not None)
@@ -87,7 +91,7 @@ def main(argv: list[str] | None = None) -> int:
     except (ValueError, OSError) as exc:  # ConfigError, KeyError_, BundleError, missing or unreadable input
         print(f"deidentify: error: {exc}", file=sys.stderr)
         return 2
-    spark, created = get_spark("deid-deidentify", args.remote)
+    spark, created = get_spark("deid-deidentify", args.remote, confs)
     if args.spark_log_level:
         set_spark_log_level(spark, args.spark_log_level)
     try:
@@ -100,8 +104,9 @@ def main(argv: list[str] | None = None) -> int:
         return 3
     except _spark_errors() as exc:
         log.debug("Spark error", exc_info=True)
-        print(f"deidentify: failed: {str(exc).strip().splitlines()[0][:400]} (--log-level DEBUG for the trace)",
-              file=sys.stderr)
+        from deid_spark.udfs.plan import spark_reason
+
+        print(f"deidentify: failed: {spark_reason(exc)} (--log-level DEBUG for the trace)", file=sys.stderr)
         return 1
     finally:
         if created:

@@ -19,9 +19,12 @@ MISSPELLED = [
     ({"rules": {"min_aeg": 80}}, "[rules] unknown key 'min_aeg'; accepted: files, "),
     ({"merge": {"rule_gaet": 0.1}}, "[merge] unknown key 'rule_gaet'; accepted: priority, "),
     ({"job": {"batchsize": 5}}, "[job] unknown key 'batchsize'; accepted: batch_size, "),
+    ({"job": {"retry_quarantine": ["tag"]}}, "[job] unknown key 'retry_quarantine'; accepted: batch_size, "),
     ({"testing": {"fault_marker": "X"}}, "[testing] unknown key 'fault_marker'; accepted: fault_note_marker"),
+    ({"testing": {"pause_after": "notes"}}, "[testing] unknown key 'pause_after'; accepted: fault_note_marker, "),
     ({"crf": {"tagging": {"marginal_treshold": 0.3}}},
      "[crf.tagging] unknown key 'marginal_treshold'; accepted: marginal_threshold, "),
+    ({"crf": {"tagging": {"scorrer": "numpy"}}}, "[crf.tagging] unknown key 'scorrer'; accepted: "),
     ({"crf": {"labels": {"schema": "BIO"}}}, "[crf.labels] unknown key 'schema'; accepted: scheme, map"),
     ({"crf": {"models": {"single": {"window_size": 3}}}}, "[crf.models.single] unknown key 'window_size'; accepted: kind, "),
     ({"crf": {"training": {"c3": 0.1}}}, "[crf.training] unknown key 'c3'; accepted: models, "),
@@ -30,12 +33,12 @@ MISSPELLED = [
     ({"surrogates": {"dates": {"shift_min": -3}}}, "[surrogates.dates] unknown key 'shift_min'; accepted: "),
     ({"surrogates": {"zip": {"polcy": "surrogate"}}}, "[surrogates.zip] unknown key 'polcy'; accepted: policy, "),
     ({"job": {"progress_intervals_s": 5}}, "[job] unknown key 'progress_intervals_s'; accepted: batch_size, "),
-    ({"colour": {"x": 1}}, "unknown table 'colour'; accepted: pipeline, registry, rules, merge, job, testing, crf, "),
+    ({"colour": {"x": 1}}, "unknown table 'colour'; accepted: pipeline, registry, rules, merge, names, job, testing, crf, "),
 ]
 
 WRONG = [
     ({"pipeline": {"stages": ["rules", "crff"]}},
-     "[pipeline] stages[1] = 'crff' is not accepted; expected a stage of [registry.stages] (crf, crf_char, rules)"),
+     "[pipeline] stages[1] = 'crff' is not accepted; expected a stage of [registry.stages] (crf, crf_char, names, rules)"),
     ({"pipeline": {"stages": "rules"}}, "[pipeline] stages = 'rules' is not accepted; expected a list of strings"),
     ({"pipeline": {"merge": "unoin"}}, "[pipeline] merge = 'unoin' is not accepted; expected one of cascade, "),
     ({"registry": {"modes": {"mask": "no-colon"}}},
@@ -45,11 +48,18 @@ WRONG = [
     ({"merge": {"propagate_categories": ["NAMES"]}},
      "[merge] propagate_categories[0] = 'NAMES' is not accepted; expected a category of conf/taxonomy.toml"),
     ({"job": {"batch_size": "100"}}, "[job] batch_size = '100' is not accepted; expected an integer >= 1"),
+    ({"job": {"retry_quarantined": ["tag", "replcae"]}},
+     "[job] retry_quarantined[1] = 'replcae' is not accepted; expected one of validate, tag, replace"),
+    ({"testing": {"pause_after_write": "note"}},
+     "[testing] pause_after_write = 'note' is not accepted; expected '' (off), notes, spans or quarantine"),
     ({"job": {"max_quarantine_rate": 1.5}},
      "[job] max_quarantine_rate = 1.5 is not accepted; expected a number from 0 to 1"),
     ({"job": {"progress_interval_s": -1}}, "[job] progress_interval_s = -1 is not accepted; expected a number >= 0"),
     ({"crf": {"tagging": {"domain": "physionet"}}},
      "[crf.tagging] domain = 'physionet' is not accepted; expected one of target, source, general"),
+    ({"crf": {"tagging": {"scorer": "viterbi"}}},
+     "[crf.tagging] scorer = 'viterbi' is not accepted; expected one of numpy, crfsuite"),
+    ({"crf": {"tagging": {"batch_tokens": 0}}}, "[crf.tagging] batch_tokens = 0 is not accepted; expected an integer >= 1"),
     ({"crf": {"labels": {"scheme": "BIOE"}}}, "[crf.labels] scheme = 'BIOE' is not accepted; expected one of IOB1, "),
     ({"crf": {"training": {"models": ["single", "nope"]}}},
      "[crf.training] models[1] = 'nope' is not accepted; expected a [models.*] table"),
@@ -207,11 +217,11 @@ def test_shipped_configurations_load():
     """conf/ alone, the PhysioNet profile and the test configurations."""
     from tests.helpers_job import LITERAL_CONF
 
-    assert load_config().pipeline.stages == ("rules", "crf")
+    assert load_config().pipeline.stages == ("rules", "crf", "names")
     assert load_config(config_file=conf_dir() / "profiles" / "physionet.toml").crf.tagging.domain == "target"
     assert load_config(config_file=LITERAL_CONF).pipeline.stages == ("literal",)
     assert load_config(config_file=LITERAL_CONF.parent / "fault.toml").testing.fault_note_marker == "FAULTME"
-    assert set(TABLES) == {"pipeline", "registry", "rules", "merge", "job", "testing", "crf", "surrogates"}
+    assert set(TABLES) == {"pipeline", "registry", "rules", "merge", "names", "job", "testing", "crf", "surrogates"}
 
 
 def test_digest_covers_the_job_document_and_changes_with_it():

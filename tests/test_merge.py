@@ -100,3 +100,21 @@ def test_rule_gate_applies_only_to_the_configured_sources():
     assert exempt([ward, name], doc, state) == [ward]
     assert gated_source("gaz-city", weak_only.options) and not gated_source("name-kin", weak_only.options)
     assert not gated_source("metadata-fuzzy", load_config().merge)  # metadata never gated by default
+
+
+def test_tagger_dates_inside_non_phi_contexts_are_vetoed_by_context():
+    """Vent settings, pain scores and exam fractions the suppressors recognise are not DATEs (issue 14)."""
+    from deid_core.engine.pipeline import build_stage
+
+    rules = build_stage(load_config(), "rules", None)
+    text = "Vent PS 10/5, FiO2 40%. C/O 5/10 pain. Crackles 1/3 up bilat. Seen on 10/5 by cardiology."
+    doc, state = Doc(Note("n", text)), NoteState()
+    assert [(text[s.start:s.end], s.start) for s in rules.run(doc, state)] == [("10/5", text.rindex("10/5"))]
+    crf = [Span(m, m + len(s), "DATE", "crf:single") for s in ("10/5", "5/10", "1/3")
+           for m in [text.index(s)]] + [Span(text.rindex("10/5"), text.rindex("10/5") + 4, "DATE", "crf:single")]
+    on = Merger("union", options(reconcile=False, propagate=False))(crf, doc, state)
+    assert [text[s.start:s.end] for s in on] == ["10/5"] and on[0].start == text.rindex("10/5")  # the real date stays
+    off = Merger("union", options(reconcile=False, propagate=False, nonphi_veto=[]))(crf, doc, state)
+    assert len(off) == 4
+    phone = [Span(text.index("10/5"), text.index("10/5") + 4, "PHONE", "rules")]  # rule spans are not vetoed here
+    assert Merger("union", options(reconcile=False, propagate=False))(phone, doc, state) == phone

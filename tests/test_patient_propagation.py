@@ -8,8 +8,11 @@ from hypothesis import strategies as st
 
 from deid_core.app.batch import patient_batches
 from deid_core.config import load_config
-from deid_core.engine.merge import propagate_patient
+from deid_core.doc import Doc
+from deid_core.engine.contract import NoteState
+from deid_core.engine.merge import Merger
 from deid_core.engine.pipeline import build_deidentifier
+from deid_core.engine.propagation import propagate_patient
 from deid_core.notes import Note
 from deid_core.spans import Span, validate_spans
 
@@ -37,7 +40,39 @@ def test_spans_stay_valid_and_existing_spans_win():
     spans_b = [Span(0, 16, "DOCTOR", "rules")]
     out = propagate_patient([(a, [Span(3, 19, "PATIENT", "rules")]), (b, spans_b)], OPTS)
     validate_spans(out[1], len(b))
-    assert [(b[s.start:s.end], s.label) for s in out[1]] == [("Quillaby Tarrant", "DOCTOR")]
+    # the note's own span wins over the other note's; the first name also spreads alone (part by part)
+    assert [(b[s.start:s.end], s.label) for s in out[1]] == [("Quillaby Tarrant", "DOCTOR"), ("Quillaby", "PATIENT")]
+
+
+def test_four_notes_a_name_found_once_is_replaced_part_by_part_everywhere():
+    """Issue 14: after "Dr. Zyxwvutsson Qqplorvik saw pt." the surname alone must not stay in clear."""
+    conf = load_config({"pipeline": {"stages": ["rules"], "mode": "mask"}})
+    deid = build_deidentifier(conf, None, b"k" * 32)
+    notes = [Note("n1", "Dr. Zyxwvutsson Qqplorvik saw pt. Plan per team.", "p1"),
+             Note("n2", "Qqplorvik was seen again, no changes.", "p1"),
+             Note("n3", "Discussed with zyxwvutsson by phone; QQPLORVIK aware.", "p1"),
+             Note("n4", "Pt resting. Qqplorvik to follow up in am.", "p1")]
+    res = deid.process_many(notes)
+    for r in res:
+        assert "qqplorvik" not in r.text.lower() and "zyxwvutsson" not in r.text.lower(), r.note_id
+    assert {s.source for r in res[1:] for s in r.spans} == {"patient:propagate"}
+    off = build_deidentifier(conf.override({"merge": {"propagate_parts": False}}), None, b"k" * 32)
+    assert sum("Qqplorvik" in r.text for r in off.process_many(notes)) == 2  # whole strings only: leaks
+
+
+def test_clinical_vocabulary_guard_never_spreads_clinical_words_abbreviations_or_drugs():
+    """A name span that swallowed clinical words spreads only its name-like words, in and across notes."""
+    a = "EPI Qqplorvik and Heparin Quexbury at bedside. EPI gtt."
+    spans_a = [Span(0, 13, "PATIENT", "crf:single"), Span(18, 34, "PATIENT", "crf:single")]
+    b = "EPI 0.1 started, TOL well, heparin gtt, Qqplorvik here; quexbury called. Levophed off."
+    c = "TOL Pending. Levophed weaned."
+    out = propagate_patient([(a, spans_a), (b, []), (c, [Span(0, 3, "PATIENT", "crf:single"),
+                                                        Span(13, 21, "PATIENT", "crf:single")])], OPTS)
+    assert [a[s.start:s.end] for s in out[0]] == ["EPI Qqplorvik", "Heparin Quexbury"]  # "EPI gtt" stays
+    assert [b[s.start:s.end] for s in out[1]] == ["Qqplorvik", "quexbury"]  # no EPI, TOL, heparin, Levophed
+    assert [c[s.start:s.end] for s in out[2]] == ["TOL", "Levophed"]  # the note's own spans, unchanged
+    within = Merger("union", OPTS)(spans_a + [Span(a.rindex("EPI"), a.rindex("EPI") + 3, "PATIENT", "crf:single")], Doc(Note("x", a)), NoteState())
+    assert [a[s.start:s.end] for s in within] == ["EPI Qqplorvik", "Heparin Quexbury", "EPI"]  # no repeat of EPI
 
 
 def test_deidentifier_replaces_a_relatives_name_in_every_note_of_the_patient():
@@ -72,3 +107,13 @@ def test_patient_batches_keeps_every_row_once_and_patients_whole(pids, size, max
     for p, batches in where.items():
         if pids.count(p) <= max_rows:
             assert len(batches) == 1, p  # a patient with few notes never straddles two batches
+
+
+def test_a_short_word_found_by_the_name_net_is_not_spread_as_a_name():
+    """'tol' (tolerated) proposed once must not become a name in every note ("wean FIO2 as tol")."""
+    a = "sheath d/c'd by fellow, tol well. Daughter Ymfgi called."
+    spans = [Span(a.index("tol"), a.index("tol") + 3, "DOCTOR", "names:net"),
+             Span(a.index("Ymfgi"), a.index("Ymfgi") + 5, "PATIENT", "names:net")]
+    b = "P: wean FIO2 as tol. Ymfgi updated."
+    out = propagate_patient([(a, spans), (b, [])], OPTS)
+    assert [b[s.start:s.end] for s in out[1]] == ["Ymfgi"]

@@ -165,7 +165,7 @@ def test_key_changes_digests_only(tmp_path, monkeypatch):
 @pytest.mark.parametrize("override, message", [
     ({"pipeline": {"mode": "scramble"}}, "[pipeline] mode = 'scramble' is not accepted; expected one of hash, mask, "),
     ({"pipeline": {"stages": ["nope"]}}, "[pipeline] stages[0] = 'nope' is not accepted; expected a stage of "
-                                         "[registry.stages] (crf, crf_char, literal, rules)"),
+                                         "[registry.stages] (crf, crf_char, literal, names, rules)"),
     ({"job": {"batch_size": 0}}, "[job] batch_size = 0 is not accepted; expected an integer >= 1"),
     ({"job": {"on_duplicate": "keep"}}, "[job] on_duplicate = 'keep' is not accepted; expected one of fail, quarantine"),
     ({"job": {"colour": 1}}, "[job] unknown key 'colour'; accepted: batch_size, "),

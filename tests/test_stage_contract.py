@@ -10,10 +10,11 @@ import pytest
 
 from deid_core.bundle import load_bundle
 from deid_core.config import ConfigError, load_config
-from deid_core.engine.contract import RULE_SPANS, NoteState, check_stages
+from deid_core.engine.contract import RULE_SPANS, NoteState, PerNoteStage, check_stages
 from deid_core.engine.crossnote import patient_groups, spread_across_notes
-from deid_core.engine.merge import Merger, PatientPropagation
+from deid_core.engine.merge import Merger
 from deid_core.engine.pipeline import Deidentifier, LongestMerge, build_deidentifier
+from deid_core.engine.propagation import PatientPropagation
 from deid_core.keys import DEMO_KEY
 from deid_core.notes import Note
 from deid_core.spans import Span
@@ -22,7 +23,7 @@ from deid_core.training.cv import merged_predictions
 ROOT = Path(__file__).resolve().parent.parent
 
 
-class Fixed:
+class Fixed(PerNoteStage):
     """A stage returning the spans given per note id."""
 
     needs: dict[str, str] = {}
@@ -122,12 +123,13 @@ def test_stages_hand_over_through_the_note_state():
 
     state = NoteState()
     doc = Doc(note)
-    rules, crf = deid.stages
+    rules, crf, names = deid.stages
     state.spans["rules"] = rules.run(doc, state)
     assert state.rule_spans == state.spans["rules"] and state.rule_spans
     crf.run(doc, state)
     assert state.crf is not None and len(state.crf.phi) == len(doc.tokens[0])
     assert "NAME" in state.crf.gate_categories
+    assert names.needs == {} and names.run(doc, state)  # the name net needs nothing, proposes "Quillaby"
     with pytest.raises(RuntimeError, match="without the rule spans"):
         crf.run(doc, NoteState())
 

@@ -8,6 +8,7 @@ import pytest
 
 from deid_core.config import load_config
 from deid_core.doc import Doc
+from deid_core.engine.contract import PerNoteStage
 from deid_core.engine.pipeline import Deidentifier, LongestMerge
 from deid_core.engine.surrogates.modes import hash_mode, redact_mode, surrogate_mode
 from deid_core.engine.surrogates.numbers import digits_of, luhn_valid
@@ -158,7 +159,7 @@ def test_note_scope_when_no_patient(sur):
 
 
 def test_deidentifier_end_to_end(sur):
-    class Gold:
+    class Gold(PerNoteStage):
         name = "gold"
         needs: dict[str, str] = {}
         provides: frozenset[str] = frozenset()

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from deid_core.config import load_config
 from deid_core.doc import Doc
+from deid_core.engine.contract import PerNoteStage
 from deid_core.engine.pipeline import Deidentifier, LongestMerge
 from deid_core.engine.surrogates import dates as dates_mod
 from deid_core.engine.surrogates import names as names_mod
@@ -90,7 +91,7 @@ def note_parts(draw):
     return text, spans
 
 
-class Gold:
+class Gold(PerNoteStage):
     """A tagger returning fixed spans."""
 
     name = "gold"

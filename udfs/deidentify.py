@@ -52,7 +52,8 @@ def worker_deidentifier(payload: WorkerPayload) -> Deidentifier:
     deid = _CACHE.get(payload.cache_key)
     if deid is None:
         with OwnedDir(BUNDLE_DIR_PREFIX) as folder:  # removed once built: the models are in memory
-            bundle = unpack_bundle(payload.bundle_zip, folder.path)
+            # a subfolder: the bundle's files are checked against bundle.json, the owner lock is not one
+            bundle = unpack_bundle(payload.bundle_zip, folder.path / "bundle")
             if bundle.id != payload.bundle_id:
                 raise BundleError(f"shipped bundle id {bundle.id[:12]} != expected {payload.bundle_id[:12]}")
             deid = make_deidentifier(payload.config, bundle, read_key(payload.key))

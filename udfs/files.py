@@ -1,11 +1,12 @@
-"""Small file operations on the paths Spark writes: the manifest, the old manifest, staging leftovers.
+"""Small file operations on the paths Spark writes: manifests, staging leftovers, runs' partitions.
 
-Classic Spark: the Hadoop FileSystem API through the JVM, for any Hadoop URI (local paths are
-handled in plain Python by deid_core/app/run.py). Spark Connect: every path belongs to the
-server, and the client has no JVM. The manifest is uploaded with `spark.copyFromLocalToFs`,
-which writes one file at an exact path on the server's default file system; Connect offers no
-delete or list, so nothing is removed (the run stages in the cache there, and the previous
-manifest stays until the new one replaces it).
+The executor's half of deid_core/app/store.py's `Files` (local paths are handled there in plain
+Python). Classic Spark: the Hadoop FileSystem API through the JVM, for any Hadoop URI. Spark
+Connect: every path belongs to the server, and the client has no JVM. Reads are Spark reads
+(both); the manifest is uploaded with `spark.copyFromLocalToFs`, which writes one file at an
+exact path on the server's default file system; Connect offers no delete or list, so nothing
+is removed (the run stages in the cache there, the previous manifest stays until the new one
+replaces it, and scheduled runs into folders are refused: FolderStore.check).
 """
 
 from __future__ import annotations
@@ -49,8 +50,13 @@ class ServerFiles:
                               f"uploads there; start it with --conf {ALLOW_LOCAL_CONF}=true, or write to a "
                               "distributed file system (spark.hadoop.fs.defaultFS), or use --output-table-prefix")
 
-    def write_text(self, path: str, text: str) -> None:
-        """Write a small text file (replacing it)."""
+    def remote_files_available(self) -> bool:
+        """Whether files can be listed and removed (classic Spark; Spark Connect cannot)."""
+        return not self.connect
+
+    def write_remote_text(self, path: str, text: str) -> None:
+        """Write a small text file, replacing it: a hidden temporary file renamed into place (atomic on
+        HDFS); under Spark Connect uploaded with copyFromLocalToFs."""
         if self.connect:
             fd, tmp = tempfile.mkstemp(prefix="deid-manifest-", suffix=".json")
             try:
@@ -61,11 +67,25 @@ class ServerFiles:
                 os.unlink(tmp)
             return
         fs, hpath = self._hadoop(path)
-        out = fs.create(hpath, True)
+        tmp_path = hpath.getParent().suffix(f"/.{hpath.getName()}.tmp")
+        out = fs.create(tmp_path, True)
         out.write(bytearray(text.encode("utf-8")))
         out.close()
+        if fs.exists(hpath):
+            fs.delete(hpath, False)
+        if not fs.rename(tmp_path, hpath):
+            raise OSError(f"{path}: could not rename the written file into place")
 
-    def remove(self, path: str) -> None:
+    def read_remote_text(self, path: str) -> str | None:
+        """A small text file's content (None if missing); a Spark read, so Spark Connect too."""
+        texts = self._read_texts(path)
+        return texts[0][1] if texts else None
+
+    def read_remote_texts(self, folder: str, suffix: str) -> list[tuple[str, str]]:
+        """(name, text) of the files *suffix in a folder, read by one Spark job (Spark Connect too)."""
+        return self._read_texts(f"{folder.rstrip('/')}/*{suffix}")
+
+    def remove_remote(self, path: str) -> None:
         """Delete a file or folder (missing is fine); under Spark Connect there is no way to: left in place."""
         if self.connect:
             log.debug("Spark Connect cannot delete files: %s left in place", path.rsplit("/", 1)[-1])
@@ -73,7 +93,7 @@ class ServerFiles:
         fs, hpath = self._hadoop(path)
         fs.delete(hpath, True)
 
-    def list(self, folder: str) -> list[str]:
+    def list_remote(self, folder: str) -> list[str]:
         """The children of a folder ([] if it does not exist, and under Spark Connect, which cannot list)."""
         if self.connect:
             return []
@@ -81,6 +101,19 @@ class ServerFiles:
         if not fs.exists(hpath):
             return []
         return [str(s.getPath().toString()) for s in fs.listStatus(hpath)]
+
+    def _read_texts(self, pattern: str) -> list[tuple[str, str]]:
+        from pyspark.errors import AnalysisException
+        from pyspark.sql import functions as F
+
+        try:
+            rows = (self.spark.read.text(pattern, wholetext=True)
+                    .select("value", F.col("_metadata.file_name")).collect())
+        except AnalysisException as exc:
+            if "PATH_NOT_FOUND" in str(exc):
+                return []
+            raise
+        return [(r["file_name"], r["value"]) for r in rows]
 
     def _hadoop(self, path: str) -> tuple[Any, Any]:
         """The Hadoop FileSystem of a path and the path object (classic Spark: through the JVM)."""

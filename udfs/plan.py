@@ -10,6 +10,7 @@ the DataFrame API, the key ships as a Connect artifact and the manifest is uploa
 from __future__ import annotations
 
 import logging
+import re
 from typing import Any
 
 import pyarrow as pa
@@ -19,6 +20,21 @@ from pyspark.sql.types import StructField, StructType
 
 from deid_core.app.policies import DEDUP_NULLS_FIRST, IdPlan, InputCounts
 from deid_core.app.run import Sink, Source, TagTask
+from deid_core.app.runs import (
+    ALL,
+    RUN_COLUMN,
+    SINCE,
+    SKIP_DONE,
+    SKIP_NULL,
+    SKIP_OLD,
+    STATE_DONE,
+    STATE_RETRY,
+    TAKEN_NEW,
+    TAKEN_RETRY,
+    Selection,
+    encode_mark,
+    mark_order,
+)
 from deid_core.app.schema import (
     DUP_COLUMN,
     ERROR_CLASS,
@@ -34,9 +50,11 @@ from deid_core.app.schema import (
     STAGED_NOTE_DATE,
     BatchSpec,
 )
+from deid_core.app.store import TABLES, table_path
 from deid_core.bundle import bundle_bytes
 from deid_spark.udfs.files import ServerFiles
 from deid_spark.udfs.progress import TagProgress
+from deid_spark.udfs.runs import TableStore, committed_state
 
 log = logging.getLogger("deid.job")
 
@@ -55,15 +73,26 @@ def arrow_schema(schema: StructType) -> pa.Schema:
     return pa.schema(fields)
 
 
+def spark_reason(exc: BaseException) -> str:
+    """One line from a Spark error: its [ERROR_CLASS] line if it has one (py4j wraps it after a call line)."""
+    text = str(exc)
+    found = re.search(r"\[[A-Z][A-Z0-9_.]+\][^\n]*", text)
+    line = found.group(0) if found else (text.strip().splitlines() or [type(exc).__name__])[0]
+    return line[:300]
+
+
 def read_input(spark: SparkSession, source: Source) -> DataFrame:
-    """The input notes from a Parquet folder or a catalog table (errors name the input)."""
-    from pyspark.errors import AnalysisException
+    """The input notes from a Parquet folder or a catalog table (errors name the input, in one line)."""
+    from py4j.protocol import Py4JJavaError
+    from pyspark.errors import AnalysisException, PySparkException
 
     try:
         return spark.read.parquet(source.path) if source.path is not None else spark.table(source.table)
     except AnalysisException as exc:
-        first = str(exc).splitlines()[0][:300]
-        raise FileNotFoundError(f"{source.where}: cannot read it ({first})") from None
+        raise FileNotFoundError(f"{source.where}: cannot read it ({spark_reason(exc)})") from None
+    except (Py4JJavaError, PySparkException) as exc:  # e.g. a CSV file: no Parquet footer to infer a schema from
+        raise ValueError(f"{source.where}: cannot read it as Parquet ({spark_reason(exc)}); point it at Parquet "
+                         "files only") from None
 
 
 def _usable_id() -> Any:
@@ -212,23 +241,64 @@ class SparkBackend:
                 self.spark.conf.set(batch_conf, before)
         return self.spark.read.parquet(staging_path) if staging_path is not None else self._persisted
 
-    def write_tables(self, staged: DataFrame, spec: BatchSpec, sink: Sink) -> None:
-        """notes/, spans/, quarantine/ as Parquet folders or tables (overwritten)."""
-        for name, frame in zip(("notes", "spans", "quarantine"), project(staged, spec), strict=True):
-            writer = frame.write.mode("overwrite")
-            if sink.path is not None:
-                writer.parquet(sink.table_path(name))
-            else:
-                writer.saveAsTable(f"{sink.table_prefix}{name}")
+    def select(self, frame: DataFrame, selection: Selection, sink: Sink) -> tuple[DataFrame, dict[str, int] | None, Any]:
+        """The rows this run takes (deid_core.app.runs' rules), counts by reason, and the new high-water mark."""
+        if selection.mode == ALL:
+            return frame, None, None
+        state = F.lit(0)
+        marked = frame
+        if selection.reads_committed:
+            known = committed_state(self.spark, selection.run_ids, selection.retry_stages, out=sink.path,
+                                    table_prefix=sink.table_prefix)
+            if sink.table_prefix is not None:  # Spark refuses to overwrite a table the written rows were read from
+                known = known.localCheckpoint()
+            marked = frame.join(known, "note_id", "left")
+            state = F.coalesce(F.col("_deid_state"), F.lit(0))
+        reason = F.lit(TAKEN_NEW)
+        if selection.mode == SINCE:
+            col = F.col(selection.since_column)
+            if selection.after is not None:
+                mark = F.lit(str(selection.after)).cast(frame.schema[selection.since_column].dataType)
+                reason = F.when(col.isNull(), F.lit(SKIP_NULL)).when(col > mark, F.lit(TAKEN_NEW)).otherwise(
+                    F.lit(SKIP_OLD))
+        else:
+            reason = F.when(state == STATE_DONE, F.lit(SKIP_DONE)).otherwise(F.lit(TAKEN_NEW))
+        marked = marked.withColumn("_deid_reason", F.when(state == STATE_RETRY, F.lit(TAKEN_RETRY)).otherwise(reason))
+        taken = F.col("_deid_reason").isin(TAKEN_NEW, TAKEN_RETRY)
+        aggs = [F.count(F.lit(1)).alias("n")]
+        if selection.mode == SINCE:
+            top = F.max(F.when(taken, F.col(selection.since_column)))
+            aggs.append(_mark_text(top, frame.schema[selection.since_column].dataType).alias("mark"))
+        rows = marked.groupBy("_deid_reason").agg(*aggs).collect()
+        marks = [r["mark"] for r in rows if selection.mode == SINCE and r["mark"] is not None]
+        high = encode_mark(max(marks, key=mark_order)) if marks else None
+        return (marked.filter(taken).select(*frame.columns), {r["_deid_reason"]: int(r["n"]) for r in rows}, high)
 
-    def result_tables(self, staged: DataFrame, spec: BatchSpec, sink: Sink) -> tuple[DataFrame, DataFrame, DataFrame]:
-        """notes, spans and quarantine as DataFrames: read back from what was written, or projected from
-        the staged result for an in-memory sink (it stays cached until the caller releases it)."""
-        if sink.in_memory:
-            return project(staged, spec)
+    def project(self, staged: DataFrame, spec: BatchSpec) -> tuple[DataFrame, DataFrame, DataFrame]:
+        """notes/, spans/ and quarantine/ from the staged results."""
+        return project(staged, spec)
+
+    def write_table(self, frame: DataFrame, name: str, sink: Sink, run_id: str | None) -> None:
+        """One output table: a Parquet folder (or a run's partition folder), or a catalog table."""
         if sink.path is not None:
-            return tuple(self.spark.read.parquet(sink.table_path(n)) for n in ("notes", "spans", "quarantine"))
-        return tuple(self.spark.table(f"{sink.table_prefix}{n}") for n in ("notes", "spans", "quarantine"))
+            frame.write.mode("overwrite").parquet(table_path(sink.path, name, run_id))
+        else:
+            self.table_store(sink, Source()).write(frame, name, run_id)
+
+    def table_store(self, sink: Sink, source: Source) -> TableStore:
+        """The bookkeeping of a table-prefix output (udfs/runs.py)."""
+        return TableStore(self.spark, str(sink.table_prefix), source.table)
+
+    def result_tables(self, tables: tuple[DataFrame, DataFrame, DataFrame], sink: Sink,
+                      run_id: str | None) -> tuple[DataFrame, DataFrame, DataFrame]:
+        """notes, spans and quarantine as DataFrames: read back from what was written (this run's rows), or
+        the projections of the staged result for an in-memory sink (cached until the caller releases it)."""
+        if sink.in_memory:
+            return tables
+        if sink.path is not None:
+            return tuple(self.spark.read.parquet(table_path(sink.path, n, run_id)) for n in TABLES)
+        frames = (self.spark.table(f"{sink.table_prefix}{n}") for n in TABLES)
+        return tuple(f if run_id is None else f.where(F.col(RUN_COLUMN) == run_id).drop(RUN_COLUMN) for f in frames)
 
     def staged_counts(self, staged: DataFrame) -> tuple[list[tuple[str | None, str | None, int]], dict[str, int]]:
         """(error_stage, error_class, n) rows and spans per label, from the staged results."""
@@ -252,19 +322,39 @@ class SparkBackend:
         return {"spark_version": self.spark.version, "spark_connect": self.files.connect,
                 "partitions": self.partitions, "staging": self.staging}
 
-    def write_manifest_row(self, sink: Sink, text: str, started: Any) -> None:
-        """Append the manifest to the PREFIXmanifest table (one row per run)."""
-        self.spark.createDataFrame([(started.isoformat(), text)], "started_at string, manifest string") \
-            .write.mode("append").saveAsTable(f"{sink.table_prefix}manifest")
-
     def write_remote_text(self, path: str, text: str) -> None:
-        """Write a small text file where Spark writes (Hadoop FS, or uploaded under Spark Connect)."""
-        self.files.write_text(path, text)
+        """Write a small text file where Spark writes (udfs/files.py: Hadoop FS, or uploaded under Spark Connect)."""
+        self.files.write_remote_text(path, text)
+
+    def read_remote_text(self, path: str) -> str | None:
+        """A small text file on a Hadoop file system (None if missing)."""
+        return self.files.read_remote_text(path)
+
+    def read_remote_texts(self, folder: str, suffix: str) -> list[tuple[str, str]]:
+        """(name, text) of the files *suffix of a folder on a Hadoop file system."""
+        return self.files.read_remote_texts(folder, suffix)
 
     def remove_remote(self, path: str) -> None:
-        """Delete a file or folder where Spark writes (missing is fine; not possible under Spark Connect)."""
-        self.files.remove(path)
+        """Delete a file or folder where Spark writes (missing is fine; left in place under Spark Connect)."""
+        self.files.remove_remote(path)
 
     def list_remote(self, folder: str) -> list[str]:
-        """The children of a folder where Spark writes ([] if it does not exist, or under Spark Connect)."""
-        return self.files.list(folder)
+        """The children of a folder on a Hadoop file system ([] if it does not exist, or under Connect)."""
+        return self.files.list_remote(folder)
+
+    def remote_files_available(self) -> bool:
+        """Whether files can be listed and removed (classic Spark, not Spark Connect)."""
+        return self.files.remote_files_available()
+
+
+def _mark_text(value: Any, t: Any) -> Any:
+    """A mark as text Spark and Python read back exactly: ISO timestamps with their offset, ISO dates."""
+    from pyspark.sql.types import DateType, TimestampNTZType, TimestampType
+
+    if isinstance(t, TimestampType):
+        return F.date_format(value, "yyyy-MM-dd'T'HH:mm:ss.SSSSSSXXX")
+    if isinstance(t, TimestampNTZType):
+        return F.date_format(value, "yyyy-MM-dd'T'HH:mm:ss.SSSSSS")
+    if isinstance(t, DateType):
+        return value.cast("string")
+    return value

@@ -11,7 +11,7 @@ import os
 import sys
 from typing import Any
 
-from deid_core.config import conf_dir
+from deid_core.config import ConfigError, conf_dir
 
 log = logging.getLogger("deid.job")
 REMOTE_ENV = "SPARK_REMOTE"
@@ -28,17 +28,32 @@ def remote_url(remote: str | None = None) -> str | None:
     return remote or os.environ.get(REMOTE_ENV) or None
 
 
-def get_spark(app_name: str, remote: str | None = None) -> tuple[Any, bool]:
+def spark_confs(pairs: list[str]) -> dict[str, str]:
+    """--conf KEY=VALUE items as a dict (ConfigError naming the bad item)."""
+    out = {}
+    for item in pairs:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise ConfigError(f"--conf {item!r}: expected KEY=VALUE, e.g. spark.sql.catalogImplementation=hive")
+        out[key.strip()] = value
+    return out
+
+
+def get_spark(app_name: str, remote: str | None = None, confs: dict[str, str] | None = None) -> tuple[Any, bool]:
     """(session, created): a Spark Connect session for sc:// URLs, else the active session, else a
     local one (master local[*] or $DEID_SPARK_MASTER; Spark logs warnings only) unless spark-submit
-    started this process."""
+    started this process. `confs` (--conf) go to the new session, or to the active one where they may."""
     from pyspark.sql import SparkSession
 
     url = remote_url(remote)
     if url:
-        return SparkSession.builder.remote(url).getOrCreate(), True
+        builder = SparkSession.builder.remote(url)
+        for key, value in (confs or {}).items():
+            builder = builder.config(key, value)
+        return builder.getOrCreate(), True
     active = SparkSession.getActiveSession()
     if active is not None:
+        _set_confs(active, confs or {})
         return active, False
     builder = SparkSession.builder.appName(app_name)
     if "PYSPARK_GATEWAY_PORT" not in os.environ:  # not under spark-submit: local mode, this interpreter
@@ -49,7 +64,20 @@ def get_spark(app_name: str, remote: str | None = None) -> tuple[Any, bool]:
                    .config("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile={log4j.as_uri()}")
                    .config("spark.ui.showConsoleProgress", "false")
                    .config("spark.sql.session.timeZone", "UTC"))
+    for key, value in (confs or {}).items():
+        builder = builder.config(key, value)
     return builder.getOrCreate(), True
+
+
+def _set_confs(active: Any, confs: dict[str, str]) -> None:
+    """--conf settings on a running session: runtime ones set, static ones (catalog, warehouse) reported."""
+    for key, value in confs.items():
+        if value in (current := active.conf.get(key, None), (current or "").removeprefix("file:")):
+            continue  # Spark keeps local paths as file: URIs
+        if active.conf.isModifiable(key):
+            active.conf.set(key, value)
+        else:
+            log.warning("--conf %s: not changed, the running session has it fixed (spark-submit --conf sets it)", key)
 
 
 def set_spark_log_level(spark: Any, level: str) -> None:

@@ -1,4 +1,4 @@
-"""The `deid` command: one subcommand per module in deid_core/app/commands/ (tag, eval, synth, train, summary)."""
+"""The `deid` command: one subcommand per module in deid_core/app/commands/ (tag, eval, synth, train, summary, bundle)."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ SUBCOMMANDS = {
     "synth": ("deid_core.app.commands.synth", "generate a synthetic annotated corpus"),
     "train": ("deid_core.app.commands.train", "train the CRF taggers and write a model bundle"),
     "summary": ("deid_core.app.commands.summary", "summarize an output folder (counts only, no text)"),
+    "bundle": ("deid_core.app.commands.bundle", "verify a model bundle's files, or add digests to an older bundle"),
 }
 
 

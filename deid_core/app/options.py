@@ -29,6 +29,9 @@ class RunOptions:
     key_file: str | None = None
     demo_key: bool = False
     bundle: str | None = None
+    run_id: str | None = None  # scheduled runs (deid_core/app/runs.py): rows partitioned by run id
+    incremental: bool = False  # select only notes no committed run of the output holds
+    since_column: str | None = None  # select rows past the committed runs' high-water mark of this column
 
     @property
     def job(self) -> Job:
@@ -55,6 +58,14 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--stages", metavar="S1,S2", help="pipeline stages, e.g. rules,crf")
     parser.add_argument("--batch-size", type=int, metavar="N", help="notes per Arrow batch")
     parser.add_argument("--on-duplicate", choices=DUPLICATE_POLICIES, help="what to do with duplicate note_id")
+    parser.add_argument("--run-id", metavar="ID",
+                        help="scheduled run: rows go under this run id and commit with its manifest; the same id "
+                             "again replaces that run (default with --incremental: the UTC start time)")
+    parser.add_argument("--incremental", action="store_true",
+                        help="process only notes whose note_id no committed run of the output holds")
+    parser.add_argument("--since-column", metavar="COL",
+                        help="incremental by a load/update column: only rows with COL past the committed runs' "
+                             "high-water mark (implies --incremental)")
 
 
 def parse_name_columns(spec: str | list[str] | None) -> dict[str, str]:
@@ -117,4 +128,7 @@ def run_options(args: argparse.Namespace) -> RunOptions:
         key_file=given.get("key_file"),
         demo_key=bool(given.get("demo_key")),
         bundle=given.get("bundle"),
+        run_id=given.get("run_id"),
+        incremental=bool(given.get("incremental") or given.get("since_column")),
+        since_column=given.get("since_column"),
     )

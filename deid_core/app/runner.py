@@ -25,7 +25,21 @@ from deid_core.app.batch import (
 from deid_core.app.manifest import enforce_quality
 from deid_core.app.options import RunOptions
 from deid_core.app.policies import DEDUP_NULLS_FIRST, IdPlan, InputCounts
+from deid_core.app.reader import committed_state
 from deid_core.app.run import RunRequest, Sink, Source, TagTask, local_path, run
+from deid_core.app.runs import (
+    ALL,
+    SINCE,
+    SKIP_DONE,
+    SKIP_NULL,
+    SKIP_OLD,
+    STATE_DONE,
+    STATE_RETRY,
+    TAKEN_NEW,
+    TAKEN_RETRY,
+    Selection,
+    decode_mark,
+)
 from deid_core.app.schema import (
     DUP_COLUMN,
     ERROR_CLASS,
@@ -40,6 +54,7 @@ from deid_core.app.schema import (
     BatchSpec,
     staged_schema,
 )
+from deid_core.app.store import table_path
 from deid_core.bundle import Bundle, load_bundle
 from deid_core.config import ConfigError
 from deid_core.io.tables import AUDIT_SCHEMA, QUARANTINE_SCHEMA, read_table
@@ -112,9 +127,6 @@ class ArrowBackend:
     stages_to_files = False
     local_files = True
 
-    def __init__(self) -> None:
-        self._tables: tuple[pa.Table, pa.Table, pa.Table] | None = None
-
     def check_sink(self, sink: Sink) -> None:
         """Nothing beyond run.check_request: local folders only (checked when writing)."""
 
@@ -154,21 +166,50 @@ class ArrowBackend:
         return pa.Table.from_batches([process_batch(b, deid, task.spec, out_schema) for b in batches],
                                      schema=out_schema)
 
-    def write_tables(self, staged: pa.Table, spec: BatchSpec, sink: Sink) -> None:
-        """One Parquet file per output table, replacing the previous run's."""
+    def select(self, frame: pa.Table, selection: Selection, sink: Sink) -> tuple[pa.Table, dict[str, int] | None, Any]:
+        """The rows this run takes (runs.py's rules), why each was taken or left, and the new high-water mark."""
+        if selection.mode == ALL:
+            return frame, None, None
+        n = frame.num_rows
+        state = np.zeros(n, dtype=np.int8)
+        if selection.reads_committed:
+            known = committed_state(local_path(str(sink.path)), selection.run_ids, selection.retry_stages)
+            idx = pc.index_in(frame["note_id"], value_set=known["note_id"].cast(frame["note_id"].type))
+            state = pc.fill_null(pc.take(known["state"], idx), 0).to_numpy(zero_copy_only=False)
+        reason = np.full(n, TAKEN_NEW, dtype=object)
+        if selection.mode == SINCE:
+            col = frame[selection.since_column]
+            if selection.after is not None:
+                mark = decode_mark(selection.after, col.type)
+                past = pc.fill_null(pc.greater(col, mark), False).to_numpy(zero_copy_only=False)
+                reason[~past] = SKIP_OLD
+                reason[pc.is_null(col).to_numpy(zero_copy_only=False)] = SKIP_NULL
+        else:
+            reason[state == STATE_DONE] = SKIP_DONE
+        reason[state == STATE_RETRY] = TAKEN_RETRY
+        keep = pa.array((reason == TAKEN_NEW) | (reason == TAKEN_RETRY))
+        taken = frame.filter(keep)
+        mark = pc.max(taken[selection.since_column]).as_py() if selection.mode == SINCE and taken.num_rows else None
+        kinds, counts = np.unique(reason.astype(str), return_counts=True)
+        return taken, {str(k): int(c) for k, c in zip(kinds, counts, strict=True)}, mark
+
+    def project(self, staged: pa.Table, spec: BatchSpec) -> tuple[pa.Table, pa.Table, pa.Table]:
+        """notes/, spans/ and quarantine/ from the staged results."""
+        return project(staged, spec)
+
+    def write_table(self, frame: pa.Table, name: str, sink: Sink, run_id: str | None) -> None:
+        """One Parquet file per table (or per table partition of a run), replacing what was there."""
         if sink.path is None:
             raise ConfigError(_LOCAL_ONLY)
-        self._tables = project(staged, spec)
-        for name, table in zip(("notes", "spans", "quarantine"), self._tables, strict=True):
-            folder = local_path(sink.table_path(name))
-            if folder.exists():
-                shutil.rmtree(folder)
-            folder.mkdir(parents=True)
-            pq.write_table(table, folder / "part-00000.parquet")
+        folder = local_path(table_path(sink.path, name, run_id))
+        if folder.exists():
+            shutil.rmtree(folder)
+        folder.mkdir(parents=True)
+        pq.write_table(frame, folder / "part-00000.parquet")
 
-    def result_tables(self, staged: pa.Table, spec: BatchSpec, sink: Sink) -> tuple[pa.Table, pa.Table, pa.Table]:
-        """notes, spans and quarantine in memory (the ones just written, if any)."""
-        tables, self._tables = self._tables or project(staged, spec), None
+    def result_tables(self, tables: tuple[pa.Table, pa.Table, pa.Table], sink: Sink,
+                      run_id: str | None) -> tuple[pa.Table, pa.Table, pa.Table]:
+        """notes, spans and quarantine: the projected tables, already in memory (the ones written, if any)."""
         return tables
 
     def staged_counts(self, staged: pa.Table) -> tuple[list[tuple[str | None, str | None, int]], dict[str, int]]:
@@ -186,12 +227,20 @@ class ArrowBackend:
         """No executor details for the manifest."""
         return {}
 
-    def write_manifest_row(self, sink: Sink, text: str, started: Any) -> None:
+    def table_store(self, sink: Sink, source: Source) -> Any:
         """Tables are not written by `deid tag`."""
         raise ConfigError(_LOCAL_ONLY)
 
     def write_remote_text(self, path: str, text: str) -> None:
         """URIs are not written by `deid tag`."""
+        raise ConfigError(_LOCAL_ONLY)
+
+    def read_remote_text(self, path: str) -> str | None:
+        """URIs are not read by `deid tag`."""
+        raise ConfigError(_LOCAL_ONLY)
+
+    def read_remote_texts(self, folder: str, suffix: str) -> list[tuple[str, str]]:
+        """URIs are not read by `deid tag`."""
         raise ConfigError(_LOCAL_ONLY)
 
     def remove_remote(self, path: str) -> None:
@@ -201,6 +250,10 @@ class ArrowBackend:
     def list_remote(self, folder: str) -> list[str]:
         """URIs are not written by `deid tag`."""
         raise ConfigError(_LOCAL_ONLY)
+
+    def remote_files_available(self) -> bool:
+        """No file operations beyond local paths."""
+        return False
 
 
 def run_local(input_path: str | Any, output: str | Any, options: RunOptions) -> dict[str, Any]:

@@ -8,14 +8,23 @@ from deid_core.config.effective import (
     conf_table,
     crf_from_tables,
     crf_settings,
+    file_table,
     load_config,
 )
-from deid_core.config.files import ConfigError, conf_dir, conf_file, deep_merge, digest, load_toml
+from deid_core.config.files import (
+    ConfigError,
+    conf_dir,
+    conf_file,
+    conf_path,
+    deep_merge,
+    digest,
+    load_toml,
+)
 from deid_core.config.surrogates import Surrogates
-from deid_core.config.tables import Job, Merge, Pipeline, Registry, Rules, Testing
+from deid_core.config.tables import Job, Merge, NameNet, Pipeline, Registry, Rules, Testing
 
 __all__ = [
-    "Config", "ConfigError", "CrfSettings", "Job", "Merge", "Pipeline", "Registry", "Rules", "SchemaError",
-    "Surrogates", "Testing", "conf_dir", "conf_file", "conf_table", "crf_from_tables", "crf_settings", "deep_merge",
-    "digest", "fields_of", "load_config", "load_toml",
+    "Config", "ConfigError", "CrfSettings", "Job", "Merge", "NameNet", "Pipeline", "Registry", "Rules",
+    "SchemaError", "Surrogates", "Testing", "conf_dir", "conf_file", "conf_path", "conf_table", "crf_from_tables",
+    "crf_settings", "deep_merge", "digest", "fields_of", "file_table", "load_config", "load_toml",
 ]

@@ -10,6 +10,7 @@ from deid_core.config.tables import Category, Count, Label, Positive
 
 NonNegative = Annotated[float, at_least(0)]
 Scheme = Literal["IOB1", "IO", "BIO", "BIOES"]
+Scorer = Literal["numpy", "crfsuite"]  # token CRF inference: batched numpy, or python-crfsuite note by note
 
 
 @dataclass(frozen=True)
@@ -58,13 +59,15 @@ class Clusters:
 
 @dataclass(frozen=True)
 class Tagging:
-    """[tagging]: recall knob, EasyAdapt domain, rule-gate threshold, version strictness, cache."""
+    """[tagging]: recall knob, EasyAdapt domain, rule-gate threshold, version strictness, cache, scorer."""
 
     marginal_threshold: Annotated[float, between(0, 1)]
     domain: Literal["target", "source", "general"]
     min_gate_examples: Count
     strict_versions: bool
     cache_size: Positive
+    scorer: Scorer
+    batch_tokens: Positive
 
 
 @dataclass(frozen=True)
@@ -82,4 +85,4 @@ class CrfSettings:
         return [n for n in names if self.models[n].kind == "token"]
 
 
-__all__ = ["Clusters", "CrfSettings", "Labels", "Model", "Tagging", "Training"]
+__all__ = ["Clusters", "CrfSettings", "Labels", "Model", "Scorer", "Tagging", "Training"]

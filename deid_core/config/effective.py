@@ -19,7 +19,7 @@ from deid_core.config.convert import SchemaError, build, fields_of
 from deid_core.config.crf import CrfSettings
 from deid_core.config.files import ConfigError, conf_file, deep_merge, digest, load_toml
 from deid_core.config.surrogates import Surrogates
-from deid_core.config.tables import Job, Merge, Pipeline, Registry, Rules, Testing
+from deid_core.config.tables import Job, Merge, NameNet, Pipeline, Registry, Rules, Testing
 
 OVERRIDES = "command-line options"
 CONFIG_ARGUMENT = "the config argument"  # tables passed to deidentify(config={...})
@@ -44,6 +44,7 @@ class Config:
     registry: Registry
     rules: Rules
     merge: Merge
+    names: NameNet
     job: Job
     testing: Testing
     crf: CrfSettings
@@ -68,8 +69,13 @@ class Config:
         """This configuration with `tables` merged over it, checked again."""
         return from_layers((*self.layers, Layer(OVERRIDES, tables)))
 
+    def with_file(self, path: str | Path) -> Config:
+        """This configuration with an override file (shaped like --config FILE; a path or a name in
+        conf/, e.g. a profile) merged over it, checked again; errors name the file."""
+        return from_layers((*self.layers, Layer(str(path), load_toml(path))))
 
-TABLES = {"pipeline": Pipeline, "registry": Registry, "rules": Rules, "merge": Merge, "job": Job,
+
+TABLES = {"pipeline": Pipeline, "registry": Registry, "rules": Rules, "merge": Merge, "names": NameNet, "job": Job,
           "testing": Testing, "crf": CrfSettings, "surrogates": Surrogates}
 
 
@@ -123,6 +129,10 @@ def _missing(key: str) -> Any:
 def check_references(config: Config) -> None:
     """Names that must be defined elsewhere in the configuration (registry entries, [models.*] tables)."""
     reg = config.registry
+    pipe = config.pipeline
+    if pipe.window_overlap_chars * 2 >= pipe.window_chars:
+        raise SchemaError("value", ("pipeline", "window_overlap_chars"),
+                          f"an integer less than half of window_chars ({pipe.window_chars})", pipe.window_overlap_chars)
     for i, stage in enumerate(config.pipeline.stages):
         if stage not in reg.stages:
             raise SchemaError("value", ("pipeline", "stages", i),
@@ -142,7 +152,15 @@ def check_references(config: Config) -> None:
 
 def conf_table(cls: type[T], name: str) -> T:
     """A whole conf/ file checked against a table class (ConfigError naming the file and key)."""
-    layer = Layer(f"conf/{name}", conf_file(name))
+    return _checked(cls, Layer(f"conf/{name}", conf_file(name)))
+
+
+def file_table(cls: type[T], path: str | Path) -> T:
+    """A whole TOML file (a path or a name in conf/) checked against a table class, like conf_table."""
+    return _checked(cls, Layer(str(path), load_toml(path)))
+
+
+def _checked(cls: type[T], layer: Layer) -> T:
     try:
         return build(cls, layer.tables)
     except SchemaError as exc:
@@ -204,4 +222,4 @@ def _holds(tables: Mapping[str, Any], keys: list[str]) -> bool:
     return True
 
 
-__all__ = ["Config", "Layer", "conf_table", "crf_from_tables", "crf_settings", "fields_of", "load_config"]
+__all__ = ["Config", "Layer", "conf_table", "crf_from_tables", "crf_settings", "fields_of", "file_table", "load_config"]

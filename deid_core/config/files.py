@@ -25,11 +25,15 @@ def conf_dir() -> Path:
     raise ConfigError(f"cannot find the conf/ folder next to {_HERE} (expected conf/taxonomy.toml)")
 
 
+def conf_path(path: str | Path) -> Path:
+    """The path as given, or (a relative name that does not exist here) the file of that name in conf/."""
+    p = Path(path)
+    return conf_dir() / p if not p.is_absolute() and not p.exists() else p
+
+
 def load_toml(path: str | Path) -> dict[str, Any]:
     """Read one TOML file; a relative name is looked up in conf/. Errors name the file."""
-    p = Path(path)
-    if not p.is_absolute() and not p.exists():
-        p = conf_dir() / p
+    p = conf_path(path)
     try:
         with open(p, "rb") as fh:
             return tomllib.load(fh)

@@ -29,6 +29,7 @@ Label = Annotated[str, member_of(_labels, "a label of conf/taxonomy.toml")]
 Count = Annotated[int, at_least(0)]
 Positive = Annotated[int, at_least(1)]
 Share = Annotated[float, between(0, 1)]
+Seconds = Annotated[float, at_least(0)]
 Ref = Annotated[str, Check(lambda v: ":" in v, "'package.module:attribute'")]
 
 
@@ -39,6 +40,10 @@ class Pipeline:
     stages: tuple[str, ...]
     merge: str
     mode: str
+    note_cpu_budget_s: Seconds  # 0: no limit (deid_core/engine/budget.py)
+    note_cpu_budget_s_per_mb: Seconds
+    window_chars: Annotated[int, at_least(1000)]  # longer notes are tagged in windows (engine/windows.py)
+    window_overlap_chars: Count  # less than half of window_chars (checked with the references)
 
 
 @dataclass(frozen=True)
@@ -72,10 +77,54 @@ class Merge:
     propagate: bool
     propagate_categories: tuple[Category, ...]
     propagate_min_length: Positive
+    propagate_parts: bool
+    propagate_part_min_length: Positive
     propagate_patient: bool
     rule_gate: Share
     rule_gate_sources: tuple[str, ...]
     rule_gate_exempt: tuple[str, ...]
+    nonphi_veto: tuple[Category, ...]
+
+
+@dataclass(frozen=True)
+class NameWeights:
+    """[names.weights]: what each piece of evidence adds to a word's name score (negative: against)."""
+
+    first_name: float
+    last_name: float
+    unknown: float
+    dictionary: float
+    title_case: float
+    title: float
+    relation: float
+    contact: float
+    weak: float
+    credential: float
+    initial: float
+    neighbour: float
+
+
+@dataclass(frozen=True)
+class NameCues:
+    """[names.cues]: the context words of the name net (lower case; phrases of several words allowed)."""
+
+    titles: tuple[str, ...]
+    doctor_titles: tuple[str, ...]
+    relations: tuple[str, ...]
+    contacts: tuple[str, ...]
+    weak: tuple[str, ...]
+    credentials: tuple[str, ...]
+    roles: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class NameNet:
+    """[names]: the name recall net (deid_core/engine/names.py): threshold, window, weights, cues."""
+
+    threshold: Annotated[float, between(0.5, 10)]
+    window: Annotated[int, between(1, 6)]
+    weights: NameWeights
+    cues: NameCues
 
 
 @dataclass(frozen=True)
@@ -90,6 +139,7 @@ class Job:
     name_columns: tuple[str, ...]
     max_quarantine_rate: Share
     progress_interval_s: Annotated[float, at_least(0)]
+    retry_quarantined: tuple[Literal["validate", "tag", "replace"], ...]
 
 
 @dataclass(frozen=True)
@@ -97,7 +147,10 @@ class Testing:
     """[testing]: test-suite hooks, empty = off (refused unless $DEID_TEST_HOOKS=1: app/options.py)."""
 
     fault_note_marker: str
+    pause_after_write: Annotated[str, Check(lambda v: v in ("", "notes", "spans", "quarantine"),
+                                            "'' (off), notes, spans or quarantine")]
 
     def hooks(self) -> dict[str, str]:
         """The hooks that are set (non-empty)."""
-        return {"fault_note_marker": self.fault_note_marker} if self.fault_note_marker else {}
+        hooks = {"fault_note_marker": self.fault_note_marker, "pause_after_write": self.pause_after_write}
+        return {k: v for k, v in hooks.items() if v}

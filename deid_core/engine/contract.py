@@ -1,8 +1,11 @@
 """The stage contract: what each stage needs and adds, as typed per-note state, and the Protocols of
 the steps a Deidentifier composes (stages, merge, cross-note step, replacer, test fault hook).
 
-Stages run in the configured order on one note. Each reads the note's Doc (text, tokens,
-sections) and the NoteState the earlier stages filled, and returns its spans. A stage declares
+Stages run in the configured order, each over a batch of notes (`run_many`) before the next.
+For each note a stage reads its Doc (text, tokens, sections) and the NoteState the earlier
+stages filled, and returns its spans; a note it fails on gets the exception instead (fail
+closed per note), and later stages skip that note. A stage with no batch path runs note by
+note (`PerNoteStage`). A stage declares
 `needs` (what must be in the state before it runs, and why) and `provides` (what it puts there);
 building a Deidentifier whose stages do not provide what a later stage needs is refused.
 """
@@ -22,7 +25,8 @@ from deid_core.spans import Span
 # What a stage can put in the NoteState, and the stage of conf/deidentify.toml that does.
 RULE_SPANS = "rule spans"  # NoteState.rule_spans: the rule tagger's spans (CRF rule_hits features)
 CRF_MARGINALS = "CRF marginals"  # NoteState.crf: per-token PHI marginals (the merge's rule gate)
-PROVIDED_BY = {RULE_SPANS: "rules", CRF_MARGINALS: "crf"}
+NONPHI_SPANS = "non-PHI contexts"  # NoteState.nonphi: suppressor hits (the merge's veto on CRF spans)
+PROVIDED_BY = {RULE_SPANS: "rules", CRF_MARGINALS: "crf", NONPHI_SPANS: "rules"}
 
 
 @dataclass(frozen=True)
@@ -40,6 +44,7 @@ class NoteState:
     spans: dict[str, list[Span]] = field(default_factory=dict)  # by stage name
     rule_spans: list[Span] | None = None  # RULE_SPANS
     crf: CrfMarginals | None = None  # CRF_MARGINALS
+    nonphi: list[Span] | None = None  # NONPHI_SPANS, sorted by start
 
 
 def rule_spans_of(state: NoteState, stage: str, required: bool) -> Sequence[Span]:
@@ -51,6 +56,9 @@ def rule_spans_of(state: NoteState, stage: str, required: bool) -> Sequence[Span
     return state.rule_spans
 
 
+Outcome = list[Span] | Exception  # one note's result in a batch: its spans, or what its stage raised
+
+
 class Stage(Protocol):
     """A tagger in the pipeline: finds PHI spans in a note, given what earlier stages found."""
 
@@ -59,6 +67,30 @@ class Stage(Protocol):
     provides: frozenset[str]
 
     def run(self, doc: Doc, state: NoteState) -> list[Span]: ...
+
+    def run_many(self, docs: Sequence[Doc], states: Sequence[NoteState]) -> list[Outcome]: ...
+
+
+def spans_or_raise(outcome: Outcome) -> list[Span]:
+    """The spans of one note's outcome; its exception re-raised."""
+    if isinstance(outcome, Exception):
+        raise outcome
+    return outcome
+
+
+class PerNoteStage:
+    """Mixin for a stage with no batch path: run_many calls run() note by note."""
+
+    def run_many(self, docs: Sequence[Doc], states: Sequence[NoteState]) -> list[Outcome]:
+        """run() for each note; a note that raises gets its exception (the others proceed)."""
+        out: list[Outcome] = []
+        run = self.run  # type: ignore[attr-defined]  # the stage's own run()
+        for doc, state in zip(docs, states, strict=True):
+            try:
+                out.append(run(doc, state))
+            except Exception as exc:  # noqa: BLE001 - fail closed for this note only
+                out.append(exc)
+        return out
 
 
 class CrossNoteStep(Protocol):
@@ -73,6 +105,10 @@ class MergeStep(Protocol):
     def __call__(self, spans: Sequence[Span], doc: Doc, state: NoteState) -> list[Span]: ...
 
     def cross_note(self) -> CrossNoteStep | None: ...
+
+    def whole_note(self, spans: list[Span], text: str) -> list[Span]:
+        """The note-wide steps (type agreement, propagation) redone over a note tagged in windows."""
+        ...
 
 
 class Replacer(Protocol):

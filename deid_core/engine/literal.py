@@ -12,13 +12,13 @@ import regex
 
 from deid_core.config import Config
 from deid_core.doc import Doc
-from deid_core.engine.contract import NoteState
+from deid_core.engine.contract import NoteState, PerNoteStage
 from deid_core.spans import Span
 
 _DATE = regex.compile(r"\b\d{1,2}/\d{1,2}/\d{2,4}\b")
 
 
-class LiteralTagger:
+class LiteralTagger(PerNoteStage):
     """Finds each known-PHI value of the note verbatim (word-bounded) and m/d/y dates."""
 
     name = "literal"

@@ -5,8 +5,8 @@
 - union (max recall): overlapping spans become one span covering their union; the label is
   the highest-priority source's (then the longest span's).
 Then, with the document at hand (seed 000 §3.3.4): type agreement (one label per surface
-string: the majority, ties to priority) and propagation (other whole-token occurrences of a
-tagged name or location string in the same note are tagged too).
+string: the majority, ties to priority) and propagation (engine/propagation.py: other whole-word
+occurrences of a tagged name or location string, and of the words of a name, are tagged too).
 Configured by the [merge] table of the pipeline configuration.
 """
 
@@ -15,23 +15,15 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from fnmatch import fnmatchcase
-
-import regex
 
 from deid_core import taxonomy
 from deid_core.config import Config
 from deid_core.config import Merge as MergeOptions
 from deid_core.doc import Doc
 from deid_core.engine.contract import CrfMarginals, NoteState
-from deid_core.gazetteers import is_common
+from deid_core.engine.propagation import PatientPropagation, propagate_note, source_kind
 from deid_core.spans import Span, default_rank, resolve_overlaps, sort_spans
-
-
-def source_kind(source: str) -> str:
-    """The family of a span source ('crf:single' -> 'crf', 'rules:date' -> 'rules')."""
-    return source.split(":", 1)[0].split("/", 1)[0]
 
 
 class Merger:
@@ -55,17 +47,26 @@ class Merger:
         return self._pri.get(source_kind(s.source), self._unknown)
 
     def is_rule(self, s: Span) -> bool:
-        """True for spans that are not from a CRF."""
-        return not source_kind(s.source).startswith("crf")
+        """True for spans of the rules (not a CRF, not the name net)."""
+        kind = source_kind(s.source)
+        return not kind.startswith("crf") and kind != "names"
 
     def cross_note(self) -> PatientPropagation | None:
         """Names and places spread across a patient's notes when [merge] propagate_patient is on."""
         return PatientPropagation(self.options) if self.options.propagate_patient else None
 
+    def whole_note(self, spans: list[Span], text: str) -> list[Span]:
+        """Type agreement and propagation over a whole note tagged in windows (engine/windows.py)."""
+        if self.options.reconcile or self.options.propagate:
+            return reconcile(spans, text, self)
+        return spans
+
     def __call__(self, spans: Sequence[Span], doc: Doc | None = None, state: NoteState | None = None) -> list[Span]:
         gate = self.options.rule_gate
         if gate > 0 and doc is not None and state is not None and state.crf is not None:
             spans = gate_rules(spans, doc, state.crf, gate, self)
+        if state is not None and state.nonphi and self.options.nonphi_veto:
+            spans = veto_nonphi(spans, state.nonphi, self)
         merged = POLICIES[self.policy](self, spans)
         if doc is not None and (self.options.reconcile or self.options.propagate):
             merged = reconcile(merged, doc.text, self)
@@ -97,6 +98,27 @@ def gate_rules(spans: Sequence[Span], doc: Doc, crf: CrfMarginals, gate: float, 
         i, j = bisect_right(ends, s.start), bisect_left(starts, s.end)
         if i >= j or max(phi[i:j]) >= gate:
             out.append(s)
+    return out
+
+
+def veto_nonphi(spans: Sequence[Span], nonphi: Sequence[Span], m: Merger) -> list[Span]:
+    """Drop tagger (CRF, name net) spans of the [merge] nonphi_veto categories that lie inside a
+    non-PHI context the rules recognised (vent settings "PS 10/5", pain "5/10", fractions "1/3 up").
+
+    Rule spans were already weighed against the suppressors by priority in the rules stage.
+    `nonphi` is sorted by start; suppressor hits are short, so only those starting within the
+    longest one's length before a span can hold it.
+    """
+    cats = set(m.options.nonphi_veto)
+    starts = [s.start for s in nonphi]
+    longest = max(s.end - s.start for s in nonphi)
+    out = []
+    for s in spans:
+        if not m.is_rule(s) and taxonomy.category_of(s.label) in cats:
+            lo, hi = bisect_left(starts, s.start - longest), bisect_right(starts, s.start)
+            if any(nonphi[k].end >= s.end for k in range(lo, hi)):
+                continue
+        out.append(s)
     return out
 
 
@@ -156,82 +178,8 @@ def reconcile(spans: list[Span], text: str, m: Merger) -> list[Span]:
             spans = [s.with_label(fixed[k]) if (k := text[s.start:s.end].lower()) in fixed and s.label != fixed[k] else s
                      for s in spans]
     if opts.propagate and spans:
-        spans = _propagate(spans, text, opts)
+        spans = propagate_note(spans, text, opts)
     return spans
-
-
-def _propagate(spans: list[Span], text: str, opts: MergeOptions) -> list[Span]:
-    return add_occurrences(spans, text, propagation_strings(spans, text, opts), "crf:propagate")
-
-
-def propagation_strings(spans: Sequence[Span], text: str, opts: MergeOptions, *,
-                        skip_common: bool = False) -> dict[str, str]:
-    """Surface string (lower case) -> label of the spans propagation may repeat elsewhere.
-
-    `skip_common`: leave out strings made only of dictionary or clinical words ("Bay", "Holy
-    Cross"), which are repeated only inside the note where they were found.
-    """
-    cats = set(opts.propagate_categories)
-    min_len = opts.propagate_min_length
-    strings: dict[str, str] = {}
-    for s in spans:
-        surface = text[s.start:s.end]
-        if len(surface) >= min_len and surface[0].isalpha() and taxonomy.category_of(s.label) in cats:
-            low = surface.lower()
-            if skip_common and all(is_common(w) for w in regex.findall(r"[\p{L}'’]+", low)):
-                continue
-            strings.setdefault(low, s.label)
-    return strings
-
-
-def occurrence_pattern(strings: dict[str, str]) -> regex.Pattern:
-    """Whole-word, case-insensitive alternation of the strings, longest first."""
-    alternation = "|".join(regex.escape(k) for k in sorted(strings, key=len, reverse=True))
-    return regex.compile(rf"(?<![\p{{L}}\p{{N}}])(?:{alternation})(?![\p{{L}}\p{{N}}])", regex.I)
-
-
-def add_occurrences(spans: list[Span], text: str, strings: dict[str, str], source: str,
-                    pat: regex.Pattern | None = None) -> list[Span]:
-    """`spans` plus every untagged whole-word occurrence of `strings` in `text` (label from the map)."""
-    if not strings:
-        return spans
-    pat = pat or occurrence_pattern(strings)
-    ordered = sort_spans(spans)  # non-overlapping: one bisection finds the only candidate
-    starts, ends = [s.start for s in ordered], [s.end for s in ordered]
-    added: list[Span] = []
-    for mt in pat.finditer(text):
-        a, b = mt.span()
-        i = bisect_right(ends, a)
-        if i < len(starts) and starts[i] < b:
-            continue
-        added.append(Span(a, b, strings[mt.group(0).lower()], source, 0.5))
-    return sort_spans(spans + added) if added else spans
-
-
-def propagate_patient(notes: Sequence[tuple[str, list[Span]]], opts: MergeOptions) -> list[list[Span]]:
-    """Across one patient's notes: a name or place tagged in one note is tagged in the others too.
-
-    Seed 000's document-level propagation extended to the patient: the people and places of
-    a stay recur from note to note, and a surrogate must replace every mention. Strings made
-    only of dictionary words are not carried across notes (see propagation_strings).
-    """
-    strings: dict[str, str] = {}
-    for text, spans in notes:
-        for k, v in propagation_strings(spans, text, opts, skip_common=True).items():
-            strings.setdefault(k, v)
-    pat = occurrence_pattern(strings) if strings else None  # compiled once for the patient's notes
-    return [add_occurrences(list(spans), text, strings, "patient:propagate", pat) for text, spans in notes]
-
-
-@dataclass(frozen=True)
-class PatientPropagation:
-    """The merge's cross-note step (a CrossNoteStep): propagate_patient over one patient's notes."""
-
-    options: MergeOptions
-
-    def spread(self, notes: Sequence[tuple[str, list[Span]]]) -> list[list[Span]]:
-        """New spans per note: each note's own plus the other notes' names and places found in it."""
-        return propagate_patient(notes, self.options)
 
 
 def _factory(policy: str) -> Callable[[Config], Merger]:

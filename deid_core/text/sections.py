@@ -28,9 +28,10 @@ def _header_pattern() -> tuple[regex.Pattern, dict[str, str]]:
         for form in forms:
             canon.setdefault(form.lower(), name)
     alternation = "|".join(regex.escape(f) for f in sorted(canon, key=len, reverse=True))
-    # At a line start; followed by ':' / ' -' / end of line. One-letter forms need the colon.
+    # At a line start; followed by ':' / ' -' / end of line. One-letter forms need the colon. The
+    # indentation is taken possessively: a long run of spaces is not re-tried at each of its positions.
     pat = regex.compile(
-        rf"(?im)^[ \t]*(?P<h>{alternation})[ \t]*(?::|[ \t]-[ \t]|(?=\r?$))",
+        rf"(?im)^[ \t]*+(?P<h>{alternation})[ \t]*(?::|[ \t]-[ \t]|(?=\r?$))",
     )
     return pat, canon
 

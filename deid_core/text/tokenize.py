@@ -18,13 +18,16 @@ from typing import NamedTuple
 import regex
 
 # Group 1: whitespace before the token; group 2: the token. Letter runs: non-lower-case
-# letters then lower-case ones (marks stick to the letter before them).
+# letters then lower-case ones (marks stick to the letter before them). Linear time: the
+# whitespace is taken possessively and trailing whitespace ends in an empty token at the end of
+# the text (\Z) instead of failing there and being rescanned from every later position.
 _TOKEN_RE = regex.compile(
-    r"(\s*)("
+    r"(\s*+)("
     r"(?:[\p{L}--\p{Ll}]\p{M}*)+(?:\p{Ll}\p{M}*)*"
     r"|(?:\p{Ll}\p{M}*)+"
     r"|\p{Nd}+"
     r"|\S"
+    r"|\Z"
     r")",
     regex.V1,
 )
@@ -32,12 +35,15 @@ _TOKEN_RE = regex.compile(
 # The same tokens on ASCII text: whitespace then one token per match (no groups, so findall
 # returns plain strings). The whitespace set is `regex`'s \s on ASCII (not \x1c-\x1f).
 _ASCII_WS = " \t\n\x0b\x0c\r"
-_ASCII_CHUNK_RE = re.compile(r"[ \t\n\x0b\x0c\r]*(?:[A-Z]+[a-z]*|[a-z]+|[0-9]+|[^ \t\n\x0b\x0c\r])")
+_ASCII_CHUNK_RE = re.compile(r"[ \t\n\x0b\x0c\r]*+(?:[A-Z]+[a-z]*|[a-z]+|[0-9]+|[^ \t\n\x0b\x0c\r]|\Z)")
 
 # A sentence ends after . ! ? (plus closing quotes/brackets) followed by whitespace, after a
-# colon that ends a line, at a blank line, and at a line that starts with a bullet.
+# colon that ends a line, at a blank line, and at a line that starts with a bullet. Linear time:
+# a run of end marks is entered at its first mark only (look-behind) and taken possessively, so a
+# long run of dots is not rescanned from each of its positions.
 _SENT_END_RE = regex.compile(
-    r"[.!?]+[\"')\]]*(?=\s)|:[ \t]*(?=\r?\n)|\r?\n[ \t]*(?=\r?\n)|(?<=\n)(?=[ \t]*(?:[-*•]|\d+[.)])[ \t])",
+    r"(?<![.!?])[.!?]++[\"')\]]*+(?=\s)|:[ \t]*+(?=\r?\n)|\r?\n[ \t]*+(?=\r?\n)"
+    r"|(?<=\n)(?=[ \t]*+(?:[-*•]|\d++[.)])[ \t])",
     regex.V1,
 )
 
@@ -54,6 +60,8 @@ def token_offsets(text: str) -> tuple[list[str], list[int], list[int]]:
     """Parallel lists (token texts, starts, ends): the fast form for feature extraction."""
     if text.isascii():
         chunks = _ASCII_CHUNK_RE.findall(text)
+        while chunks and not chunks[-1].lstrip(_ASCII_WS):  # trailing whitespace / empty match at \Z
+            chunks.pop()
         toks = list(map(str.lstrip, chunks, repeat(_ASCII_WS)))
         ends = list(accumulate(map(len, chunks)))
         return toks, list(map(sub, ends, map(len, toks))), ends
@@ -63,6 +71,8 @@ def token_offsets(text: str) -> tuple[list[str], list[int], list[int]]:
 def _unicode_token_offsets(text: str) -> tuple[list[str], list[int], list[int]]:
     """token_offsets for any text, through the Unicode-aware `regex` pattern."""
     pairs = _TOKEN_RE.findall(text)
+    while pairs and not pairs[-1][1]:  # trailing whitespace / empty match at \Z
+        pairs.pop()
     if not pairs:
         return [], [], []
     toks = [t for _, t in pairs]

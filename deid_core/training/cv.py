@@ -9,7 +9,7 @@ from pathlib import Path
 
 from deid_core.config import Config, CrfSettings
 from deid_core.doc import Doc
-from deid_core.engine.contract import MergeStep, NoteState, Stage, check_stages
+from deid_core.engine.contract import MergeStep, NoteState, Stage, check_stages, spans_or_raise
 from deid_core.engine.crf.chars import CharCrfTagger, load_char_model
 from deid_core.engine.crf.tagger import CrfTagger, load_models
 from deid_core.engine.crossnote import spread_across_notes
@@ -55,15 +55,21 @@ def cv_stage_spans(
             char_model = load_char_model(bundle, conf.tagging.cache_size)
             if char_model:
                 stages.append(CharCrfTagger(char_model, needs_rules=use_rules))
+            stages += [build_stage(deid_config, s, bundle) for s in extra_stages(deid_config)]
             check_stages(stages)
-            for n in test_notes:
-                doc, state = Doc(n), NoteState()
-                state.spans["rules"] = []  # scored as a stage even when not run
-                for stage in stages:
-                    state.spans[stage.name] = stage.run(doc, state)
-                out[n.note_id] = state
+            docs = [Doc(n) for n in test_notes]  # the fold's held-out notes as one batch
+            states = [NoteState(spans={"rules": []}) for _ in test_notes]  # rules scored even when not run
+            for stage in stages:
+                for state, found in zip(states, stage.run_many(docs, states), strict=True):
+                    state.spans[stage.name] = spans_or_raise(found)
+            out.update(zip([n.note_id for n in test_notes], states, strict=True))
         log.info("fold %d/%d: %d train notes, %d test notes", fi + 1, k, len(train_notes), len(test_notes))
     return out
+
+
+def extra_stages(config: Config) -> list[str]:
+    """Configured stages after the taggers CV builds itself (rules, crf, crf_char): the name net."""
+    return [s for s in config.pipeline.stages if s not in ("rules", "crf", "crf_char")]
 
 
 def merged_predictions(notes: Sequence[Note], staged: StageStates, merger: MergeStep,
@@ -74,7 +80,8 @@ def merged_predictions(notes: Sequence[Note], staged: StageStates, merger: Merge
         state = staged[n.note_id]
         found = [s for st in stages for s in state.spans.get(st, [])]
         # the merge sees the CRF marginals only when the CRF's spans are merged
-        view = NoteState(crf=state.crf if "crf" in stages else None)
+        view = NoteState(crf=state.crf if "crf" in stages else None,
+                         nonphi=state.nonphi if "rules" in stages else None)
         spans = merger(found, Doc(n), view)
         validate_spans(spans, len(n.text))
         merged.append(spans)
@@ -124,6 +131,7 @@ def run_cv(notes, gold, conf: CrfSettings, dconf: Config, k, *, extra, c1=None, 
     stages = ["rules", "crf"] if use_rules else ["crf"]
     if "crf_char" in dconf.pipeline.stages and any("crf_char" in v.spans for v in staged.values()):
         stages.append("crf_char")  # the char CRF is scored when the configured pipeline runs it
+    stages += extra_stages(dconf)
     report = score(notes, gold, merged_predictions(notes, staged, merger, stages))
     report["crf_only"] = score(notes, gold, merged_predictions(notes, staged, merger, ["crf"]))
     report["setup"] = {"folds": k, "merge": merge_name, "grouped_by": "patient", "notes": len(notes),

@@ -13,7 +13,7 @@ from pathlib import Path
 import pycrfsuite
 
 from deid_core import taxonomy
-from deid_core.bundle import BUNDLE_FORMAT, Bundle, content_id, load_bundle
+from deid_core.bundle import BUNDLE_FORMAT, Bundle, content_id, file_digests, load_bundle
 from deid_core.config import CrfSettings, crf_settings
 from deid_core.doc import Doc
 from deid_core.engine.crf.chars import CHAR_FEATURES_VERSION, char_sequences, is_char_model
@@ -181,6 +181,7 @@ def train_bundle(
         },
     }
     (out_dir / "bundle.json").write_text("{}")
+    manifest["files"] = file_digests(out_dir)  # size + SHA-256 of every file, checked at load (bundle.py)
     manifest["id"] = content_id(out_dir)
     (out_dir / "bundle.json").write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
     return load_bundle(out_dir)

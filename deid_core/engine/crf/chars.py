@@ -30,7 +30,7 @@ import pycrfsuite
 from deid_core.config import Config, CrfSettings
 from deid_core.config.crf import Model
 from deid_core.doc import Doc
-from deid_core.engine.contract import RULE_SPANS, NoteState, rule_spans_of
+from deid_core.engine.contract import RULE_SPANS, NoteState, PerNoteStage, rule_spans_of
 from deid_core.engine.crf.features import (
     gazetteer_names,
     known_name_tokens,
@@ -38,6 +38,7 @@ from deid_core.engine.crf.features import (
     short_shape,
 )
 from deid_core.engine.crf.labels import check_scheme, decode, encode
+from deid_core.engine.crf.versions import open_model
 from deid_core.spans import Span, trim_span
 
 log = logging.getLogger(__name__)
@@ -315,7 +316,7 @@ class CharModel:
         self.name = name
         self.entry = entry
         self.tagger = pycrfsuite.Tagger()
-        self.tagger.open(str(model_path))
+        open_model(self.tagger, Path(model_path))  # refuses a truncated file instead of crashing
         known = {attr for attr, _ in self.tagger.info().state_features}
         self.extractor = CharFeatureExtractor(entry["features"], int(entry.get("window", 2)), cache_size, known)
 
@@ -327,7 +328,7 @@ class CharModel:
         return decode_chars(doc, tags, source)
 
 
-class CharCrfTagger:
+class CharCrfTagger(PerNoteStage):
     """Pipeline stage `crf_char`: the bundle's char-level CRF; spans with source 'crf_char:<model>'.
 
     Needs the rule spans when its model was trained with rule_hits features (`needs_rules`).

@@ -160,12 +160,16 @@ class FeatureExtractor:
         self.cache[token] = e
         return e
 
+    def entries(self, toks: Sequence[str]) -> list[TypeEntry]:
+        """The cached per-type entry of each token."""
+        get = self.cache.get
+        return [get(t) or self.entry(t) for t in toks]
+
     def extract(self, doc: Doc, rule_spans: Sequence[Span] = ()) -> list[list[str]]:
         """Feature lists, one per token of doc.tokens."""
-        toks, starts, ends = doc.tokens
+        toks = doc.tokens[0]
         n = len(toks)
-        get = self.cache.get
-        ents = [get(t) or self.entry(t) for t in toks]
+        ents = self.entries(toks)
         # columns: own strings, then each window offset's (shared, pre-built) neighbour strings
         cols: list[list[list[str]]] = [[e.own for e in ents]]
         for o, _ in self.offsets:
@@ -174,18 +178,24 @@ class FeatureExtractor:
                 cols.append([pad] * min(-o, n) + [e.win[o] for e in ents[: max(n + o, 0)]])
             else:
                 cols.append([e.win[o] for e in ents[o:]] + [pad] * min(o, n))
-        cols.append(self._ngrams(ents))
+        cols.append(self.ngrams(ents))
         if len(cols) == 6:  # the usual window of 2: one list display per token
             feats = [[*a, *b, *c, *d, *e, *f] for a, b, c, d, e, f in zip(*cols, strict=True)]
         else:
             feats = [list(chain.from_iterable(row)) for row in zip(*cols, strict=True)]
-        if self.doc_fns:
-            ctx = DocContext(doc, toks, starts, ends, rule_spans, self.gazetteer, [e.low for e in ents])
-            for fn in self.doc_fns:
-                fn(ctx, feats)
+        self.add_doc_features(doc, rule_spans, feats, [e.low for e in ents])
         return feats
 
-    def _ngrams(self, ents: list[TypeEntry]) -> list[list[str]]:
+    def add_doc_features(self, doc: Doc, rule_spans: Sequence[Span], feats: list[list[str]],
+                         lows: list[str] | None = None) -> None:
+        """Append the doc families' strings (not filtered by `known`) to each token's list in `feats`."""
+        if self.doc_fns:
+            toks, starts, ends = doc.tokens
+            ctx = DocContext(doc, toks, starts, ends, rule_spans, self.gazetteer, lows)
+            for fn in self.doc_fns:
+                fn(ctx, feats)
+
+    def ngrams(self, ents: list[TypeEntry]) -> list[list[str]]:
         """Per token: word bigrams (wb: with the previous word, wf: with the next) then shape n-grams.
 
         Lists may be shared between tokens (read-only). At tagging time only strings the model
@@ -196,22 +206,11 @@ class FeatureExtractor:
         empty: list[str] = []
         if self.shape_ngram and n:
             cs = [e.cshape for e in ents]
-            tri = self.trigrams
-            tget = tri.get
+            tget = self.trigrams.get
             out = []
             for key in zip(["<S>", *cs[:-1]], cs, [*cs[1:], "<E>"], strict=True):
                 t = tget(key)
-                if t is None:
-                    a, b, c = key
-                    t = [f"sb={a}|{b}", f"st={a}|{b}|{c}"]
-                    if known is not None:
-                        t = [x for x in t if x in known]
-                    if self.as_bytes:
-                        t = [x.encode() for x in t]
-                    if len(tri) >= self.cache_size:
-                        tri.clear()
-                    tri[key] = t
-                out.append(t)
+                out.append(self.shape_ngrams(key) if t is None else t)
         else:
             out = [empty] * n
         if not (self.word_bigram and n):
@@ -232,16 +231,38 @@ class FeatureExtractor:
             return out
         extra: dict[int, list[str]] = {}
         for i in pairs:
-            a, b = (lows[i - 1] if i else "<S>"), lows[i]
-            wb, wf = f"wb={a}|{b}", f"wf={a}|{b}"
-            if wb in known:
+            wb, wf = self.word_pair(lows[i - 1] if i else "<S>", lows[i])
+            if wb is not None:
                 extra.setdefault(i, [None, None])[0] = wb
-            if i and wf in known:
+            if i and wf is not None:
                 extra.setdefault(i - 1, [None, None])[1] = wf
         for i, (wb, wf) in extra.items():
             bg = [x for x in (wb, wf) if x is not None]
             out[i] = ([x.encode() for x in bg] if self.as_bytes else bg) + out[i]
         return out
+
+    def shape_ngrams(self, key: tuple[str, str, str]) -> list[str]:
+        """Shape bigram and trigram strings of (previous, own, next) compressed shapes ('<S>' / '<E>'
+        past the note's ends), filtered and encoded like the cached strings; cached per key."""
+        t = self.trigrams.get(key)
+        if t is None:
+            a, b, c = key
+            t = [f"sb={a}|{b}", f"st={a}|{b}|{c}"]
+            if self.known is not None:
+                t = [x for x in t if x in self.known]
+            if self.as_bytes:
+                t = [x.encode() for x in t]
+            if len(self.trigrams) >= self.cache_size:
+                self.trigrams.clear()
+            self.trigrams[key] = t
+        return t
+
+    def word_pair(self, a: str, b: str) -> tuple[str | None, str | None]:
+        """Tagging time: the word pair (a, b)'s bigram strings the model knows (else None): wb, on b's
+        token, and wf, on a's token."""
+        wb, wf = f"wb={a}|{b}", f"wf={a}|{b}"
+        known = self.known if self.known is not None else (wb, wf)
+        return (wb if wb in known else None), (wf if wf in known else None)
 
 
 def easyadapt(feats: list[list[str]], domain: str) -> list[list[str]]:

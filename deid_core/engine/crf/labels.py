@@ -9,7 +9,7 @@ label: lossless like BIO, with B- tags only for the labels where that happens.
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from deid_core.spans import Span
 
@@ -93,3 +93,12 @@ def mention_counts(tags: Sequence[str]) -> dict[str, int]:
     for _, _, label in decode(tags, range(len(tags)), range(len(tags))):
         out[label] = out.get(label, 0) + 1
     return out
+
+
+def recall_knob(tags: list[str], positions: Sequence[int], best: Callable[[int], str], begin: str) -> None:
+    """Recall knob: each Viterbi-O token at `positions` (in order) takes its most probable PHI tag's label,
+    continuing the previous token's label (I-) or starting one (`begin`: B- or I-)."""
+    for i in positions:
+        label = tag_label(best(i))
+        prev = tag_label(tags[i - 1]) if i else ""
+        tags[i] = ("I-" if prev == label else begin) + label

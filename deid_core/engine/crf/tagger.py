@@ -13,17 +13,25 @@ from types import MappingProxyType
 import pycrfsuite
 
 from deid_core.config import Config
+from deid_core.config.crf import Scorer
 from deid_core.doc import Doc
 from deid_core.engine.contract import (
     CRF_MARGINALS,
     RULE_SPANS,
     CrfMarginals,
     NoteState,
+    Outcome,
     rule_spans_of,
+    spans_or_raise,
 )
+from deid_core.engine.crf.batch import BatchPredictor, outliers
 from deid_core.engine.crf.clusters import load_clusters
+from deid_core.engine.crf.emissions import Emissions
 from deid_core.engine.crf.features import FeatureConfig, FeatureExtractor, easyadapt
-from deid_core.engine.crf.labels import decode, tag_label
+from deid_core.engine.crf.labels import decode, recall_knob
+from deid_core.engine.crf.scorer import read_weights
+from deid_core.engine.crf.versions import open_model
+from deid_core.engine.guards import guard_line_breaks
 from deid_core.spans import Span
 
 log = logging.getLogger(__name__)
@@ -40,53 +48,89 @@ class ModelSpec:
     categories: list[str]
 
 
+Prediction = tuple[list[str], list[float]]  # Viterbi tags (recall knob applied), per-token PHI marginal
+Tagged = tuple[list[Span], CrfMarginals | None]  # a note's spans and, when computed, its PHI marginals
+
+
 class CrfModel:
-    """One crfsuite model and its feature extractor."""
+    """One crfsuite model and its feature extractor, scored by numpy (batches) or by crfsuite (per note)."""
 
     def __init__(self, spec: ModelSpec, model_path: Path, clusters: dict | None, cache_size: int,
                  domain: str = "", tag_counts: dict[str, int] | None = None,
-                 mention_counts: dict[str, int] | None = None) -> None:
+                 mention_counts: dict[str, int] | None = None, scorer: Scorer = "numpy",
+                 batch_tokens: int = 32_768) -> None:
         self.spec = spec
         self.tag_counts = dict(tag_counts or {})
         self.mention_counts = dict(mention_counts or {})
         self.tagger = pycrfsuite.Tagger()
-        self.tagger.open(str(model_path))
+        open_model(self.tagger, Path(model_path))  # refuses a truncated file instead of crashing
         self.labels = [x for x in self.tagger.labels()]
         self.phi_labels = [x for x in self.labels if x != "O"]
         # prefix of a tag the recall knob starts: B- unless the model has none (IO scheme)
         self.begin = "B-" if any(x.startswith("B-") for x in self.labels) else "I-"
         self.domain = domain
-        known = {attr for attr, _ in self.tagger.info().state_features}
-        if domain:
-            pre = domain + "|"
-            known |= {a[len(pre):] for a in known if a.startswith(pre)}
+        self.batch: BatchPredictor | None = None
+        if scorer == "numpy":
+            weights = read_weights(model_path)
+            weights = weights.with_domain(domain) if domain else weights
+            known = set(weights.attributes)
+        else:
+            known = {attr for attr, _ in self.tagger.info().state_features}
+            if domain:
+                pre = domain + "|"
+                known |= {a[len(pre):] for a in known if a.startswith(pre)}
         self.extractor = FeatureExtractor(FeatureConfig(spec.families, spec.window), clusters, cache_size,
-                                          known=known, as_bytes=not domain)
+                                          known=known, as_bytes=scorer == "crfsuite" and not domain)
+        if scorer == "numpy":
+            self.batch = BatchPredictor(weights, Emissions(weights, self.extractor, cache_size), self.begin,
+                                        batch_tokens)
 
     def features(self, doc: Doc, rule_spans: Sequence[Span]) -> list[list[str]]:
         """Feature lists of a doc (EasyAdapt target copy when the model was trained with domains)."""
         feats = self.extractor.extract(doc, rule_spans)
         return easyadapt(feats, self.domain) if self.domain else feats
 
-    def predict(self, feats: list[list[str]], threshold: float = 1.0,
-                marginals: bool = False) -> tuple[list[str], list[float]]:
-        """Viterbi tags and per-token PHI marginal; tokens above `threshold` get their best PHI tag."""
+    def predict(self, feats: list[list[str]], threshold: float = 1.0, marginals: bool = False,
+                gate: Sequence[int] = ()) -> Prediction:
+        """crfsuite, one note: Viterbi tags and per-token PHI marginal; tokens above `threshold` get
+        their best PHI tag. Without marginals (threshold 1): phi 1.0 on PHI tags, else 0.0, except at `gate`."""
         if not feats:
             return [], []
         tags = self.tagger.tag(feats)
-        if threshold >= 1.0 and not marginals:
-            return tags, [0.0 if t == "O" else 1.0 for t in tags]
         marg = self.tagger.marginal
+        if threshold >= 1.0 and not marginals:
+            phi = [0.0 if t == "O" else 1.0 for t in tags]
+            for i in gate:
+                phi[i] = 1.0 - marg("O", i)
+            return tags, phi
         n = len(tags)
         phi = [1.0 - p for p in map(marg, repeat("O", n), range(n))]
         # Viterbi O above the threshold: the best PHI tag, continuing the previous token's label.
         # Only these few tokens look at the other labels' marginals.
-        for i in [i for i, p in enumerate(phi) if p > threshold and tags[i] == "O"]:
-            best = max(self.phi_labels, key=lambda lab, i=i: marg(lab, i))
-            label = tag_label(best)
-            prev = tag_label(tags[i - 1]) if i else ""
-            tags[i] = ("I-" if prev == label else self.begin) + label
+        knob = [i for i, p in enumerate(phi) if p > threshold and tags[i] == "O"]
+        recall_knob(tags, knob, lambda i: max(self.phi_labels, key=lambda lab: marg(lab, i)), self.begin)
         return tags, phi
+
+    def predict_many(self, docs: Sequence[Doc], rules: Sequence[Sequence[Span]], threshold: float = 1.0,
+                     marginals: bool = False, gates: Sequence[Sequence[int]] | None = None,
+                     ) -> list[Prediction | Exception]:
+        """predict() for several notes from their docs: per note (tags, phi), or the exception it raised."""
+        gates = gates if gates is not None else [()] * len(docs)
+        out: list[Prediction | Exception] = [([], [])] * len(docs)
+        alone: Sequence[int] | set[int] = range(len(docs))
+        if self.batch is not None:  # the batch, but for outliers in length: cheaper note by note
+            alone = outliers([len(d.tokens[0]) for d in docs], self.batch.max_tokens)
+            batch = [i for i in range(len(docs)) if i not in alone]
+            preds = self.batch.predict_many([docs[i] for i in batch], [rules[i] for i in batch], threshold,
+                                            marginals, [gates[i] for i in batch])
+            for i, pred in zip(batch, preds, strict=True):
+                out[i] = pred
+        for i in sorted(alone):
+            try:
+                out[i] = self.predict(self.features(docs[i], rules[i]), threshold, marginals, gates[i])
+            except Exception as exc:  # noqa: BLE001 - fail closed for this note only
+                out[i] = exc
+        return out
 
 
 def learned_categories(models: Sequence[CrfModel], min_examples: int) -> frozenset[str]:
@@ -146,35 +190,76 @@ class CrfTagger:
         return rule_spans_of(state, self.name, bool(self.needs)) if self.uses_rules else ()
 
     def run(self, doc: Doc, state: NoteState) -> list[Span]:
-        """The stage: spans of every model; the marginals go to the state for the merge's rule gate."""
-        spans, marginals = self.tag(doc, self.rule_spans(state))
-        if marginals is not None:
-            state.crf = marginals
-        return spans
+        """The stage on one note: spans of every model; the marginals go to the state for the merge's rule gate."""
+        return spans_or_raise(self.run_many([doc], [state])[0])
 
-    def tag(self, doc: Doc, rules: Sequence[Span] = ()) -> tuple[list[Span], CrfMarginals | None]:
+    def run_many(self, docs: Sequence[Doc], states: Sequence[NoteState]) -> list[Outcome]:
+        """The stage on a batch (one numpy batch per model): per note its spans, or its exception."""
+        out: list[Outcome] = [[] for _ in docs]
+        rules: dict[int, Sequence[Span]] = {}
+        for i, state in enumerate(states):
+            try:
+                rules[i] = self.rule_spans(state)
+            except Exception as exc:  # noqa: BLE001 - fail closed for this note only
+                out[i] = exc
+        live = list(rules)
+        for i, res in zip(live, self.tag_many([docs[i] for i in live], [rules[i] for i in live]), strict=True):
+            if isinstance(res, Exception):
+                out[i] = res
+                continue
+            out[i], marginals = res
+            if marginals is not None:
+                states[i].crf = marginals
+        return out
+
+    def tag(self, doc: Doc, rules: Sequence[Span] = ()) -> Tagged:
         """PHI spans found by every model (may overlap across models; the merge resolves), and the
         per-token PHI marginals when they were computed (recall knob, kept, or under gated rules)."""
-        _, starts, ends = doc.tokens
-        if not starts:
-            return [], None
+        (res,) = self.tag_many([doc], [rules])
+        if isinstance(res, Exception):
+            raise res
+        return res
+
+    def tag_many(self, docs: Sequence[Doc], rules: Sequence[Sequence[Span]]) -> list[Tagged | Exception]:
+        """tag() for several notes at once (one batch per model): per note its result or its exception."""
+        out: list[Tagged | Exception] = [([], None) for _ in docs]
         full = self.threshold < 1.0 or self.keep_marginals
-        gate_pos = [] if full or not self.gate else self._gate_positions(doc, rules)
-        out: list[Span] = []
-        doc_phi: list[float] | None = None
+        live: list[int] = []
+        gates: list[list[int]] = []
+        for i, doc in enumerate(docs):
+            try:
+                if not doc.tokens[1]:
+                    continue
+                gates.append([] if full or not self.gate else self._gate_positions(doc, rules[i]))
+                live.append(i)
+            except Exception as exc:  # noqa: BLE001 - fail closed for this note only
+                out[i] = exc
+        spans: dict[int, list[Span]] = {i: [] for i in live}
+        doc_phi: dict[int, list[float]] = {}
         for m in self.models:
-            tags, phi = m.predict(m.features(doc, rules), self.threshold, self.keep_marginals)
-            if gate_pos:  # marginals only where the merge's rule gate will look
-                marg = m.tagger.marginal
-                for i in gate_pos:
-                    phi[i] = 1.0 - marg("O", i)
-            doc_phi = phi if doc_phi is None else [max(a, b) for a, b in zip(doc_phi, phi, strict=True)]
-            for i, j, label in decode(tags, starts, ends):
-                conf = sum(phi[i:j]) / (j - i)
-                out.append(Span(starts[i], ends[j - 1], label, f"{self.name}:{m.spec.name}", round(conf, 4)))
-        if (full or gate_pos) and doc_phi is not None:
-            return out, CrfMarginals(doc_phi, self.gate_categories)
-        return out, None
+            preds = m.predict_many([docs[i] for i in live], [rules[i] for i in live], self.threshold,
+                                   self.keep_marginals, gates)
+            for i, pred in zip(live, preds, strict=True):
+                if isinstance(out[i], Exception):
+                    continue
+                if isinstance(pred, Exception):
+                    out[i] = pred
+                    continue
+                tags, phi = pred
+                prev = doc_phi.get(i)
+                doc_phi[i] = phi if prev is None else [max(a, b) for a, b in zip(prev, phi, strict=True)]
+                _, starts, ends = docs[i].tokens
+                for a, b, label in decode(tags, starts, ends):
+                    conf = sum(phi[a:b]) / (b - a)
+                    spans[i].append(Span(starts[a], ends[b - 1], label, f"{self.name}:{m.spec.name}",
+                                         round(conf, 4)))
+        for i, gate in zip(live, gates, strict=True):
+            if not isinstance(out[i], Exception):
+                phi = doc_phi.get(i)
+                # an I- tag run on across a line break (engine/guards.py)
+                out[i] = (guard_line_breaks(spans[i], docs[i].text), CrfMarginals(phi, self.gate_categories)
+                          if (full or gate) and phi is not None else None)
+        return out
 
 
 # [tagging] domain -> which EasyAdapt feature copy is added at tagging time (seed 000 §3.3.3)
@@ -190,8 +275,9 @@ def easyadapt_domain(comp: dict, choice: str) -> str:
     return comp.get("target_domain", "T") if choice == "target" else comp.get("source_domain", "S")
 
 
-def load_models(bundle, cache_size: int, domain: str) -> list[CrfModel]:
-    """The token-CRF models of a bundle (empty when it has none); `domain`: see DOMAINS."""
+def load_models(bundle, cache_size: int, domain: str, scorer: Scorer = "numpy",
+                batch_tokens: int = 32_768) -> list[CrfModel]:
+    """The token-CRF models of a bundle (empty when it has none); `domain`: see DOMAINS; `scorer`: [tagging] scorer."""
     comp = bundle.manifest.get("components", {}).get("crf")
     if not comp:
         return []
@@ -201,7 +287,7 @@ def load_models(bundle, cache_size: int, domain: str) -> list[CrfModel]:
     for name, m in comp["models"].items():
         spec = ModelSpec(name, m["file"], list(m["features"]), int(m["window"]), list(m["categories"]))
         models.append(CrfModel(spec, bundle.file(m["file"]), clusters, cache_size, domain, m.get("tag_counts"),
-                               m.get("mention_counts")))
+                               m.get("mention_counts"), scorer, batch_tokens))
     return models
 
 
@@ -220,7 +306,7 @@ def crf_stage(config: Config, bundle) -> CrfTagger:
         bundle = load_bundle()
     tagging = config.crf.tagging
     check_versions(bundle, strict=tagging.strict_versions)
-    models = load_models(bundle, tagging.cache_size, tagging.domain)
+    models = load_models(bundle, tagging.cache_size, tagging.domain, tagging.scorer, tagging.batch_tokens)
     if not models:
         log.warning("bundle %s has no CRF models: the crf stage finds nothing", bundle.id[:12])
     merge = config.merge

@@ -1,9 +1,10 @@
-"""What a CRF bundle depends on (feature code, taxonomy, rules, gazetteers), and the check that
-refuses a bundle built for other versions."""
+"""What a CRF bundle depends on (feature code, taxonomy, rules, gazetteers), the check that
+refuses a bundle built for other versions, and the check that a file is a whole crfsuite model."""
 
 from __future__ import annotations
 
 import hashlib
+import struct
 from pathlib import Path
 
 from deid_core.bundle import Bundle, BundleError
@@ -63,3 +64,24 @@ def check_versions(bundle: Bundle, current: dict[str, str | None] | None = None,
             "model bundle %s was trained with other %s versions; retrain it for best accuracy (docs/crf.md)",
             bundle.id[:12], ", ".join(bad))
     return bad
+
+
+def open_model(tagger, path: Path) -> None:
+    """`tagger.open(path)` for a file that is a whole crfsuite model, else BundleError naming it.
+
+    crfsuite reads a truncated model past its end and crashes the process; bundle digests
+    (deid_core/bundle.py) catch that first, and this header check (magic "lCRF", then the file
+    size the header records) guards a model opened by any other path.
+    """
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(8)
+        size = path.stat().st_size
+    except OSError as exc:
+        raise BundleError(f"CRF model file {path} cannot be read: {exc.strerror or exc}") from None
+    if len(head) < 8 or head[:4] != b"lCRF" or struct.unpack("<I", head[4:8])[0] != size:
+        raise BundleError(f"CRF model file {path} is not a whole crfsuite model (truncated or damaged)")
+    try:
+        tagger.open(str(path))
+    except (OSError, ValueError) as exc:
+        raise BundleError(f"CRF model file {path} cannot be opened by crfsuite: {exc}") from None

@@ -25,6 +25,7 @@ from deid_core.spans import Span
 
 SOURCE = "metadata"
 _MIN_LEN = 2  # shorter known values (initials) are matched only as dotted initials
+_GLUE = 4  # letters a long name may be glued to ("smithpt")
 
 
 def _split_values(pairs: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
@@ -182,31 +183,33 @@ class MetadataMatcher:
             right = (last.islower() and after.isupper()) or (last.isupper() and after.islower() and text[start:end].isupper())
         if left and right:
             return True
-        # a long name glued to other letters ("smithpt"): accept when the rest is short
+        # a long name glued to other letters ("smithpt"): accept when the rest is short. The scans
+        # stop after 5 letters each way (more is too long anyway): a long run of glued names
+        # ("smithsmithsmith...") is not rescanned from every hit.
         if length >= 6:
             ws, we = start, end
-            while ws > 0 and _is_letter(text[ws - 1]):
+            while ws > 0 and start - ws <= _GLUE and _is_letter(text[ws - 1]):
                 ws -= 1
-            while we < len(text) and _is_letter(text[we]):
+            while we < len(text) and we - end <= _GLUE and _is_letter(text[we]):
                 we += 1
-            word = text[ws:we]
-            return not is_common(word) and (we - ws) - length <= 4
+            return (we - ws) - length <= _GLUE and not is_common(text[ws:we])
         return False
 
     def _fuzzy(self, text: str, low: str, start: int, end: int, kind: str, name: str) -> tuple[int, int] | None:
         """The whole token around a half-name hit when it is one edit from the name."""
+        longest = len(name) + 1  # scans stop past the longest word one edit away (linear time)
         if kind == "pre":
             if start > 0 and _is_letter(text[start - 1]):
                 return None
             we = end
-            while we < len(text) and _is_letter(text[we]):
+            while we < len(text) and we - start <= longest and _is_letter(text[we]):
                 we += 1
             ws = start
         else:
             if end < len(text) and _is_letter(text[end]):
                 return None
             ws = start
-            while ws > 0 and _is_letter(text[ws - 1]):
+            while ws > 0 and end - ws <= longest and _is_letter(text[ws - 1]):
                 ws -= 1
             we = end
         word = low[ws + 1:we + 1]

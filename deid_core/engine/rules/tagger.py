@@ -17,12 +17,18 @@ import ahocorasick
 
 from deid_core.config import Config, ConfigError, Rules
 from deid_core.doc import Doc
-from deid_core.engine.contract import RULE_SPANS, NoteState
+from deid_core.engine.budget import regex_timeout
+from deid_core.engine.contract import NONPHI_SPANS, RULE_SPANS, NoteState, PerNoteStage
 from deid_core.engine.rules.filters import FILTERS
 from deid_core.engine.rules.loader import NONPHI, Rule, load_rules, load_settings
 from deid_core.engine.rules.metadata import MetadataMatcher
 from deid_core.gazetteers import LISTS, is_common, is_frequent, lowered, normalize_phrase, rule_hits
 from deid_core.spans import Span, resolve_overlaps
+
+# Characters after a trigger a triggered rule's match (look-ahead included) may read; a match
+# ending within REACH_MARGIN of the bound is redone on the whole text (RuleTagger._apply_at).
+TRIGGER_REACH = 256
+REACH_MARGIN = 64
 
 
 @dataclass(frozen=True)
@@ -92,12 +98,12 @@ def load_gazetteer_rules(name: str) -> list[GazetteerRule]:
     return out
 
 
-class RuleTagger:
+class RuleTagger(PerNoteStage):
     """All rules of the configured files plus gazetteer and metadata matching (the `rules` stage)."""
 
     name = "rules"
     needs: Mapping[str, str] = MappingProxyType({})
-    provides = frozenset({RULE_SPANS})
+    provides = frozenset({RULE_SPANS, NONPHI_SPANS})
 
     def __init__(self, settings: Rules) -> None:
         self.settings = settings
@@ -150,47 +156,76 @@ class RuleTagger:
                 pos = end_idx - 1 - length
                 for i in idx:
                     starts.setdefault(i, []).append(pos)
+        timeout = regex_timeout()  # the note's remaining CPU budget (engine/budget.py), None without one
         for i in self.scan_rules:
             rule = self.rules[i]
             if rule.requires and not any(r in text for r in rule.requires):
                 continue
             pattern = rule.compiled[0]
-            first = pattern.search(text)  # most rules find nothing in most notes: no generator
+            first = pattern.search(text, timeout=timeout)  # most rules find nothing in most notes: no generator
             if first is not None:
-                self._apply(rule, [first, *pattern.finditer(text, first.end() if first.end() > first.start() else first.end() + 1)], text, phi, sup)
+                after = first.end() if first.end() > first.start() else first.end() + 1
+                self._apply(rule, [first, *pattern.finditer(text, after, timeout=timeout)], text, phi, sup)
         for i, positions in starts.items():
-            pattern = self.rules[i].compiled[0]
-            matches = [m for m in (pattern.match(text, p) for p in positions) if m is not None]
-            self._apply(self.rules[i], matches, text, phi, sup)
+            self._apply_at(self.rules[i], sorted(set(positions)), text, phi, sup, timeout)
         return phi, sup
 
-    def _apply(self, rule: Rule, matches, text: str, phi: list[Span], sup: list[Span]) -> None:
-        """Turn one rule's matches into spans (context, filter, whitespace trim)."""
+    def _apply_at(self, rule: Rule, positions: list[int], text: str, phi: list[Span], sup: list[Span],
+                  timeout: float | None = None) -> None:
+        """A triggered rule tried at its trigger positions, in order. Linear time on any note:
+        - each attempt reads at most TRIGGER_REACH characters (`regex` scans from the position to
+          the end of the text for a literal the pattern requires, at every match() call);
+        - a match that ends near that bound is redone on the whole text, and a position inside a
+          span kept from such a long match is not tried again (as finditer does for scan rules),
+          so a run of triggers inside one long match ("www.www.www...") is read once. Short
+          matches (all real ones) are tried at every trigger, as before.
+        """
+        pattern = rule.compiled[0]
         n = len(text)
-        _, ctx, ctx_after, has_phi, has_from = rule.compiled
-        filt = FILTERS.get(rule.filter) if rule.filter else None
-        for m in matches:
-            start, end = m.span("phi") if has_phi else m.span()
-            if has_from and m.start("from") >= 0:
-                start = min(start, m.start("from"))
-            if start < 0 or start >= end:
+        covered = -1
+        for p in positions:
+            if p < covered:
                 continue
-            if ctx is not None and not ctx.search(text, max(0, m.start() - rule.window), m.start()):
-                continue
-            if ctx_after is not None and not ctx_after.match(text, m.end(), min(n, m.end() + rule.window)):
-                continue
-            if filt is not None:
-                kept = filt(text, start, end, self.filter_settings)
-                if kept is None:
-                    continue
-                start, end = kept
-            while start < end and text[start].isspace():
-                start += 1
-            while end > start and text[end - 1].isspace():
-                end -= 1
-            if start < end:
-                span = Span(start, end, rule.label, rule.id, rule.confidence)
+            end = min(n, p + TRIGGER_REACH)
+            m = pattern.match(text, p, end, timeout=timeout)
+            long = m is not None and end < n and m.end() > end - REACH_MARGIN
+            if long:
+                m = pattern.match(text, p, timeout=timeout)
+            span = self._span(rule, m, text) if m is not None else None
+            if span is not None:
                 (sup if rule.label == NONPHI else phi).append(span)
+                if long:
+                    covered = span.end
+
+    def _apply(self, rule: Rule, matches, text: str, phi: list[Span], sup: list[Span]) -> None:
+        """Turn one rule's matches into spans."""
+        for m in matches:
+            span = self._span(rule, m, text)
+            if span is not None:
+                (sup if rule.label == NONPHI else phi).append(span)
+
+    def _span(self, rule: Rule, m, text: str) -> Span | None:
+        """The span of one match (context, filter, whitespace trim), or None when it is not kept."""
+        _, ctx, ctx_after, has_phi, has_from = rule.compiled
+        start, end = m.span("phi") if has_phi else m.span()
+        if has_from and m.start("from") >= 0:
+            start = min(start, m.start("from"))
+        if start < 0 or start >= end:
+            return None
+        if ctx is not None and not ctx.search(text, max(0, m.start() - rule.window), m.start()):
+            return None
+        if ctx_after is not None and not ctx_after.match(text, m.end(), min(len(text), m.end() + rule.window)):
+            return None
+        if rule.filter:
+            kept = FILTERS[rule.filter](text, start, end, self.filter_settings)
+            if kept is None:
+                return None
+            start, end = kept
+        while start < end and text[start].isspace():
+            start += 1
+        while end > start and text[end - 1].isspace():
+            end -= 1
+        return Span(start, end, rule.label, rule.id, rule.confidence) if start < end else None
 
     def gazetteer_spans(self, doc: Doc) -> list[Span]:
         """Spans of the [[gazetteer]] rules over the gazetteer entries found in the note."""
@@ -231,9 +266,10 @@ class RuleTagger:
                 out.append(Span(s, e, g.label, g.id, g.confidence))
         return out
 
-    def tag_raw(self, doc: Doc) -> list[Span]:
+    def tag_raw(self, doc: Doc, hits: tuple[list[Span], list[Span]] | None = None) -> list[Span]:
         """Every PHI hit (rules, gazetteers, metadata) after suppression, possibly overlapping."""
-        phi, sup = self.regex_hits(doc)
+        phi, sup = hits if hits is not None else self.regex_hits(doc)
+        phi = list(phi)
         phi.extend(self.gazetteer_spans(doc))
         if self.metadata is not None:
             phi.extend(self.metadata.match(doc))
@@ -255,15 +291,18 @@ class RuleTagger:
         return phi
 
     def run(self, doc: Doc, state: NoteState) -> list[Span]:
-        """The stage: tag, and hand the spans to later stages (CRF rule_hits features)."""
-        spans = state.rule_spans = self.tag(doc)
+        """The stage: tag, and hand the spans to later stages (CRF rule_hits features) and the
+        non-PHI contexts (suppressor hits: vent settings, scores, fractions) to the merge."""
+        hits = self.regex_hits(doc)
+        state.nonphi = sorted(hits[1], key=lambda s: s.start)
+        spans = state.rule_spans = self.tag(doc, hits)
         return spans
 
-    def tag(self, doc: Doc) -> list[Span]:
+    def tag(self, doc: Doc, hits: tuple[list[Span], list[Span]] | None = None) -> list[Span]:
         """Non-overlapping PHI spans: higher priority, then longer, wins."""
         prio = self.priority
         mp = self.settings.metadata_priority
-        return resolve_overlaps(self.tag_raw(doc),
+        return resolve_overlaps(self.tag_raw(doc, hits),
                             rank=lambda s: (prio.get(s.source, mp), s.end - s.start, s.confidence, -s.start))
 
 

@@ -1,0 +1,242 @@
+"""Emission scores of a token CRF for a batch of notes, without building per-token feature lists.
+
+A token's emission (its attributes' state weights summed per label) splits into parts that a
+FeatureExtractor defines per token *type* or per small key: its own strings, each window
+offset's strings of the neighbour's type, its shape n-grams (per triple of compressed shapes),
+its word bigrams (rare: only pairs the model knows) and its doc-family strings. Each distinct
+list of strings is summed once into a row of a weight table; a note becomes one type id and one
+doc-strings row per token, and the emissions of a batch are numpy gathers over those tables.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from deid_core.doc import Doc
+from deid_core.engine.crf.features import FeatureExtractor
+from deid_core.engine.crf.scorer import CrfWeights
+from deid_core.spans import Span
+
+_BITS = 21  # compressed-shape ids per field of a shape-triple key
+_BLOCK = 2048  # tokens per block of table gathers (the block stays in cache)
+
+
+@dataclass
+class EncodedNote:
+    """One note as ids: per token its type and the row of its doc-family strings."""
+
+    types: list[int]
+    docs: list[int]
+    generation: int
+
+
+class Emissions:
+    """One model's emission scores from its extractor's strings, as interned weight rows.
+
+    Tables grow with the token types seen and are emptied when they pass `max_rows` (between
+    batches only, like the extractor's own per-type cache).
+    """
+
+    def __init__(self, weights: CrfWeights, extractor: FeatureExtractor, max_rows: int = 200_000) -> None:
+        if extractor.known is None or extractor.as_bytes:
+            raise ValueError("emission tables need an extractor filtering by the model's attributes, as text")
+        self.weights = weights
+        self.extractor = extractor
+        self.offsets = [o for o, _ in extractor.offsets]
+        self.width = max([1, *(abs(o) for o in self.offsets)])  # padding types between notes
+        self.max_rows = max_rows
+        self.generation = 0
+        self._reset()
+
+    def _reset(self) -> None:
+        self.generation += 1
+        num_labels = len(self.weights.labels)
+        self.vectors = np.zeros((1024, num_labels))  # summed weights of each interned list of strings
+        self.exp_vectors = np.ones((1024, num_labels))  # exp(vectors - row_max)
+        self.row_max = np.zeros(1024)
+        self.rows: dict[tuple[str, ...], int] = {(): 0}  # row 0: nothing known (zero vector)
+        self.row_keys: list[tuple[str, ...]] = [()]
+        self.shapes: dict[str, int] = {"<S>": 0, "<E>": 1}  # compressed shape -> id
+        self.shape_names = ["<S>", "<E>"]
+        self.triples: dict[int, int] = {}  # shape-triple key -> row
+        self.pairs: dict[int, tuple[int, int]] = {}  # (previous type, type) -> rows of its wb and wf strings
+        # per type id: own and window rows, compressed-shape id, bigram halves, lower-cased text.
+        # Type 0 stands for the positions outside a note: the extractor's padding, '<S>' on the left.
+        self.types: dict[str, int] = {}
+        self.type_rows = np.zeros((1024, 1 + len(self.offsets)), dtype=np.int64)
+        self.type_rows[0, 1:] = [self.row(self.extractor.pad[o]) for o in self.offsets]
+        self.type_shape = np.zeros(1024, dtype=np.int64)
+        self.type_left = np.zeros(1024, dtype=bool)
+        self.type_right = np.zeros(1024, dtype=bool)
+        self.type_left[0] = "<S>" in self.extractor.bigram_left
+        self.type_low = ["<S>"]
+
+    def row(self, strings: Sequence[str]) -> int:
+        """The row holding the summed weights of these strings (unknown strings weigh nothing)."""
+        key = tuple(strings)
+        r = self.rows.get(key)
+        if r is None:
+            r = self.rows[key] = len(self.row_keys)
+            self.row_keys.append(key)
+            if r == len(self.vectors):
+                self.vectors, self.exp_vectors, self.row_max = (
+                    np.concatenate([x, np.full_like(x, fill)])
+                    for x, fill in ((self.vectors, 0.0), (self.exp_vectors, 1.0), (self.row_max, 0.0)))
+            ids = [i for i in map(self.weights.attributes.get, key) if i is not None]
+            v = self.vectors[r] = self.weights.state[ids].sum(axis=0)
+            self.row_max[r] = v.max()
+            self.exp_vectors[r] = np.exp(v - self.row_max[r])
+        return r
+
+    def _type(self, token: str) -> int:
+        t = self.types.get(token)
+        if t is not None:  # a new type seen twice in one note
+            return t
+        e = self.extractor.entry(token)
+        t = self.types[token] = len(self.type_low)
+        if t == len(self.type_rows):
+            self.type_rows, self.type_shape, self.type_left, self.type_right = (
+                np.concatenate([x, np.zeros_like(x)])
+                for x in (self.type_rows, self.type_shape, self.type_left, self.type_right))
+        self.type_rows[t] = [self.row(e.own), *(self.row(e.win[o]) for o in self.offsets)]
+        shape = self.shapes.get(e.cshape)
+        if shape is None:
+            shape = self.shapes[e.cshape] = len(self.shape_names)
+            self.shape_names.append(e.cshape)
+        self.type_shape[t] = shape
+        self.type_left[t], self.type_right[t] = e.bl, e.br
+        self.type_low.append(e.low)
+        return t
+
+    def encode(self, doc: Doc, rule_spans: Sequence[Span]) -> EncodedNote:
+        """The ids of one note (the per-note Python work; may raise for a bad note)."""
+        toks = doc.tokens[0]
+        get = self.types.get
+        types = [get(t) for t in toks]
+        if None in types:
+            types = [self._type(t) if i is None else i for t, i in zip(toks, types, strict=True)]
+        extra: list[list[str]] = [[] for _ in toks]
+        self.extractor.add_doc_features(doc, rule_spans, extra)
+        row = self.rows.get
+        docs = [row(tuple(x)) or self.row(x) for x in extra]
+        return EncodedNote(types, docs, self.generation)
+
+    def start_batch(self) -> None:
+        """Empty the tables if they grew past max_rows (notes encoded before this are then stale)."""
+        if len(self.row_keys) > self.max_rows or len(self.type_low) > self.max_rows:
+            self._reset()
+
+    def scores(self, notes: Sequence[EncodedNote]) -> tuple[RowEmission, np.ndarray]:
+        """(emission scores of every token of the notes, stacked; the notes' lengths)."""
+        if any(n.generation != self.generation for n in notes):
+            raise RuntimeError("notes encoded before the emission tables were emptied")
+        pad = [0] * self.width
+        ext = list(pad)  # type ids, with `width` padding types before, between and after the notes
+        docs: list[int] = []
+        for n in notes:
+            ext.extend(n.types)
+            ext.extend(pad)
+            docs.extend(n.docs)
+        lengths = np.array([len(n.types) for n in notes], dtype=np.int64)
+        types = np.array(ext, dtype=np.int64)
+        at = np.arange(len(docs)) + self.width * (1 + np.repeat(np.arange(len(notes)), lengths))  # in `types`
+        dense = 3 + len(self.offsets)
+        rows = np.empty((len(docs), dense + 2), dtype=np.int64)
+        rows[:, 0] = self.type_rows[types[at], 0]
+        rows[:, 1] = docs
+        rows[:, 2] = self._shape_ngrams(types, at)
+        for k, o in enumerate(self.offsets, start=1):
+            rows[:, 2 + k] = self.type_rows[types[at + o], k]
+        rows[:, dense], rows[:, dense + 1] = self._word_bigrams(types, at)  # mostly row 0
+        return RowEmission(rows, self.vectors, self.exp_vectors, self.row_max, dense), lengths
+
+    def _shape_ngrams(self, types: np.ndarray, at: np.ndarray) -> np.ndarray:
+        """Per token: the row of its shape n-gram strings (one row per triple of compressed shapes)."""
+        if not (self.extractor.shape_ngram and len(at)):
+            return np.zeros(len(at), dtype=np.int64)
+        shape = self.type_shape[types]
+        prev = np.where(types[at - 1] == 0, 0, shape[at - 1])
+        nxt = np.where(types[at + 1] == 0, 1, shape[at + 1])
+        keys, inverse = np.unique((prev << 2 * _BITS) | (shape[at] << _BITS) | nxt, return_inverse=True)
+        get = self.triples.get
+        return np.array([get(k) or self._triple(k) for k in keys.tolist()], dtype=np.int64)[inverse]
+
+    def _word_bigrams(self, types: np.ndarray, at: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Per token: the rows of its known word bigrams with the previous word (wb) and the next (wf)."""
+        wb = np.zeros(len(at), dtype=np.int64)
+        wf = np.zeros(len(at), dtype=np.int64)
+        if not self.extractor.word_bigram:
+            return wb, wf
+        # pairs (previous word or <S>, word) whose halves both occur in bigrams the model knows
+        pairs = np.flatnonzero(self.type_right[types[at]] & self.type_left[types[at - 1]])
+        if not len(pairs):
+            return wb, wf
+        prev = types[at[pairs] - 1]
+        keys, inverse = np.unique((prev << 32) | types[at[pairs]], return_inverse=True)
+        get = self.pairs.get
+        rows = np.array([get(k) or self._pair(k) for k in keys.tolist()], dtype=np.int64).reshape(-1, 2)[inverse]
+        wb[pairs] = rows[:, 0]
+        inside = prev != 0  # wf belongs to the previous token, when there is one
+        wf[pairs[inside] - 1] = rows[inside, 1]
+        return wb, wf
+
+    def _pair(self, key: int) -> tuple[int, int]:
+        wb, wf = self.extractor.word_pair(self.type_low[key >> 32], self.type_low[key & 0xFFFFFFFF])
+        r = self.pairs[key] = (self.row([wb]) if wb else 0, self.row([wf]) if wf else 0)
+        return r
+
+    def _triple(self, key: int) -> int:
+        mask = (1 << _BITS) - 1
+        names = tuple(self.shape_names[(key >> s) & mask] for s in (2 * _BITS, _BITS, 0))
+        r = self.triples[key] = self.row(self.extractor.shape_ngrams(names))
+        return r
+
+
+class RowEmission:
+    """A batch's emissions as row ids per token: E[t] = sum of vectors[rows[t, k]] over k (scorer.Emission).
+
+    Columns from `dense` on are mostly row 0 (nothing) and are applied only where they are not.
+    """
+
+    def __init__(self, rows: np.ndarray, vectors: np.ndarray, exp_vectors: np.ndarray, row_max: np.ndarray,
+                 dense: int) -> None:
+        self.ids = rows
+        self.vectors = vectors
+        self.exp_vectors = exp_vectors
+        self.row_max = row_max
+        self.dense = dense
+
+    def scaled_exp(self, order: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Products of the rows' exp(vector - row max): no exp per token (a cache-sized block at a time)."""
+        ids = self.ids[order]
+        ee = np.empty((len(ids), self.vectors.shape[1]))
+        buf = np.empty((min(_BLOCK, len(ids)), self.vectors.shape[1]))
+        for a in range(0, len(ids), _BLOCK):
+            block = ids[a:a + _BLOCK]
+            out = ee[a:a + len(block)]
+            np.take(self.exp_vectors, block[:, 0], axis=0, out=out)
+            for k in range(1, self.dense):
+                tmp = buf[: len(block)]
+                np.take(self.exp_vectors, block[:, k], axis=0, out=tmp)
+                out *= tmp
+            for k in range(self.dense, ids.shape[1]):
+                some = np.flatnonzero(block[:, k])
+                out[some] *= self.exp_vectors[block[some, k]]
+        shift = self.row_max[ids].sum(axis=1)
+        tiny = np.flatnonzero(ee.max(axis=1) < 1e-200)  # row maxima on different labels: rescale exactly
+        if len(tiny):
+            e = self.vectors[ids[tiny]].sum(axis=1)
+            shift[tiny] = e.max(axis=1)
+            ee[tiny] = np.exp(e - shift[tiny, None])
+        return ee, shift
+
+    def rows(self, tokens: np.ndarray) -> np.ndarray:
+        """E[tokens]."""
+        return self.vectors[self.ids[tokens]].sum(axis=1)
+
+    def at(self, tokens: np.ndarray, labels: np.ndarray) -> np.ndarray:
+        """E[tokens, labels]."""
+        return self.vectors[self.ids[tokens], np.asarray(labels)[:, None]].sum(axis=1)

@@ -1,0 +1,253 @@
+"""The name recall net: words that look like names in context, proposed whatever the CRF says.
+
+A stage (`names` in [registry.stages]) after the CRF, needing nothing from the others: the
+merge unions its spans with theirs. Each word gets a score: what the word is (a known first or
+last name, a word in no gazetteer or dictionary, a dictionary word that is not a name, Title
+case) plus the context around it (a title, a relation word, a contact verb such as "spoke with",
+"per", an initial before it, a credential after it, a proposed name word beside it). Words
+scoring at least [names] threshold are proposed, joined with adjacent proposed words and a
+preceding initial into one span. Frequent and clinical words (the frequent_word gazetteer)
+are never proposed. Weights, cue words and the threshold live in conf/deidentify.toml [names].
+Linear in the note: each word looks at a bounded window of words around it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+from deid_core.config import Config
+from deid_core.config import NameNet as NameNetOptions
+from deid_core.doc import Doc
+from deid_core.engine.contract import NoteState, PerNoteStage
+from deid_core.engine.propagation import abbreviation_shape
+from deid_core.gazetteers import is_frequent, words
+from deid_core.spans import Span
+
+SOURCE = "names:net"
+JOIN_GAP = 8  # most characters between two name words that join ("jon r. peters", "ann and bo")
+
+
+@dataclass(frozen=True)
+class Cues:
+    """The cue phrases of [names.cues], as tuples of lower-case words; single words as sets."""
+
+    titles: frozenset[str]
+    relations: tuple[tuple[str, ...], ...]
+    contacts: tuple[tuple[str, ...], ...]
+    weak: tuple[tuple[str, ...], ...]
+    credentials: frozenset[str]
+    doctor_titles: frozenset[str]
+    roles: tuple[tuple[str, ...], ...]
+
+
+def _phrases(items: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:
+    return tuple(tuple(p.lower().split()) for p in items)
+
+
+@lru_cache(maxsize=8)
+def cues_of(opts: NameNetOptions) -> Cues:
+    """The configured cues, parsed once per options object."""
+    c = opts.cues
+    return Cues(frozenset(w.lower() for w in c.titles), _phrases(c.relations), _phrases(c.contacts),
+                _phrases(c.weak), frozenset(w.lower() for w in c.credentials),
+                frozenset(w.lower() for w in c.doctor_titles), _phrases(c.roles))
+
+
+class NameNet(PerNoteStage):
+    """The `names` stage: proposes name spans by gazetteer, shape and context score (see module doc)."""
+
+    name = "names"
+    needs: dict[str, str] = {}
+    provides: frozenset[str] = frozenset()
+
+    def __init__(self, opts: NameNetOptions) -> None:
+        self.opts = opts
+        self.cues = cues_of(opts)
+        self.first, self.last = words("first_name"), words("last_name")
+        self.english = words("english_word")
+        w, c = opts.weights, self.cues
+        # cue phrase (words) -> (weight, names a clinician): the strongest kind wins a phrase
+        self.phrase_cues: dict[tuple[str, ...], tuple[float, bool]] = {}
+        for phrases, weight, doctor in ((c.weak, w.weak, False), (c.contacts, w.contact, False),
+                                        (c.relations, w.relation, False), (c.roles, w.relation, True)):
+            for p in phrases:
+                if weight >= self.phrase_cues.get(p, (float("-inf"), False))[0]:
+                    self.phrase_cues[p] = (weight, doctor)
+        self.longest_cue = max((len(p) for p in self.phrase_cues), default=0)
+
+    def lexical(self, word: str) -> float | None:
+        """What the word alone says (None: never a name: frequent, clinical, too short, not letters)."""
+        low = word.lower()
+        if len(word) < 2 or not word.isalpha() or is_frequent(low):
+            return None
+        if not (low in self.first or low in self.last) and abbreviation_shape(word):
+            return None  # the shape of a clinical abbreviation ("AF", "NSG", "tol"), as propagation's guard
+        w = self.opts.weights
+        score = 0.0
+        known = False
+        if low in self.first:
+            score, known = score + w.first_name, True
+        if low in self.last:
+            score, known = score + w.last_name, True
+        if not known:
+            score += w.dictionary if low in self.english else w.unknown
+        if word[0].isupper() and word[1:].islower():
+            score += w.title_case
+        return score
+
+    def run(self, doc: Doc, state: NoteState) -> list[Span]:
+        """Proposed name spans of one note."""
+        toks, starts, ends = doc.tokens
+        text = doc.text
+        low = [t.lower() for t in toks]
+        lex = [self.lexical(t) for t in toks]
+        scores: list[float | None] = [None] * len(toks)
+        labels = [""] * len(toks)
+        for i, base in enumerate(lex):
+            if base is not None and not _glued(i, toks, starts, ends):
+                scores[i], labels[i] = self._context(i, base, toks, low, lex, starts, ends, text)
+        w = self.opts.weights
+        thr = self.opts.threshold
+        proposed = [s is not None and s >= thr for s in scores]
+        for i, s in enumerate(scores):  # a name-like word beside a proposed one ("jon peters")
+            if s is not None and not proposed[i] and lex[i] is not None and lex[i] > 0:
+                for j in (self._adjacent(i, -1, starts, ends, text), self._adjacent(i, 1, starts, ends, text)):
+                    if j is not None and proposed[j] and s + w.neighbour >= thr:
+                        proposed[i], labels[i] = True, labels[j]
+                        break
+        return self._spans(proposed, labels, scores, toks, starts, ends, text)
+
+    def _context(self, i: int, base: float, toks, low, lex, starts, ends, text) -> tuple[float, str]:
+        """Score of word i with its context, and its label (DOCTOR after a title or before a credential)."""
+        w, c = self.opts.weights, self.cues
+        prev = self._left_words(i, toks, lex, starts, ends, text)
+        score, label = base, "PATIENT"
+        if prev.initial:
+            score += w.initial
+        if prev.title is not None:
+            score += w.title
+            if prev.title in c.doctor_titles:
+                label = "DOCTOR"
+        best, doctor = 0.0, False
+        words_ = prev.words
+        for n in range(1, min(len(words_), self.longest_cue) + 1):
+            cue = self.phrase_cues.get(words_[len(words_) - n:])
+            if cue is not None and cue[0] >= best:
+                best, doctor = cue
+        if doctor:
+            label = "DOCTOR"
+        score += best
+        nxt = self._right_word(i, toks, lex, starts, ends, text)
+        if nxt is not None and low[nxt] in c.credentials:
+            score += w.credential
+            label = "DOCTOR"
+        return score, label
+
+    def _adjacent(self, i: int, step: int, starts, ends, text) -> int | None:
+        """The word next to word i, past spaces, 'and', '&' or an initial ("mjch and qiludsr",
+        "troy r. daugherty"), on the same line and at most JOIN_GAP characters away."""
+        j = i + step
+        while 0 <= j < len(starts):
+            a, b = (ends[j], starts[i]) if step < 0 else (ends[i], starts[j])
+            if b - a > JOIN_GAP or "\n" in text[a:b]:
+                return None
+            tok = text[starts[j]:ends[j]]
+            if tok.lower() in ("and", "&", ".") or (len(tok) == 1 and tok.isalpha()):
+                j += step
+                continue
+            return j if text[a:b].strip(" \t.&") in ("", "and") or _joins(text[a:b]) else None
+        return None
+
+    def _left_words(self, i: int, toks, lex, starts, ends, text) -> _Left:
+        """Up to [names] window lower-case words before word i, skipping initials and name-like words."""
+        out: list[str] = []
+        initial = False
+        title = None
+        j = i - 1
+        skipped_names = 0
+        while j >= 0 and len(out) < self.opts.window and starts[i] - ends[j] < 80:
+            t = toks[j]
+            if t == "." and not (j > 0 and (len(toks[j - 1]) == 1 or toks[j - 1].lower() in self.cues.titles)):
+                break  # a sentence ends: its words are not this word's context
+            if t in (".", ",", '"', "'", "(", "“", "”", "‘", "’"):
+                j -= 1
+                continue
+            if len(t) == 1 and t.isalpha():
+                initial = initial or (j == i - 2 and _initial(j, toks, starts, ends, text))
+                j -= 1
+                continue
+            tl = t.lower()
+            if not out and tl in self.cues.titles and title is None and (not t.islower() or toks[j + 1] == "."):
+                title = tl  # "ms contin" is a drug; "Ms", "MS", "ms." are titles
+            if not out and lex[j] is not None and lex[j] > 0 and skipped_names < 2 and title is None:
+                skipped_names += 1  # "spoke with jon peters": peters looks past jon
+                j -= 1
+                continue
+            if not t.isalnum():
+                break
+            out.append(tl)
+            j -= 1
+        out.reverse()
+        return _Left(tuple(out), initial, title)
+
+    def _right_word(self, i: int, toks, lex, starts, ends, text) -> int | None:
+        """The next word after word i (past a comma), not across a line break."""
+        j = i + 1
+        while j < len(toks) and toks[j] == "," and "\n" not in text[ends[i]:starts[j]]:
+            j += 1
+        if j < len(toks) and toks[j].isalpha() and "\n" not in text[ends[i]:starts[j]]:
+            return j
+        return None
+
+    def _spans(self, proposed, labels, scores, toks, starts, ends, text) -> list[Span]:
+        """Runs of proposed words (and an initial with its dot just before) as spans."""
+        out: list[Span] = []
+        i = 0
+        thr = self.opts.threshold
+        while i < len(toks):
+            if not proposed[i]:
+                i += 1
+                continue
+            j = i
+            while j + 1 < len(toks) and proposed[j + 1] and text[ends[j]:starts[j + 1]].isspace():
+                j += 1
+            start = starts[i]
+            if i >= 2 and toks[i - 1] == "." and len(toks[i - 2]) == 1 and toks[i - 2].isupper():
+                start = starts[i - 2]
+            elif i >= 1 and len(toks[i - 1]) == 1 and toks[i - 1].isupper() and text[ends[i - 1]:starts[i]] == " ":
+                start = starts[i - 1]
+            conf = min(1.0, max((scores[k] or thr) for k in range(i, j + 1)) / (2 * thr))
+            label = "DOCTOR" if "DOCTOR" in labels[i:j + 1] else labels[i]
+            out.append(Span(start, ends[j], label, SOURCE, round(conf, 3)))
+            i = j + 1
+        return out
+
+
+@dataclass(frozen=True)
+class _Left:
+    words: tuple[str, ...]
+    initial: bool
+    title: str | None
+
+
+def _initial(j: int, toks, starts, ends, text) -> bool:
+    """Token j is an initial: one letter standing alone, followed by a dot ("K. Walsh", not "90s.")."""
+    return (j + 1 < len(toks) and toks[j + 1] == "." and ends[j] == starts[j + 1]
+            and (j == 0 or starts[j] > ends[j - 1]) and toks[j] not in ("I", "a"))
+
+
+def _joins(gap: str) -> bool:
+    """A gap between two name words made only of spaces, 'and', '&' and initials."""
+    return all(w.lower() in ("and", "&") or (len(w.rstrip(".")) == 1 and w[0].isalpha()) for w in gap.split())
+
+
+def _glued(i: int, toks, starts, ends) -> bool:
+    """A word with a digit or letters glued on ("xyz9", "9am"): an id or a unit, not a name."""
+    return ((i + 1 < len(toks) and starts[i + 1] == ends[i] and toks[i + 1][0].isalnum())
+            or (i > 0 and ends[i - 1] == starts[i] and toks[i - 1][-1].isalnum()))
+
+
+def name_stage(config: Config, bundle) -> NameNet:
+    """Pipeline stage factory ([registry.stages] names): the name recall net of [names]."""
+    return NameNet(config.names)

@@ -1,0 +1,145 @@
+"""Propagation of names and places, within a note and across a patient's notes, whole and part by part.
+
+Seed 000's document-level propagation (§3.3.4) extended: a name or place tagged once is tagged
+wherever its string recurs, and the words of a person's name recur alone ("Dr. Zyxwvutsson
+Qqplorvik saw pt." ... "Qqplorvik was seen again"), so each word of a tagged name spreads too.
+A clinical vocabulary guard keeps clinical words, abbreviations and drug names from spreading:
+a word spreads alone only when it is not a dictionary or clinical word (the english, common and
+medical gazetteers) and does not have the shape of an abbreviation (3 letters, or 4 in capitals) unless it
+is a known name; across notes, a single name word also needs the support of context (a span found
+by a rule, the metadata or the name net, or a known name), since a CRF guess on one note must not
+become a name in all of them. Places (hospital acronyms "BGH") keep spreading whole, shape aside.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import regex
+
+from deid_core import taxonomy
+from deid_core.config import Merge as MergeOptions
+from deid_core.engine.occurrences import Occurrences
+from deid_core.gazetteers import is_common, is_name, words
+from deid_core.spans import Span, sort_spans
+
+_WORD = regex.compile(r"\p{L}[\p{L}'’-]*\p{L}|\p{L}")
+ABBREVIATION_MAX = 4  # all-capital words up to this length have the shape of a clinical abbreviation
+SHORT_MAX = 3  # words up to this length, in any case, too ("tol", "epi"), unless known names
+
+
+def source_kind(source: str) -> str:
+    """The family of a span source ('crf:single' -> 'crf', 'rules:date' -> 'rules')."""
+    return source.split(":", 1)[0].split("/", 1)[0]
+
+
+def is_clinical_word(word: str) -> bool:
+    """A dictionary, common or clinical word (gazetteers english_word, frequent_word, medical_word)."""
+    low = word.lower()
+    return is_common(low) or low in words("medical_word")
+
+
+def clinical(word: str) -> bool:
+    """The clinical vocabulary guard: a dictionary, common or clinical word, or an abbreviation shape.
+
+    Abbreviation shape: at most SHORT_MAX letters in any case ("tol"), or all capitals and at most
+    ABBREVIATION_MAX letters ("EPI", "NSG"), unless the word is a known first or last name ("LEE").
+    """
+    return is_clinical_word(word) or (abbreviation_shape(word) and not is_name(word.lower()))
+
+
+def abbreviation_shape(word: str) -> bool:
+    """At most SHORT_MAX letters, or all capitals and at most ABBREVIATION_MAX ("tol", "NSG")."""
+    return len(word) <= SHORT_MAX or (word.isupper() and len(word) <= ABBREVIATION_MAX)
+
+
+def supported(span: Span) -> bool:
+    """True when context, not a CRF guess alone, found the span (a rule, the metadata, the name net)."""
+    return not source_kind(span.source).startswith("crf") and not span.source.endswith("propagate")
+
+
+def propagation_strings(spans: Sequence[Span], text: str, opts: MergeOptions, *,
+                        across_notes: bool = False) -> dict[str, str]:
+    """Surface string (lower case) -> label of the spans propagation may repeat elsewhere.
+
+    Whole strings of the propagated categories, then (`propagate_parts`) each word of a person's
+    name that passes the clinical vocabulary guard. `across_notes`: strings made only of
+    dictionary or clinical words ("Bay", "Holy Cross") stay inside the note where they were found,
+    and single words need context support (`supported` or a known name).
+    """
+    cats = set(opts.propagate_categories)
+    min_len = opts.propagate_min_length
+    strings: dict[str, str] = {}
+    parts: dict[str, str] = {}
+    for s in spans:
+        surface = text[s.start:s.end]
+        if len(surface) < min_len or not surface[0].isalpha() or taxonomy.category_of(s.label) not in cats:
+            continue
+        found = _WORD.findall(surface)
+        person = taxonomy.category_of(s.label) == "NAME"
+        lone = len(found) == 1 and found[0] == surface
+        if lone and (clinical(found[0]) if person else is_clinical_word(found[0])):
+            continue  # a lone clinical word (or, as a name, an abbreviation shape) is never spread
+        if across_notes and all(is_common(w) for w in found):
+            continue
+        if across_notes and person and len(found) == 1 and not (supported(s) or is_name(found[0])):
+            continue
+        strings.setdefault(surface.lower(), s.label)
+        if opts.propagate_parts and len(found) > 1 and taxonomy.category_of(s.label) == "NAME":
+            for w in found:
+                if len(w) >= opts.propagate_part_min_length and not clinical(w):
+                    parts.setdefault(w.lower(), s.label)
+    for k, v in parts.items():
+        strings.setdefault(k, v)
+    return strings
+
+
+def add_occurrences(spans: list[Span], text: str, strings: dict[str, str], source: str,
+                    found: Occurrences | None = None) -> list[Span]:
+    """`spans` plus every untagged whole-word occurrence of `strings` in `text` (label from the map).
+
+    Linear in the text: one Aho-Corasick pass (engine/occurrences.py), not a regex alternation."""
+    if not strings:
+        return spans
+    found = found or Occurrences(strings)
+    ordered = sort_spans(spans)  # non-overlapping: one bisection finds the only candidate
+    starts, ends = [s.start for s in ordered], [s.end for s in ordered]
+    added: list[Span] = []
+    for a, b, label in found.find(text):
+        i = bisect_right(ends, a)
+        if i < len(starts) and starts[i] < b:
+            continue
+        added.append(Span(a, b, label, source, 0.5))
+    return sort_spans(spans + added) if added else spans
+
+
+def propagate_note(spans: list[Span], text: str, opts: MergeOptions) -> list[Span]:
+    """Within one note: untagged repeats of its names and places (and of the words of its names)."""
+    return add_occurrences(spans, text, propagation_strings(spans, text, opts), "crf:propagate")
+
+
+def propagate_patient(notes: Sequence[tuple[str, list[Span]]], opts: MergeOptions) -> list[list[Span]]:
+    """Across one patient's notes: a name or place tagged in one note is tagged in the others too.
+
+    The people and places of a stay recur from note to note, and a surrogate must replace every
+    mention, so the strings (and name words) of every note are looked for in all of them.
+    """
+    strings: dict[str, str] = {}
+    for text, spans in notes:
+        for k, v in propagation_strings(spans, text, opts, across_notes=True).items():
+            strings.setdefault(k, v)
+    found = Occurrences(strings) if strings else None  # built once for the patient's notes
+    return [add_occurrences(list(spans), text, strings, "patient:propagate", found) for text, spans in notes]
+
+
+@dataclass(frozen=True)
+class PatientPropagation:
+    """The merge's cross-note step (a CrossNoteStep): propagate_patient over one patient's notes."""
+
+    options: MergeOptions
+
+    def spread(self, notes: Sequence[tuple[str, list[Span]]]) -> list[list[Span]]:
+        """New spans per note: each note's own plus the other notes' names and places found in it."""
+        return propagate_patient(notes, self.options)

@@ -1,0 +1,289 @@
+"""The numpy CRF scorer agrees with crfsuite: exact weights, Viterbi tags, marginals, CrfTagger spans."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pycrfsuite
+import pytest
+from crf_fixtures import crf_conf, tiny_corpus
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from deid_core.bundle import load_bundle
+from deid_core.config import ConfigError, conf_dir, load_config
+from deid_core.doc import Doc
+from deid_core.engine.contract import NoteState
+from deid_core.engine.crf.batch import outliers
+from deid_core.engine.crf.scorer import DenseEmission, decode, read_weights, restricted_viterbi
+from deid_core.engine.crf.tagger import crf_stage, load_models
+from deid_core.engine.pipeline import build_stage
+from deid_core.notes import Note
+from deid_core.training.synth.generate import generate
+from deid_core.training.synth.output import to_note
+from deid_core.training.train import make_docs, train_bundle
+
+TOLERANCE = 1e-9  # marginals: numpy vs crfsuite (both double precision, different summation orders)
+
+
+def tune_notes(corpus) -> list:
+    """The PhysioNet dev notes of the `tune` patients (conf/evaluation/physionet_split.tsv)."""
+    part = {}
+    for line in (conf_dir() / "evaluation" / "physionet_split.tsv").read_text().splitlines():
+        if line and not line.startswith("#"):
+            pid, _, which = line.partition("\t")
+            part[pid] = which.strip()
+    return [n for n in corpus.notes if part.get(n.patient_id) == "tune"]
+
+
+def numpy_decoded(model, docs, rules):
+    """The numpy scorer's Decoded for the docs (one batch) and the token offset of each doc."""
+    out = [None] * len(docs)
+    encoded = model.batch.encode_many(docs, rules, out)
+    assert sorted(encoded) == list(range(len(docs)))
+    emission, lengths = model.batch.emissions.scores([encoded[i] for i in range(len(docs))])
+    dec = decode(emission, lengths, model.batch.weights.trans, model.batch.other)
+    return dec, np.concatenate(([0], np.cumsum(lengths)))
+
+
+def assert_agree(np_model, cs_model, docs, rules, chunk: int = 200) -> int:
+    """Viterbi tags equal crfsuite's tag(); P(O) and the best other label agree with marginal(). Returns tokens."""
+    tokens = 0
+    for a in range(0, len(docs), chunk):
+        part, prules = docs[a:a + chunk], rules[a:a + chunk]
+        dec, off = numpy_decoded(np_model, part, prules)
+        for k, (doc, r) in enumerate(zip(part, prules, strict=True)):
+            feats = cs_model.features(doc, r)
+            if not feats:
+                continue
+            tagger = cs_model.tagger
+            labels = [np_model.labels[x] for x in dec.path[off[k]:off[k + 1]]]
+            assert labels == tagger.tag(feats), doc.note.note_id
+            p_o = np.array([tagger.marginal("O", i) for i in range(len(feats))])
+            assert np.abs(p_o - dec.p_o[off[k]:off[k + 1]]).max() <= TOLERANCE
+            for i in np.flatnonzero(p_o < 0.999):  # the recall knob's label choice where it can matter
+                marg = sorted(((tagger.marginal(lab, i), lab) for lab in cs_model.phi_labels), reverse=True)
+                if marg[0][0] - marg[1][0] > TOLERANCE:
+                    assert np_model.labels[dec.best_other[off[k] + i]] == marg[0][1]
+            tokens += len(feats)
+    return tokens
+
+
+def stage(bundle, scorer: str, domain: str = "target"):
+    """The crf stage the configuration builds with this scorer (recall knob 0.2, as the default)."""
+    return crf_stage(load_config({"crf": {"tagging": {"scorer": scorer, "domain": domain,
+                                                      "marginal_threshold": 0.2}}}), bundle)
+
+
+def assert_same_spans(bundle, config, docs_a, docs_b, domain: str = "target") -> None:
+    """CrfTagger spans (sources, labels, offsets, confidences) equal with either scorer; marginals close."""
+    np_tagger, cs_tagger = stage(bundle, "numpy", domain), stage(bundle, "crfsuite", domain)
+    rules = rule_spans(bundle, config, docs_a)
+    got = np_tagger.tag_many(docs_a, rules)
+    for doc_b, r, res in zip(docs_b, rules, got, strict=True):
+        spans, marginals = cs_tagger.tag(doc_b, r)
+        assert res[0] == spans
+        assert (res[1] is None) == (marginals is None)
+        if marginals is not None:
+            assert res[1].gate_categories == marginals.gate_categories
+            assert np.abs(np.array(res[1].phi) - np.array(marginals.phi)).max() <= TOLERANCE
+
+
+def _pair(bundle, domain: str = "target"):
+    cache = load_config().crf.tagging.cache_size
+    (np_model,) = load_models(bundle, cache, domain, "numpy")
+    (cs_model,) = load_models(bundle, cache, domain, "crfsuite")
+    return np_model, cs_model
+
+
+@pytest.fixture(scope="module")
+def default_bundle():
+    return load_bundle()
+
+
+@pytest.fixture(scope="module")
+def config():
+    return load_config()
+
+
+def rule_spans(bundle, config, docs) -> list:
+    """The rules stage's spans of each doc (the CRF's rule_hits features)."""
+    rules = build_stage(config, "rules", bundle)
+    return [rules.tag(d) for d in docs]
+
+
+def _with_rules(bundle, config, notes):
+    docs = [Doc(n) for n in notes]
+    return docs, rule_spans(bundle, config, docs)
+
+
+def test_weights_are_exact_and_match_the_dump(default_bundle):
+    w = read_weights(default_bundle.file("crf-single.crfsuite"))
+    t = pycrfsuite.Tagger()
+    t.open(str(default_bundle.file("crf-single.crfsuite")))
+    assert w.labels == t.labels() and w.state.shape == (len(t.info().attributes), len(w.labels))
+    assert np.count_nonzero(w.trans) == len(t.info().transitions)
+    assert not np.all(np.round(w.state, 6) == w.state)  # full precision, not the dump's 6 decimals
+
+
+def test_not_a_model_file_is_refused(tmp_path):
+    bad = tmp_path / "x.crfsuite"
+    bad.write_bytes(b"lCRF" + bytes(60))
+    with pytest.raises(ValueError, match="not a crfsuite first-order CRF model"):
+        read_weights(bad)
+
+
+def test_agreement_on_physionet_tune_notes(physionet, default_bundle, config):
+    docs, rules = _with_rules(default_bundle, config, tune_notes(physionet))
+    assert len(docs) > 700
+    assert assert_agree(*_pair(default_bundle), docs, rules) > 100_000
+    docs_b, _ = _with_rules(default_bundle, config, [d.note for d in docs[:300]])
+    assert_same_spans(default_bundle, config, docs[:300], docs_b)
+
+
+def test_agreement_on_synthetic_notes(default_bundle, config):
+    notes = [to_note(n) for n in generate(100, seed=777, n_patients=20)]
+    docs, rules = _with_rules(default_bundle, config, notes)
+    assert_agree(*_pair(default_bundle), docs, rules)
+    assert_same_spans(default_bundle, config, docs, _with_rules(default_bundle, config, notes)[0])
+
+
+@pytest.fixture(scope="module")
+def tiny_bundles(tmp_path_factory):
+    """A plain IOB1 bundle and an EasyAdapt one (two domains), freshly trained on the tiny corpus."""
+    notes, gold = tiny_corpus(60)
+    generated = generate(30, seed=5, n_patients=6)
+    synth = [to_note(n) for n in generated]
+    synth_gold = {n.note_id: list(n.spans) for n in generated}
+    conf = crf_conf({"training": {"max_iterations": 30}, "clusters": {"k": [4, 8], "min_count": 2}})
+    plain = train_bundle(make_docs(notes, gold), conf, tmp_path_factory.mktemp("plain"), models=["single"])
+    docs = make_docs(notes, gold) + make_docs(synth, synth_gold, domain="S")
+    easy = train_bundle(docs, conf, tmp_path_factory.mktemp("easy"), models=["single"], easy=True)
+    assert easy.manifest["components"]["crf"]["easyadapt"]
+    return plain, easy
+
+
+@pytest.mark.parametrize("which,domain", [(0, "target"), (1, "target"), (1, "source")])
+def test_agreement_on_freshly_trained_bundles(tiny_bundles, config, which, domain):
+    bundle = tiny_bundles[which]
+    notes = tiny_corpus(30, seed=11)[0] + [to_note(n) for n in generate(30, seed=12, n_patients=6)]
+    docs, rules = _with_rules(bundle, config, notes)
+    np_model, cs_model = _pair(bundle, domain)
+    assert cs_model.domain == ("" if which == 0 else domain[0].upper())
+    assert_agree(np_model, cs_model, docs, rules)
+    assert_same_spans(bundle, config, docs, _with_rules(bundle, config, notes)[0], domain)
+
+
+def test_a_failing_note_fails_alone(default_bundle, config):
+    notes = [to_note(n) for n in generate(6, seed=3, n_patients=3)]
+    # a metadata value that is not text: the metadata feature family raises for this note only
+    bad = Note("bad", "Seen by Dr. Moreau today.", patient_id="p", known_phi=((None, "PATIENT"),))
+    rules, crf = build_stage(config, "rules", default_bundle), crf_stage(config, default_bundle)
+    docs = [Doc(n) for n in notes[:3]] + [Doc(bad)] + [Doc(n) for n in notes[3:]]
+    states = [NoteState() for _ in docs]
+    rules.run_many(docs, states)
+    out = crf.run_many(docs, states)
+    assert isinstance(out[3], Exception)
+    alone = []
+    for n in notes:
+        state = NoteState()
+        rules.run(Doc(n), state)
+        alone.append(crf.run(Doc(n), state))
+    assert [o for i, o in enumerate(out) if i != 3] == alone
+
+
+def test_length_outliers_are_scored_note_by_note(default_bundle, config):
+    assert outliers([200] * 10 + [5000], 32_768) == {10}
+    assert outliers([793, 750, 700, 200], 32_768) == set()
+    assert outliers([300] * 3 + [40_000], 32_768) == {3}
+    assert outliers([40_000] * 3, 32_768) == {0, 1, 2}  # past batch_tokens: never a chunk of their own
+    notes = [to_note(n) for n in generate(5, seed=8, n_patients=2)]
+    long = Note("long", "\n".join(n.text for n in notes) * 6, patient_id="p")
+    docs = [Doc(n) for n in [*notes, long]]
+    (model,) = crf_stage(config, default_bundle).models
+    assert outliers([len(d.tokens[0]) for d in docs], model.batch.max_tokens) == {5}
+    assert_same_spans(default_bundle, config, docs, [Doc(d.note) for d in docs])
+
+
+def test_scorer_settings_are_typed_config(default_bundle):
+    """[tagging] scorer and batch_tokens come from conf/crf.toml, checked like every key; they reach the models."""
+    tagging = load_config().crf.tagging
+    assert (tagging.scorer, tagging.batch_tokens) == ("numpy", 32_768)
+    with pytest.raises(ConfigError, match=r"\[crf.tagging\] unknown key 'scorr'"):
+        load_config({"crf": {"tagging": {"scorr": "numpy"}}})
+    with pytest.raises(ConfigError, match=r"scorer = 'viterbi' is not accepted; expected one of numpy, crfsuite"):
+        load_config({"crf": {"tagging": {"scorer": "viterbi"}}})
+    (m,) = stage(default_bundle, "crfsuite").models
+    assert m.batch is None
+    (m,) = crf_stage(load_config({"crf": {"tagging": {"batch_tokens": 500}}}), default_bundle).models
+    assert m.batch is not None and m.batch.max_tokens == 500
+
+
+# ---------------------------------------------------------------- random small models
+
+
+def _train_random(data, path: Path) -> tuple[list[str], int]:
+    """A crfsuite model trained on random sequences of random attributes; its labels and attribute count."""
+    n_labels = data.draw(st.integers(2, 6))
+    n_attrs = data.draw(st.integers(2, 12))
+    labels = ["O", *(f"I-L{k}" for k in range(n_labels - 1))]
+    trainer = pycrfsuite.Trainer(verbose=False)
+    for _ in range(data.draw(st.integers(2, 8))):
+        n = data.draw(st.integers(1, 12))
+        xs = [data.draw(st.lists(st.integers(0, n_attrs - 1), max_size=4)) for _ in range(n)]
+        ys = [data.draw(st.sampled_from(labels)) for _ in range(n)]
+        trainer.append([[f"a{a}" for a in x] for x in xs], ys)
+    trainer.set_params({"c1": data.draw(st.sampled_from([0.0, 0.01])), "c2": data.draw(st.sampled_from([1e-4, 0.1])),
+                        "max_iterations": 30, "feature.possible_transitions": True})
+    trainer.train(str(path))
+    return labels, n_attrs
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_random_models_agree_with_crfsuite(data, tmp_path):
+    path = tmp_path / "m.crfsuite"
+    _, n_attrs = _train_random(data, path)
+    w = read_weights(path)
+    tagger = pycrfsuite.Tagger()
+    tagger.open(str(path))
+    seqs = [[data.draw(st.lists(st.integers(0, n_attrs + 1), max_size=5)) for _ in range(data.draw(st.integers(1, 40)))]
+            for _ in range(data.draw(st.integers(1, 6)))]
+    emis, lengths = [], []
+    for seq in seqs:
+        for x in seq:
+            ids = [w.attributes[f"a{a}"] for a in x if f"a{a}" in w.attributes]
+            emis.append(w.state[ids].sum(axis=0))
+        lengths.append(len(seq))
+    emission = DenseEmission(np.array(emis))
+    other = w.labels.index("O") if "O" in w.labels else 0
+    dec = decode(emission, np.array(lengths), w.trans, other)
+    off = np.concatenate(([0], np.cumsum(lengths)))
+    crf_paths = []
+    for k, seq in enumerate(seqs):
+        feats = [[f"a{a}" for a in x] for x in seq]
+        expected = tagger.tag(feats)
+        got = [w.labels[y] for y in dec.path[off[k]:off[k + 1]]]
+        if got != expected:  # only where two paths tie for the maximum (rounding decides between them)
+            assert tagger.probability(got) == pytest.approx(tagger.probability(expected), rel=1e-9)
+        crf_paths.append([w.labels.index(y) for y in got])
+        for lab_id, lab in enumerate(w.labels):
+            if lab_id == other:
+                got = dec.p_o[off[k]:off[k + 1]]
+                assert np.abs(got - [tagger.marginal(lab, i) for i in range(len(seq))]).max() <= TOLERANCE
+    # the restricted Viterbi finds the MAP path from any candidate sets holding it
+    path = np.concatenate(crf_paths)
+    n = len(path)
+    cand = np.array([[y == p or data.draw(st.booleans()) for y in range(len(w.labels))] for p in path]).reshape(n, -1)
+    tokens = np.flatnonzero(cand.sum(axis=1) > 1)
+    if len(tokens):
+        first = np.isin(np.arange(n), off[:-1])
+        last = np.isin(np.arange(n), off[1:] - 1)
+        got = np.where(cand.sum(axis=1) > 1, 0, path)
+        restricted_viterbi(got, tokens, cand[tokens], emission, w.trans, first, last)
+        for k, seq in enumerate(seqs):
+            a, b = ([w.labels[y] for y in p[off[k]:off[k + 1]]] for p in (got, path))
+            if a != b:
+                tagger.set([[f"a{x}" for x in item] for item in seq])
+                assert tagger.probability(a) == pytest.approx(tagger.probability(b), rel=1e-9)

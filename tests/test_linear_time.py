@@ -1,0 +1,142 @@
+"""Linear time on hostile notes (issue 13.1): CPU time at 40k characters over CPU time at 4k stays
+below RATIO_LIMIT (a linear step gives ~10, a quadratic one ~100) for every crafted input of
+tests/adversarial.py, in every step: tokenizer, sentences, sections, attributes, each rule file
+(also on texts made of its own triggers and examples),
+gazetteer rules, metadata matching, merge and propagation, and the whole Deidentifier.
+
+Not a benchmark: only the ratio is asserted, on process CPU time, each size the minimum of a few
+runs (`python -m benchmarks linear` prints absolute times). A ratio over the limit is measured
+once more with more runs before the test fails, so a burst of load on the shared machine does not
+fail it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import cache
+
+import pytest
+
+from deid_core.doc import Doc
+from deid_core.engine.contract import NoteState
+from deid_core.notes import Note
+from tests.adversarial import KINDS, KNOWN_PHI, growth, rule_file_kinds
+
+RATIO_LIMIT = 15.0
+SMALL, LARGE = 4_000, 40_000
+RULE_FILES = ("rules/contact.toml", "rules/ids.toml", "rules/dates.toml", "rules/ages.toml",
+              "rules/locations.toml", "rules/names.toml", "rules/nonphi.toml")
+
+
+def rule_tagger(**rules):
+    """A RuleTagger with [rules] settings changed from conf/deidentify.toml."""
+    from deid_core.config import load_config
+    from deid_core.engine.rules.tagger import RuleTagger
+
+    return RuleTagger(load_config({"rules": rules}).rules)
+
+
+def doc_of(text: str) -> Doc:
+    return Doc(Note("adv", text, "p-adv", None, KNOWN_PHI))
+
+
+def assert_linear(fn: Callable[[str], object], what: str, kinds: dict | None = None, repeats: int = 3) -> None:
+    """fn's CPU-time ratio LARGE / SMALL below RATIO_LIMIT on every kind (one re-measure allowed)."""
+    bad = []
+    for kind, make in (kinds or KINDS).items():
+        ta, tb, ratio = growth(fn, make, SMALL, LARGE, repeats)
+        if ratio >= RATIO_LIMIT:
+            ta, tb, ratio = growth(fn, make, SMALL, LARGE, repeats + 2)
+        if ratio >= RATIO_LIMIT:
+            bad.append(f"{kind}: {ta:.4f} s at {SMALL}, {tb:.4f} s at {LARGE} (x{ratio:.0f})")
+    assert not bad, f"{what} grows faster than linear:\n" + "\n".join(bad)
+
+
+def test_tokenizer_is_linear():
+    from deid_core.text.tokenize import _unicode_token_offsets, token_offsets
+
+    assert_linear(token_offsets, "token_offsets")
+    assert_linear(_unicode_token_offsets, "the Unicode tokenizer")
+
+
+def test_sentences_sections_attributes_are_linear():
+    from deid_core.text.attributes import attributes
+    from deid_core.text.sections import find_sections
+    from deid_core.text.tokenize import sentence_bounds
+
+    assert_linear(sentence_bounds, "sentence_bounds")
+    assert_linear(find_sections, "find_sections")
+    assert_linear(lambda t: attributes(doc_of(t)), "attributes")
+
+
+def test_normalized_view_is_linear():
+    from deid_core.text.normalize import normalize_text
+
+    assert_linear(lambda t: normalize_text(t.replace("a", "\u200b")), "normalize_text")
+
+
+@pytest.mark.parametrize("rule_file", RULE_FILES)
+def test_each_rule_file_is_linear(rule_file):
+    tagger = rule_tagger(files=[rule_file], gazetteer_file="", metadata=False)
+    assert_linear(lambda t: tagger.tag(doc_of(t)), rule_file, {**KINDS, **rule_file_kinds(rule_file)})
+
+
+def test_gazetteer_rules_and_metadata_matching_are_linear():
+    gaz = rule_tagger(files=["rules/nonphi.toml"], metadata=False)
+    assert_linear(lambda t: gaz.gazetteer_spans(doc_of(t)), "gazetteer rules")
+    meta = rule_tagger(files=["rules/nonphi.toml"], gazetteer_file="", metadata=True)
+    assert_linear(lambda t: meta.metadata.match(doc_of(t)), "metadata matching")
+
+
+@cache
+def default_deidentifier():
+    from deid_core.app.options import effective_config
+    from deid_core.bundle import load_bundle
+    from deid_core.engine.pipeline import build_deidentifier
+
+    return build_deidentifier(effective_config(), load_bundle(), b"linear-time-test-key-0123456789ab")
+
+
+@cache
+def stage_spans(text: str) -> tuple[list, Doc, NoteState]:
+    """Every stage's spans of a crafted note (computed once, outside the timed merge)."""
+    deid = default_deidentifier()
+    doc = doc_of(text)
+    state = NoteState()
+    found = []
+    for stage in deid.stages:
+        found += state.spans.setdefault(stage.name, stage.run(doc, state))
+    return found, doc, state
+
+
+def test_merge_and_propagation_are_linear():
+    deid = default_deidentifier()
+
+    def merge(text: str) -> None:
+        found, doc, state = stage_spans(text)
+        merged = deid.merge(found, doc, state)
+        deid.cross_note.spread([(text, merged), ("Seen today with Smith.", [])])
+
+    assert_linear(merge, "merge + propagation")
+
+
+@pytest.mark.slow
+def test_whole_deidentifier_is_linear():
+    deid = default_deidentifier()
+
+    def process(text: str) -> None:
+        res = deid.process_many([Note("adv", text, "p-adv", None, KNOWN_PHI),
+                                 Note("other", "Seen today with Smith.", "p-adv", None, KNOWN_PHI)])
+        assert res[0].ok, (res[0].error_stage, res[0].error_class)
+
+    assert_linear(process, "Deidentifier.process_many", repeats=2)
+
+
+def test_a_200k_space_note_takes_seconds():
+    import time
+
+    deid = default_deidentifier()
+    t0 = time.process_time()
+    res = deid.process(Note("spaces", " " * 200_000, "p"))
+    assert res.ok and res.text == " " * 200_000
+    assert time.process_time() - t0 < 5.0

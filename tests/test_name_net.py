@@ -1,0 +1,73 @@
+"""The name recall net (stage `names`): name-like words in context are proposed whatever the CRF says."""
+
+from __future__ import annotations
+
+import pytest
+
+from deid_core.config import ConfigError, load_config
+from deid_core.doc import Doc
+from deid_core.engine.contract import NoteState
+from deid_core.engine.names import NameNet
+from deid_core.engine.pipeline import build_deidentifier
+from deid_core.notes import Note
+
+NET = NameNet(load_config().names)
+
+
+def found(text: str, net: NameNet = NET) -> list[tuple[str, str]]:
+    return [(text[s.start:s.end], s.label) for s in net.run(Doc(Note("n", text)), NoteState())]
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("his daughter maria called", [("maria", "PATIENT")]),
+    ("spoke with jon peters rn about the plan", [("jon peters", "DOCTOR")]),
+    ("K. WALSH RRT at bedside", [("K. WALSH", "DOCTOR")]),
+    ("talked to D. Moss at length", [("D. Moss", "PATIENT")]),
+    ("Plan reviewed per Qqplorvik.", [("Qqplorvik", "PATIENT")]),
+    ("wife ymfgi at bedside", [("ymfgi", "PATIENT")]),
+    ("Mr. Zyxwvutsson resting", [("Zyxwvutsson", "PATIENT")]),
+])
+def test_names_in_context_are_proposed(text, expected):
+    assert found(text) == expected
+
+
+@pytest.mark.parametrize("text", [
+    "per protocol, levophed titrated",  # dictionary and clinical words, whatever the cue
+    "daughter anxious, called twice",
+    "spoke with family and resp therapy",
+    "Sedated w/ propofol, per rn",
+    "E-signed by xyz9",  # a username shape (glued digits) is not a name
+    "Qqplorvik noted on exam",  # an unknown word without a cue stays below the threshold
+    "Maria",  # a known first name alone is not enough
+])
+def test_words_without_name_evidence_are_not_proposed(text):
+    assert found(text) == []
+
+
+def test_threshold_is_tunable_from_the_configuration():
+    text = "Qqplorvik noted on exam; Maria here"
+    low = NameNet(load_config({"names": {"threshold": 0.9}}).names)
+    assert found(text, low) == [("Qqplorvik", "PATIENT"), ("Maria", "PATIENT")]
+    high = NameNet(load_config({"names": {"threshold": 4.0}}).names)
+    assert found("his daughter maria called", high) == []
+
+
+@pytest.mark.parametrize(("override", "where"), [
+    ({"names": {"treshold": 2.0}}, "[names] treshold"),
+    ({"names": {"threshold": 0.1}}, "[names] threshold"),
+    ({"names": {"weights": {"frist_name": 1.0}}}, "frist_name"),
+    ({"names": {"window": "3"}}, "[names] window"),
+])
+def test_misspelt_or_out_of_range_settings_are_refused(override, where):
+    with pytest.raises(ConfigError, match=r"\[?names") as err:
+        load_config(override)
+    assert where.split()[-1] in str(err.value)
+
+
+def test_default_pipeline_runs_the_net_after_the_crf_and_merges_its_spans():
+    conf = load_config({"pipeline": {"stages": ["rules", "names"], "mode": "mask"}})
+    assert load_config().pipeline.stages[-1] == "names"
+    deid = build_deidentifier(conf, None, b"k" * 32)
+    res = deid.process(Note("n1", "Family meeting: spoke with ymfgi qqplorvik rn, plan per team.", "p1"))
+    assert "ymfgi" not in res.text and "qqplorvik" not in res.text
+    assert [s.source for s in res.spans] == ["names:net"]
