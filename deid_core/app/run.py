@@ -1,12 +1,15 @@
-"""One run: notes in, notes/ spans/ quarantine/ and _manifest.json out, for `deid tag` and the job alike.
+"""One run: notes in, notes/ spans/ quarantine/ and _manifest.json out, for `deid tag`, the job and the API.
 
 `run()` states the steps once: check paths and output targets, read, check the schema, select
 (incremental runs: what no committed run holds), count ids and apply the policies, tag each
-note once into a staged result, project and write the three tables, count from the staged
-result, and write the manifest last (a run is committed when its manifest is there). Run ids,
-layouts and selection are in runs.py, the output's bookkeeping in store.py (tables: udfs/runs.py). An executor (`Backend`: Arrow in deid_core/app/runner.py, Spark in udfs/plan.py)
-does each step on its engine. Nothing here touches a SparkContext, an accumulator or the JVM,
-so the run works the same under Spark Connect; local paths are handled in plain Python.
+note once into a staged result, project and write the three tables (or hand them back as frames:
+the library API's in-memory sink), count from the staged result, and commit the manifest last
+(a run is committed when its manifest is there). Run ids, layouts and selection are in runs.py,
+the output's bookkeeping in store.py (tables: udfs/runs.py). An executor (`Backend`: Arrow in
+deid_core/app/runner.py, Spark in udfs/plan.py) does each step on its engine. Nothing here
+touches a SparkContext, an accumulator or the JVM, so the run works the same under Spark
+Connect; local paths are handled in plain Python, except under Spark Connect, where every path
+is the server's (store.Files).
 """
 
 from __future__ import annotations

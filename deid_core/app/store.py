@@ -1,7 +1,8 @@
 """Where a run's outputs live and how it commits them: files on this machine or any Hadoop URI.
 
 `Files` does the few file operations a run needs (write a small text atomically, read, list,
-remove), in plain Python for local paths and through the executor for URIs (HDFS, S3...).
+remove), in plain Python for local paths and through the executor for URIs (HDFS, S3...) and,
+under Spark Connect, for every path (udfs/files.py). `FramesStore` is the in-memory sink's (none).
 `FolderStore` keeps a folder output's bookkeeping in both layouts (deid_core/app/runs.py):
 which layout is there, which runs are committed, uncommit, sweep what killed runs left, commit.
 The table-prefix store with the same methods is Spark's (udfs/runs.py).
@@ -126,7 +127,7 @@ class Files:
 
 class _NoRemote:
     def __getattr__(self, name: str) -> Any:
-        raise ValueError("not a local path: reading or writing URIs needs an executor (udfs/runs.py on Spark)")
+        raise ValueError("not a local path: reading or writing URIs needs an executor (udfs/files.py on Spark)")
 
 
 def local_files() -> Files:
