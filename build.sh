@@ -34,7 +34,7 @@ setup() {
   echo "==> creating $VENV and installing the project with its test tools"
   [ -x "$PY" ] || python3 -m venv "$VENV"
   "$PY" -m pip install -q --upgrade pip
-  "$PY" -m pip install -q -e ".[test,package]"
+  "$PY" -m pip install -q -e ".[test,package,connect]"
   touch "$stamp"
 }
 

@@ -1,17 +1,26 @@
-"""Build hook: put the top-level conf/ and models/default/ inside the wheel as deid_core/conf and deid_core/models/default.
+"""Build hook: the installed package names, and conf/ and models/default/ inside the wheel.
 
-deid_core.config.conf_dir() and deid_core.bundle.default_bundle_path() look there first, so an
-installed (non-editable) wheel, e.g. the packed environment on Spark executors, finds its
-configuration and default model bundle without the checkout. All metadata is in pyproject.toml.
+Installed names: deid_core (the engine) and deid_spark.udfs / deid_spark.jobs for the
+repository's udfs/ and jobs/ folders (DESIGN.md §3 fixes the folders; the wheel must not
+install top-level packages named `udfs` or `jobs`). The code imports them by those names
+everywhere, so a driver and its executors agree whether they run a checkout (editable install)
+or the wheel. deid_spark is a namespace package: it has no __init__.py.
+
+conf/ and models/default/ go inside the built deid_core package as deid_core/conf and
+deid_core/models/default: deid_core.config.conf_dir() and deid_core.bundle.default_bundle_path()
+look there first, so an installed (non-editable) wheel, e.g. the packed environment on Spark
+executors, finds its configuration and default model bundle without the checkout. All other
+metadata is in pyproject.toml.
 """
 
 import shutil
 from pathlib import Path
 
-from setuptools import setup
+from setuptools import find_packages, setup
 from setuptools.command.build_py import build_py
 
 DATA_DIRS = ("conf", "models/default")  # only the default bundle ships: a user's own models/ stay out
+SPARK_PACKAGES = {"deid_spark.udfs": "udfs", "deid_spark.jobs": "jobs"}  # installed name -> repository folder
 
 
 class BuildPyWithData(build_py):
@@ -29,4 +38,8 @@ class BuildPyWithData(build_py):
                                 ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
 
 
-setup(cmdclass={"build_py": BuildPyWithData})
+setup(
+    packages=find_packages(include=["deid_core", "deid_core.*"]) + list(SPARK_PACKAGES),
+    package_dir=SPARK_PACKAGES,
+    cmdclass={"build_py": BuildPyWithData},
+)

@@ -1,3 +1,43 @@
-"""deid_core: the Spark-free de-identification engine (taxonomy, tagging, replacement, evaluation)."""
+"""deid_core: the Spark-free de-identification engine, and the project's public API.
+
+    from deid_core import deidentify, deidentify_table, DEMO_KEY
+
+`deidentify_table` (Arrow or pandas, no Spark) lives in deid_core.app.api. The Spark-facing
+names (`deidentify`, `Result`, `DeidTransformer`, `DeidBundleEstimator`) live in the Spark glue
+(deid_spark.udfs) and are imported on first use, so `import deid_core` never imports pyspark.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
 
 __version__ = "0.1.0"
+
+# public name -> module that defines it (imported lazily by __getattr__)
+_EXPORTS = {
+    "deidentify_table": "deid_core.app.api",
+    "TableResult": "deid_core.app.api",
+    "DEMO_KEY": "deid_core.keys",
+    "ConfigError": "deid_core.config",
+    "QuarantineRateError": "deid_core.app.manifest",
+    "deidentify": "deid_spark.udfs.api",
+    "Result": "deid_spark.udfs.api",
+    "DeidTransformer": "deid_spark.udfs.ml",
+    "DeidBundleEstimator": "deid_spark.udfs.ml",
+}
+__all__ = ["__version__", *_EXPORTS]
+
+
+def __getattr__(name: str) -> Any:
+    """The public names, imported on first use (the Spark ones need pyspark)."""
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'deid_core' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

@@ -1,27 +1,22 @@
 """spark-submit entry point: de-identify a notes Parquet folder or table into notes/, spans/,
 quarantine/ and _manifest.json (DESIGN.md §4). Also runs as `python jobs/deidentify.py ...`
-in local mode (master local[*] unless $DEID_SPARK_MASTER says otherwise).
+in local mode (master local[*] unless $DEID_SPARK_MASTER says otherwise), or against a Spark
+Connect server (--remote sc://HOST:PORT or $SPARK_REMOTE). Needs the project installed
+(./build.sh setup, or the wheel): the Spark glue is imported as deid_spark.udfs.
 """
 
 from __future__ import annotations
 
 import argparse
 import logging
-import os
 import sys
-from pathlib import Path
 
-if __package__ in (None, ""):  # run as a script: make the checkout importable here and in workers
-    _ROOT = str(Path(__file__).resolve().parent.parent)
-    if _ROOT not in sys.path:
-        sys.path.insert(0, _ROOT)
-
-from deid_core.app.manifest import QuarantineRateError, enforce_quality, summary_lines  # noqa: E402
-from deid_core.app.options import STAGING_MODES, RunOptions, add_run_arguments, run_options  # noqa: E402
-from deid_core.app.run import RunRequest, Sink, Source, check_request, run  # noqa: E402
-from deid_core.app.runner import load_key_and_bundle  # noqa: E402
-from deid_core.bundle import Bundle  # noqa: E402
-from deid_core.config import ConfigError, conf_dir  # noqa: E402
+from deid_core import __version__
+from deid_core.app.manifest import QuarantineRateError, enforce_quality
+from deid_core.app.options import STAGING_MODES, RunOptions, add_run_arguments, run_options
+from deid_core.app.run import RunRequest, Sink, Source, check_request
+from deid_core.app.runner import load_key_and_bundle
+from deid_core.bundle import Bundle
 
 log = logging.getLogger("deid.job")
 
@@ -48,50 +43,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--log-level", default="INFO", choices=("DEBUG", "INFO", "WARNING", "ERROR"),
                    help="level of the job's own log (ids and counts only)")
     p.add_argument("--spark-log-level", choices=("TRACE", "DEBUG", "INFO", "WARN", "ERROR"),
-                   help="set Spark's (log4j) level for this run (default: as configured)")
+                   help="set Spark's (log4j) level for this run (default: as configured; not under Spark Connect)")
+    p.add_argument("--remote", metavar="sc://HOST:PORT",
+                   help="run through a Spark Connect server (default: $SPARK_REMOTE if set); paths are the server's")
+    p.add_argument("--version", action="version", version=f"deid-spark {__version__}")
     return p
-
-
-def spark_confs(pairs: list[str]) -> dict[str, str]:
-    """--conf KEY=VALUE items as a dict (ConfigError naming the bad item)."""
-    out = {}
-    for item in pairs:
-        key, sep, value = item.partition("=")
-        if not sep or not key.strip():
-            raise ConfigError(f"--conf {item!r}: expected KEY=VALUE, e.g. spark.sql.catalogImplementation=hive")
-        out[key.strip()] = value
-    return out
-
-
-def get_spark(app_name: str = "deid-deidentify", confs: dict[str, str] | None = None):
-    """(session, created): the active SparkSession, else a new one (with `confs`); with plain python a quiet local one."""
-    from pyspark.sql import SparkSession
-
-    active = SparkSession.getActiveSession()
-    if active is not None:
-        for key, value in (confs or {}).items():
-            if value in (current := active.conf.get(key, None), (current or "").removeprefix("file:")):
-                continue  # Spark keeps local paths as file: URIs
-            if active.conf.isModifiable(key):
-                active.conf.set(key, value)
-            else:  # static settings (catalog, warehouse) are fixed once a session runs
-                log.warning("--conf %s: not changed, the running session has it fixed (spark-submit --conf sets it)",
-                            key)
-        return active, False
-    builder = SparkSession.builder.appName(app_name)
-    if "PYSPARK_GATEWAY_PORT" not in os.environ:
-        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-        os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
-        root = str(Path(__file__).resolve().parent.parent)
-        os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH")) if p)
-        log4j = conf_dir() / "spark" / "log4j2-local.properties"
-        builder = (builder.master(os.environ.get("DEID_SPARK_MASTER", "local[*]"))
-                   .config("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile={log4j.as_uri()}")
-                   .config("spark.ui.showConsoleProgress", "false")
-                   .config("spark.sql.session.timeZone", "UTC"))
-    for key, value in (confs or {}).items():
-        builder = builder.config(key, value)
-    return builder.getOrCreate(), True
 
 
 def run_request(args: argparse.Namespace, options: RunOptions, key: bytes, bundle: Bundle) -> RunRequest:
@@ -102,12 +58,9 @@ def run_request(args: argparse.Namespace, options: RunOptions, key: bytes, bundl
 
 def run_job(spark, args: argparse.Namespace, options: RunOptions, key: bytes, bundle: Bundle) -> dict:
     """One run on the Spark executor; returns the manifest (written last). Raises QuarantineRateError."""
-    from udfs.plan import SparkBackend
+    from deid_spark.udfs.api import run_spark
 
-    backend = SparkBackend(spark, partitions=options.job.partitions, staging=options.job.staging)
-    manifest = run(run_request(args, options, key, bundle), backend).manifest
-    for line in summary_lines(manifest):
-        log.info(line)
+    manifest = run_spark(spark, run_request(args, options, key, bundle)).manifest
     enforce_quality(manifest)
     return manifest
 
@@ -123,17 +76,24 @@ def main(argv: list[str] | None = None) -> int:
     """Parse, check options, key and paths before Spark starts, run; one line and exit 2 on bad input."""
     args = build_parser().parse_args(argv)
     logging.basicConfig(level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    if args.log_level != "DEBUG":  # py4j's INFO lines (a connection per thread closing) say nothing to users
+        logging.getLogger("py4j").setLevel(logging.WARNING)
+    from deid_spark.udfs.plan import staging_mode
+    from deid_spark.udfs.session import get_spark, remote_url, set_spark_log_level, spark_confs
+
+    remote = remote_url(args.remote)
     try:
         confs = spark_confs(args.conf)
         options = run_options(args)
         key, bundle = load_key_and_bundle(options)
-        check_request(run_request(args, options, key, bundle), options.job.staging == "parquet")
+        staging = staging_mode(options.job.staging, connect=remote is not None)
+        check_request(run_request(args, options, key, bundle), staging == "parquet", local_files=remote is None)
     except (ValueError, OSError) as exc:  # ConfigError, KeyError_, BundleError, missing or unreadable input
         print(f"deidentify: error: {exc}", file=sys.stderr)
         return 2
-    spark, created = get_spark(confs=confs)
+    spark, created = get_spark("deid-deidentify", args.remote, confs)
     if args.spark_log_level:
-        spark.sparkContext.setLogLevel(args.spark_log_level)
+        set_spark_log_level(spark, args.spark_log_level)
     try:
         run_job(spark, args, options, key, bundle)
     except (ValueError, FileNotFoundError) as exc:  # schema, ids, options found once Spark could read
@@ -144,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
         return 3
     except _spark_errors() as exc:
         log.debug("Spark error", exc_info=True)
-        from udfs.plan import spark_reason
+        from deid_spark.udfs.plan import spark_reason
 
         print(f"deidentify: failed: {spark_reason(exc)} (--log-level DEBUG for the trace)", file=sys.stderr)
         return 1

@@ -11,17 +11,11 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 
-if __package__ in (None, ""):  # run as a script: make the checkout importable
-    _ROOT = str(Path(__file__).resolve().parent.parent)
-    if _ROOT not in sys.path:
-        sys.path.insert(0, _ROOT)
-
-from deid_core.app.commands.summary import runs_lines  # noqa: E402
-from deid_core.app.manifest import summary_lines  # noqa: E402
-from deid_core.config import ConfigError  # noqa: E402
-from jobs.deidentify import get_spark, spark_confs  # noqa: E402
+from deid_core.app.commands.summary import runs_lines
+from deid_core.app.manifest import summary_lines
+from deid_core.config import ConfigError
+from deid_spark.udfs.session import get_spark, spark_confs
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -37,7 +31,7 @@ def main(argv: list[str] | None = None) -> int:
     except ConfigError as exc:
         print(f"summary: error: {exc}", file=sys.stderr)
         return 2
-    spark, created = get_spark("deid-summary", confs)
+    spark, created = get_spark("deid-summary", confs=confs)
     try:
         return _print(spark, args)
     finally:
@@ -46,7 +40,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _print(spark, args: argparse.Namespace) -> int:
-    from udfs.runs import TableStore, committed_runs, uncommitted_partitions
+    from deid_spark.udfs.runs import TableStore, committed_runs, uncommitted_partitions
 
     where = args.output or args.output_table_prefix
     runs = committed_runs(spark, out=args.output, table_prefix=args.output_table_prefix)

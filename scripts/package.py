@@ -55,7 +55,8 @@ def build_wheel(dest: Path) -> Path:
     wheel = next(dest.glob("deid_spark-*.whl"))
     names = set(zipfile.ZipFile(wheel).namelist())
     for needed in ("deid_core/conf/taxonomy.toml", "deid_core/conf/deidentify.toml",
-                   "deid_core/models/default/bundle.json", "udfs/deidentify.py", "jobs/deidentify.py"):
+                   "deid_core/models/default/bundle.json", "deid_spark/udfs/deidentify.py",
+                   "deid_spark/jobs/deidentify.py"):
         if needed not in names:
             raise SystemExit(f"package: {wheel.name} lacks {needed}")
     return wheel
@@ -79,7 +80,7 @@ def build_env(wheel: Path, out: Path, work: Path, python_prefix: str | None) -> 
     pip = [py, "-m", "pip", "install", "-q", "--disable-pip-version-check"]
     run(pip + runtime_requirements(), **clean)
     run(pip + ["--no-deps", str(wheel)], **clean)
-    run([py, "-c", "import deid_core.config as c, deid_core.bundle as b, udfs.deidentify; "
+    run([py, "-c", "import deid_core.config as c, deid_core.bundle as b, deid_spark.udfs.deidentify; "
                    "assert 'site-packages' in str(c.conf_dir()), c.conf_dir(); b.load_bundle()"], **clean)
     target = out / ENV_NAME
     venv_pack.pack(prefix=str(env), output=str(target), force=True, compress_level=1,

@@ -39,11 +39,14 @@ def run_default(out: Path) -> list[dict]:
                     "--demo-key"])
     if rc != 0:
         raise RuntimeError(f"deid tag exited {rc}")
-    notes = pq.read_table(out / "notes").to_pylist()
+    return golden_records(*(pq.read_table(out / name).to_pylist() for name in ("notes", "spans", "quarantine")))
+
+
+def golden_records(notes: list[dict], span_rows: list[dict], quarantined: list[dict]) -> list[dict]:
+    """The golden file's records from the rows of the notes, spans and quarantine tables."""
     spans: dict[str, list[list]] = {}
-    for r in sorted(pq.read_table(out / "spans").to_pylist(), key=lambda r: (r["note_id"], r["start"])):
+    for r in sorted(span_rows, key=lambda r: (r["note_id"], r["start"])):
         spans.setdefault(r["note_id"], []).append([r[k] for k in SPAN_KEYS])
-    quarantined = pq.read_table(out / "quarantine").to_pylist()
     records = [{"note_id": n["note_id"], "text": n["text"], "spans": spans.get(n["note_id"], [])}
                for n in sorted(notes, key=lambda n: n["note_id"])]
     records += [{"note_id": q["note_id"], "quarantined": [q["stage"], q["error_class"]]} for q in quarantined]

@@ -34,7 +34,7 @@ def conf_args(base: Path) -> list[str]:
 
 
 def job(base: Path, *argv: str, config: Path | None = None) -> int:
-    from jobs.deidentify import main
+    from deid_spark.jobs.deidentify import main
 
     opts = [str(config) if a == str(LITERAL_CONF) and config else a for a in OPTS]
     return main([*argv, *opts, *conf_args(base)])
@@ -43,7 +43,7 @@ def job(base: Path, *argv: str, config: Path | None = None) -> int:
 def dump(spark, base: Path, name: str, prefix: str, facts: dict | None = None) -> None:
     """What a reader of the table prefix sees: committed rows (latest and history) and run ids."""
     from deid_core.app.store import TABLES
-    from udfs.runs import TableStore, committed_runs, read_committed
+    from deid_spark.udfs.runs import TableStore, committed_runs, read_committed
 
     folder = base / "dumps" / name
     folder.mkdir(parents=True, exist_ok=True)
@@ -59,9 +59,9 @@ def dump(spark, base: Path, name: str, prefix: str, facts: dict | None = None) -
 
 
 def first(base: Path) -> None:
-    from jobs.deidentify import get_spark, spark_confs
+    from deid_spark.udfs.session import get_spark, spark_confs
 
-    spark, _ = get_spark("deid-hive-tests", spark_confs(confs(base)))
+    spark, _ = get_spark("deid-hive-tests", confs=spark_confs(confs(base)))
     days = write_days(base / "in")
     spark.sql("CREATE DATABASE etl")
     for name in ("day1", "both"):
@@ -85,9 +85,9 @@ def first(base: Path) -> None:
 
 
 def second(base: Path) -> None:
-    from jobs.deidentify import get_spark, spark_confs
+    from deid_spark.udfs.session import get_spark, spark_confs
 
-    spark, _ = get_spark("deid-hive-tests", spark_confs(confs(base)))
+    spark, _ = get_spark("deid-hive-tests", confs=spark_confs(confs(base)))
     dump(spark, base, "killed", "etl.killed_")
     facts = {"rerun_exit": job(base, *KILLED, "--staging", "persist")}
     facts["summary"] = summary(base, "etl.killed_")
@@ -99,7 +99,7 @@ def summary(base: Path, prefix: str) -> str:
     import contextlib
     import io
 
-    from jobs.summary import main
+    from deid_spark.jobs.summary import main
 
     text = io.StringIO()
     with contextlib.redirect_stdout(text):

@@ -115,7 +115,7 @@ def test_deid_tag_quarantines_a_note_whose_regex_overruns(tmp_path):
 def test_the_spark_job_quarantines_a_note_whose_regex_overruns(spark, tmp_path):
     from deid_core.app.options import run_options
     from deid_core.app.runner import load_key_and_bundle
-    from jobs.deidentify import build_parser, run_job
+    from deid_spark.jobs.deidentify import build_parser, run_job
 
     args = build_parser().parse_args(["--input", str(budget_input(tmp_path)), "--output", str(tmp_path / "out"),
                                       "--config", str(BUDGET_CONF), "--name-columns", NAME_COLUMNS, "--demo-key"])

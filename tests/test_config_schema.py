@@ -32,6 +32,7 @@ MISSPELLED = [
     ({"surrogates": {"profle": "safe_harbor"}}, "[surrogates] unknown key 'profle'; accepted: profile, "),
     ({"surrogates": {"dates": {"shift_min": -3}}}, "[surrogates.dates] unknown key 'shift_min'; accepted: "),
     ({"surrogates": {"zip": {"polcy": "surrogate"}}}, "[surrogates.zip] unknown key 'polcy'; accepted: policy, "),
+    ({"job": {"progress_intervals_s": 5}}, "[job] unknown key 'progress_intervals_s'; accepted: batch_size, "),
     ({"colour": {"x": 1}}, "unknown table 'colour'; accepted: pipeline, registry, rules, merge, names, job, testing, crf, "),
 ]
 
@@ -53,6 +54,7 @@ WRONG = [
      "[testing] pause_after_write = 'note' is not accepted; expected '' (off), notes, spans or quarantine"),
     ({"job": {"max_quarantine_rate": 1.5}},
      "[job] max_quarantine_rate = 1.5 is not accepted; expected a number from 0 to 1"),
+    ({"job": {"progress_interval_s": -1}}, "[job] progress_interval_s = -1 is not accepted; expected a number >= 0"),
     ({"crf": {"tagging": {"domain": "physionet"}}},
      "[crf.tagging] domain = 'physionet' is not accepted; expected one of target, source, general"),
     ({"crf": {"tagging": {"scorer": "viterbi"}}},

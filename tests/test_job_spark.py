@@ -27,7 +27,7 @@ SORT = {"notes": ("note_id",), "spans": ("note_id", "start"), "quarantine": ("no
 
 
 def run(spark, inp, out, *extra: str) -> dict:
-    from jobs.deidentify import build_parser, run_job
+    from deid_spark.jobs.deidentify import build_parser, run_job
 
     args = build_parser().parse_args(["--input", str(inp), "--output", str(out), "--config", str(LITERAL_CONF),
                                       "--name-columns", NAME_COLUMNS, "--demo-key", *extra])
@@ -116,7 +116,7 @@ def test_zero_rows_give_empty_outputs(spark, tmp_path):
 
 
 def test_catalog_tables_in_and_out(spark, tmp_path):
-    from jobs.deidentify import build_parser, run_job
+    from deid_spark.jobs.deidentify import build_parser, run_job
 
     spark.read.parquet(str(SAMPLES)).createOrReplaceTempView("deid_test_notes")
     spark.sql(f"CREATE DATABASE IF NOT EXISTS deid_test LOCATION '{tmp_path / 'db'}'")
@@ -167,7 +167,7 @@ def build_local_args(inp, out):
 def test_usage_errors_one_line_exit_2(spark, tmp_path, capsys):
     import pyarrow as pa
 
-    from jobs.deidentify import main
+    from deid_spark.jobs.deidentify import main
 
     table = pq.read_table(SAMPLES)
     pq.write_table(table.append_column("Text", pa.array(["x"] * table.num_rows)), tmp_path / "text.parquet")
@@ -188,7 +188,7 @@ def test_usage_errors_one_line_exit_2(spark, tmp_path, capsys):
 
 
 def test_quality_ceiling_exits_3_with_the_same_quality_block(spark, tmp_path, capsys):
-    from jobs.deidentify import main
+    from deid_spark.jobs.deidentify import main
 
     inp = write_edge_input(tmp_path / "in.parquet")
     strict = tmp_path / "strict.toml"
@@ -222,7 +222,7 @@ def test_staging_left_by_a_killed_run_is_removed_and_nothing_else(spark, tmp_pat
 
 
 def test_hadoop_file_operations_for_non_local_outputs(spark, tmp_path):
-    from udfs.plan import SparkBackend
+    from deid_spark.udfs.plan import SparkBackend
 
     backend = SparkBackend(spark, partitions=1)
     (tmp_path / "staging-0badc0de").mkdir()

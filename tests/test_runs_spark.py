@@ -17,7 +17,7 @@ OPTS = ["--config", str(LITERAL_CONF), "--name-columns", NAME_COLUMNS, "--demo-k
 
 
 def job(spark, inp, out, *extra: str) -> dict:
-    from jobs.deidentify import build_parser, run_job
+    from deid_spark.jobs.deidentify import build_parser, run_job
 
     args = build_parser().parse_args(["--input", str(inp), "--output", str(out), *OPTS, "--partitions", "2", *extra])
     options = run_options(args)
@@ -43,8 +43,8 @@ def test_incremental_union_equals_one_run(two_days):
 
 
 def test_spark_reader_reads_what_the_arrow_reader_reads(spark, two_days):
-    from udfs.runs import committed_runs as spark_runs
-    from udfs.runs import read_committed as spark_read
+    from deid_spark.udfs.runs import committed_runs as spark_runs
+    from deid_spark.udfs.runs import read_committed as spark_read
 
     out = str(two_days[0] / "out")
     assert [m["run_id"] for m in spark_runs(spark, out=out)] == committed_ids(two_days[0] / "out")
@@ -57,7 +57,7 @@ def test_spark_reader_reads_what_the_arrow_reader_reads(spark, two_days):
 
 
 def test_job_summary_of_a_folder_of_runs(spark, two_days, capsys):
-    from jobs.summary import main
+    from deid_spark.jobs.summary import main
 
     assert main(["--output", f"file://{two_days[0] / 'out'}"]) == 0
     out = capsys.readouterr().out
@@ -93,7 +93,7 @@ def test_since_column_across_executors(spark, two_days, tmp_path):
 
 
 def test_non_parquet_input_and_missing_database_one_line_before_any_spark_job(spark, tmp_path, capsys):
-    from jobs.deidentify import main
+    from deid_spark.jobs.deidentify import main
 
     (tmp_path / "notes.csv").write_text("note_id,text\n1,hello\n")
     codes = [main(["--input", inp, "--output", str(tmp_path / "out"), *OPTS])

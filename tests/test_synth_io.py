@@ -52,7 +52,7 @@ def test_job_output_independent_of_partitions(spark, tmp_path):
     import sys
 
     sys.path.insert(0, str(ROOT))
-    from jobs.synthesize import build, write
+    from deid_spark.jobs.synthesize import build, write
 
     outs = []
     for k in (1, 4):
@@ -94,7 +94,7 @@ def test_job_options_select_families_and_reject_unknown_names(capsys):
     import sys
 
     sys.path.insert(0, str(ROOT))
-    from jobs.synthesize import parse_args
+    from deid_spark.jobs.synthesize import parse_args
 
     args = parse_args(["--notes", "5", "--out", "x", "--types", "radiology, portal", "--exclude-types", "radiology.base"])
     assert args.include == ("radiology", "portal") and args.exclude == ("radiology.base",)

@@ -13,9 +13,9 @@ from deid_core.app.options import effective_config, parse_name_columns
 from deid_core.app.schema import validate_input_schema
 from deid_core.bundle import bundle_bytes, load_bundle
 from deid_core.keys import DEMO_KEY, KeyError_, key_id
+from deid_spark.udfs import deidentify as worker
+from deid_spark.udfs.shipping import KeyRef, read_key
 from tests.helpers_job import LITERAL_CONF, NAME_COLUMNS, SAMPLES, write_edge_input
-from udfs import deidentify as worker
-from udfs.shipping import KeyRef, read_key
 
 
 @pytest.fixture(scope="module")

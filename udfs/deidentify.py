@@ -24,7 +24,7 @@ from deid_core.bundle import BundleError, unpack_bundle
 from deid_core.config import Config
 from deid_core.engine.pipeline import Deidentifier
 from deid_core.workdirs import OwnedDir
-from udfs.shipping import KeyRef, read_key
+from deid_spark.udfs.shipping import KeyRef, read_key
 
 _CACHE: dict[str, Deidentifier] = {}
 BUILDS = {"count": 0}  # how many Deidentifiers this worker built (tests, diagnostics)

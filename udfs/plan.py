@@ -3,7 +3,8 @@
 What each step means (schema rules, id policies, which duplicate is kept, the projections and
 their order) is stated once in deid_core/app (schema.py, policies.py) and executed the same way
 on Arrow by deid_core/app/runner.py. Only file operations on non-local paths (HDFS, S3...) use
-the JVM; everything else works under Spark Connect too.
+the JVM, and only under classic Spark (udfs/files.py); under Spark Connect every step runs through
+the DataFrame API, the key ships as a Connect artifact and the manifest is uploaded.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from deid_core.app.policies import DEDUP_NULLS_FIRST, IdPlan, InputCounts
 from deid_core.app.run import Sink, Source, TagTask
 from deid_core.app.runs import (
     ALL,
+    RUN_COLUMN,
     SINCE,
     SKIP_DONE,
     SKIP_NULL,
@@ -48,9 +50,11 @@ from deid_core.app.schema import (
     STAGED_NOTE_DATE,
     BatchSpec,
 )
-from deid_core.app.store import table_path
+from deid_core.app.store import TABLES, table_path
 from deid_core.bundle import bundle_bytes
-from udfs.runs import HadoopFiles, TableStore, committed_state
+from deid_spark.udfs.files import ServerFiles
+from deid_spark.udfs.progress import TagProgress
+from deid_spark.udfs.runs import TableStore, committed_state
 
 log = logging.getLogger("deid.job")
 
@@ -127,6 +131,14 @@ def project(staged: DataFrame, spec: BatchSpec) -> tuple[DataFrame, DataFrame, D
     return notes, spans, quarantine
 
 
+def staging_mode(requested: str, *, connect: bool, in_memory: bool = False, staging_dir: str | None = None) -> str:
+    """How the staged result is kept: "parquet" needs a folder the run can remove again, which Spark
+    Connect cannot do, and returned frames live on after the run (only in a --staging-dir)."""
+    if requested == "parquet" and (connect or (in_memory and staging_dir is None)):
+        return "persist"
+    return requested
+
+
 def default_parallelism(spark: SparkSession) -> int:
     """Spark's default parallelism (classic); the shuffle partitions setting under Spark Connect."""
     try:
@@ -140,16 +152,27 @@ class SparkBackend:
 
     runner = "spark"
 
-    def __init__(self, spark: SparkSession, *, partitions: int = 0, staging: str = "parquet") -> None:
+    def __init__(self, spark: SparkSession, *, partitions: int = 0, staging: str = "parquet",
+                 progress_interval: float = 0) -> None:
         self.spark = spark
+        self.files = ServerFiles(spark)
+        self.local_files = not self.files.connect  # under Connect, paths are the server's
         self.staging = staging
         self.stages_to_files = staging == "parquet"
         self.partitions = partitions or default_parallelism(spark)
+        self.progress_interval = progress_interval
         self._shipped: Any = None
         self._persisted: DataFrame | None = None
 
+    def check_sink(self, sink: Sink) -> None:
+        """Refuse, before any work, an output the manifest could not be written to (Spark Connect)."""
+        if sink.path is not None:
+            self.files.check_output(sink.path, sink.where)
+
     def read(self, source: Source) -> DataFrame:
-        """The input DataFrame (lazy)."""
+        """The input DataFrame (lazy): the given one, or read from a path or table."""
+        if source.frame is not None:
+            return source.frame
         return read_input(self.spark, source)
 
     def schema(self, frame: DataFrame) -> pa.Schema:
@@ -188,11 +211,10 @@ class SparkBackend:
         """Group by patient, tag with mapInArrow, keep the result once (staging Parquet or persisted)."""
         from pyspark import StorageLevel
 
-        from udfs.deidentify import WorkerPayload, tag_batches
-        from udfs.shipping import ShippedKey
+        from deid_spark.udfs.deidentify import WorkerPayload, tag_batches
+        from deid_spark.udfs.shipping import ShippedKey
 
         frame = group_by_patient(frame, self.partitions)
-        self.spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", str(task.batch_size))
         self._shipped = ShippedKey(self.spark, task.key)  # a distributed file, never in the closure
         payload = WorkerPayload(task.bundle.id, bundle_bytes(task.bundle), task.config, self._shipped.ref, task.spec)
         log.debug("schema ok: %d pass-through column(s), %d name column(s); config digest %s",
@@ -202,12 +224,22 @@ class SparkBackend:
         log.info("tagging in %d partition(s), batches of %d notes, staging: %s", self.partitions,
                  task.batch_size, self.staging)
         staged = frame.mapInArrow(tag_batches(payload), staged_spark_schema(frame, task.spec))
-        if staging_path is not None:
-            staged.write.parquet(staging_path)
-            return self.spark.read.parquet(staging_path)
-        self._persisted = staged.persist(StorageLevel.MEMORY_AND_DISK)
-        self._persisted.count()
-        return self._persisted
+        batch_conf = "spark.sql.execution.arrow.maxRecordsPerBatch"
+        before = self.spark.conf.get(batch_conf, None)
+        self.spark.conf.set(batch_conf, str(task.batch_size))
+        try:
+            with TagProgress(self.spark, task.notes, self.partitions, self.progress_interval):
+                if staging_path is not None:
+                    staged.write.parquet(staging_path)
+                else:
+                    self._persisted = staged.persist(StorageLevel.MEMORY_AND_DISK)
+                    self._persisted.write.format("noop").mode("overwrite").save()  # fill the cache, one stage
+        finally:
+            if before is None:
+                self.spark.conf.unset(batch_conf)
+            else:
+                self.spark.conf.set(batch_conf, before)
+        return self.spark.read.parquet(staging_path) if staging_path is not None else self._persisted
 
     def select(self, frame: DataFrame, selection: Selection, sink: Sink) -> tuple[DataFrame, dict[str, int] | None, Any]:
         """The rows this run takes (deid_core.app.runs' rules), counts by reason, and the new high-water mark."""
@@ -257,6 +289,17 @@ class SparkBackend:
         """The bookkeeping of a table-prefix output (udfs/runs.py)."""
         return TableStore(self.spark, str(sink.table_prefix), source.table)
 
+    def result_tables(self, tables: tuple[DataFrame, DataFrame, DataFrame], sink: Sink,
+                      run_id: str | None) -> tuple[DataFrame, DataFrame, DataFrame]:
+        """notes, spans and quarantine as DataFrames: read back from what was written (this run's rows), or
+        the projections of the staged result for an in-memory sink (cached until the caller releases it)."""
+        if sink.in_memory:
+            return tables
+        if sink.path is not None:
+            return tuple(self.spark.read.parquet(table_path(sink.path, n, run_id)) for n in TABLES)
+        frames = (self.spark.table(f"{sink.table_prefix}{n}") for n in TABLES)
+        return tuple(f if run_id is None else f.where(F.col(RUN_COLUMN) == run_id).drop(RUN_COLUMN) for f in frames)
+
     def staged_counts(self, staged: DataFrame) -> tuple[list[tuple[str | None, str | None, int]], dict[str, int]]:
         """(error_stage, error_class, n) rows and spans per label, from the staged results."""
         status = [(r[ERROR_STAGE], r[ERROR_CLASS], int(r["count"]))
@@ -276,31 +319,32 @@ class SparkBackend:
 
     def describe(self) -> dict[str, Any]:
         """Executor details for the manifest."""
-        return {"spark_version": self.spark.version, "partitions": self.partitions, "staging": self.staging}
+        return {"spark_version": self.spark.version, "spark_connect": self.files.connect,
+                "partitions": self.partitions, "staging": self.staging}
 
     def write_remote_text(self, path: str, text: str) -> None:
-        """Write a small text file on a Hadoop file system (atomically renamed into place)."""
-        HadoopFiles(self.spark).write_remote_text(path, text)
+        """Write a small text file where Spark writes (udfs/files.py: Hadoop FS, or uploaded under Spark Connect)."""
+        self.files.write_remote_text(path, text)
 
     def read_remote_text(self, path: str) -> str | None:
         """A small text file on a Hadoop file system (None if missing)."""
-        return HadoopFiles(self.spark).read_remote_text(path)
+        return self.files.read_remote_text(path)
 
     def read_remote_texts(self, folder: str, suffix: str) -> list[tuple[str, str]]:
         """(name, text) of the files *suffix of a folder on a Hadoop file system."""
-        return HadoopFiles(self.spark).read_remote_texts(folder, suffix)
+        return self.files.read_remote_texts(folder, suffix)
 
     def remove_remote(self, path: str) -> None:
-        """Delete a file or folder on a Hadoop file system (missing is fine; under Connect: say so)."""
-        HadoopFiles(self.spark).remove_remote(path)
+        """Delete a file or folder where Spark writes (missing is fine; left in place under Spark Connect)."""
+        self.files.remove_remote(path)
 
     def list_remote(self, folder: str) -> list[str]:
         """The children of a folder on a Hadoop file system ([] if it does not exist, or under Connect)."""
-        return HadoopFiles(self.spark).list_remote(folder)
+        return self.files.list_remote(folder)
 
     def remote_files_available(self) -> bool:
-        """Whether Hadoop file operations can run (classic Spark)."""
-        return HadoopFiles(self.spark).remote_files_available()
+        """Whether files can be listed and removed (classic Spark, not Spark Connect)."""
+        return self.files.remote_files_available()
 
 
 def _mark_text(value: Any, t: Any) -> Any:

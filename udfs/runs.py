@@ -1,4 +1,4 @@
-"""Scheduled runs on Spark: file operations on Hadoop URIs, the table-prefix store, committed-rows readers.
+"""Scheduled runs on Spark: the table-prefix store and committed-rows readers (files: udfs/files.py).
 
 Reading committed runs from Spark (folders on any URI, or tables), what `read_committed` does:
 
@@ -37,85 +37,10 @@ from deid_core.app.runs import (
 )
 from deid_core.app.store import TABLES, Files, FolderStore, join, table_path
 from deid_core.config import ConfigError
+from deid_spark.udfs.files import ServerFiles
 
 log = logging.getLogger("deid.job")
 MANIFEST_TABLE = "manifest"
-
-
-class HadoopFiles:
-    """Small-file operations on Hadoop URIs (HDFS, S3...): the JVM's FileSystem API (classic Spark only)."""
-
-    def __init__(self, spark: SparkSession) -> None:
-        self.spark = spark
-
-    def _fs(self, path: str) -> tuple[Any, Any]:
-        try:
-            sc = self.spark.sparkContext  # classic Spark only: remote paths need the Hadoop FS API
-        except Exception as exc:  # noqa: BLE001 - Spark Connect has no SparkContext
-            raise RuntimeError(f"{path}: file operations on non-local paths need classic Spark (not Connect)") from exc
-        hpath = sc._jvm.org.apache.hadoop.fs.Path(path)
-        return hpath.getFileSystem(sc._jsc.hadoopConfiguration()), hpath
-
-    def remote_files_available(self) -> bool:
-        """Whether the Hadoop FileSystem API can be reached (not under Spark Connect)."""
-        try:
-            _ = self.spark.sparkContext
-        except Exception:  # noqa: BLE001 - Spark Connect has no SparkContext
-            return False
-        return True
-
-    def write_remote_text(self, path: str, text: str) -> None:
-        """Write a small text file: a hidden temporary file renamed into place (atomic on HDFS)."""
-        fs, hpath = self._fs(path)
-        tmp = hpath.getParent().suffix(f"/.{hpath.getName()}.tmp")
-        out = fs.create(tmp, True)
-        out.write(bytearray(text.encode("utf-8")))
-        out.close()
-        if fs.exists(hpath):
-            fs.delete(hpath, False)
-        if not fs.rename(tmp, hpath):
-            raise OSError(f"{path}: could not rename the written file into place")
-
-    def read_remote_text(self, path: str) -> str | None:
-        """A small text file's content (None if missing); works under Spark Connect too."""
-        texts = _read_texts(self.spark, path)
-        return texts[0][1] if texts else None
-
-    def read_remote_texts(self, folder: str, suffix: str) -> list[tuple[str, str]]:
-        """(name, text) of the files *suffix in a folder, read by one Spark job (Connect too)."""
-        return _read_texts(self.spark, join(folder, f"*{suffix}"))
-
-    def remove_remote(self, path: str) -> None:
-        """Delete a file or folder on a Hadoop file system (missing is fine; under Connect: say so)."""
-        try:
-            fs, hpath = self._fs(path)
-        except RuntimeError as exc:
-            log.warning("%s; remove it by hand", exc)
-            return
-        fs.delete(hpath, True)
-
-    def list_remote(self, folder: str) -> list[str]:
-        """The children of a folder on a Hadoop file system ([] if it does not exist, or under Connect)."""
-        try:
-            fs, hpath = self._fs(folder)
-        except RuntimeError as exc:
-            log.warning("%s; leftovers of interrupted runs are not looked for", exc)
-            return []
-        if not fs.exists(hpath):
-            return []
-        return [str(s.getPath().toString()) for s in fs.listStatus(hpath)]
-
-
-def _read_texts(spark: SparkSession, pattern: str) -> list[tuple[str, str]]:
-    from pyspark.errors import AnalysisException
-
-    try:
-        rows = spark.read.text(pattern, wholetext=True).select("value", F.col("_metadata.file_name")).collect()
-    except AnalysisException as exc:
-        if "PATH_NOT_FOUND" in str(exc):
-            return []
-        raise
-    return [(r["file_name"], r["value"]) for r in rows]
 
 
 def _quote(name: str) -> str:
@@ -229,12 +154,18 @@ class TableStore:
         """Nothing held."""
 
 
+def _files(spark: SparkSession) -> Files:
+    """File operations where this session's paths live (all the server's under Spark Connect)."""
+    remote = ServerFiles(spark)
+    return Files(remote, local=not remote.connect)
+
+
 def committed_runs(spark: SparkSession, *, out: str | None = None,
                    table_prefix: str | None = None) -> list[dict[str, Any]]:
     """Manifests of the committed runs of a folder (any URI) or a table prefix, oldest commit first."""
     if table_prefix is not None:
         return TableStore(spark, table_prefix, None).committed()
-    store = FolderStore(str(out), Files(HadoopFiles(spark)), str(out))
+    store = FolderStore(str(out), _files(spark), str(out))
     return store.committed() if store.layout() == RUNS else []
 
 
@@ -296,7 +227,7 @@ def uncommitted_partitions(spark: SparkSession, runs: Sequence[dict[str, Any]], 
         store = TableStore(spark, table_prefix, None)
         ids = [r for t in TABLES for r in store.run_ids(t)]
     else:
-        files = Files(HadoopFiles(spark))
+        files = _files(spark)
         ids = [n.split("=", 1)[1] for t in TABLES for n in files.names(join(str(out), t))
                if n.startswith(f"{RUN_COLUMN}=")]
     return sum(1 for r in ids if r not in done)

@@ -39,24 +39,27 @@ class ShippedKey:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "wb") as fh:
             fh.write(key)
-        self.ref = KeyRef(name, key_id(key), str(path))
-        ship_file(spark, str(path))
+        connect = ship_file(spark, str(path))
+        # the driver's path means nothing to a Spark Connect server's workers: SparkFiles only there
+        self.ref = KeyRef(name, key_id(key), None if connect else str(path))
 
     def close(self) -> None:
         """Remove the driver's copy (Spark removes its own copies when the application ends)."""
         self._dir.close()
 
 
-def ship_file(spark, path: str) -> None:
-    """Distribute a local file to every worker (classic SparkContext.addFile, or Connect artifacts)."""
+def ship_file(spark, path: str) -> bool:
+    """Distribute a local file to every worker (classic SparkContext.addFile, or Connect artifacts);
+    True under Spark Connect."""
     try:
         sc = spark.sparkContext
     except Exception:  # noqa: BLE001 - Spark Connect has no SparkContext
         sc = None
     if sc is not None:
         sc.addFile(path)
-    else:
-        spark.addArtifacts(path, file=True)
+        return False
+    spark.addArtifacts(path, file=True)
+    return True
 
 
 def read_key(ref: KeyRef) -> bytes:

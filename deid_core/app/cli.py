@@ -7,6 +7,8 @@ import importlib
 import logging
 import sys
 
+from deid_core import __version__
+
 # subcommand -> (module, one-line help). Each module defines add_arguments(parser) and run(args) -> int.
 SUBCOMMANDS = {
     "tag": ("deid_core.app.commands.tag", "de-identify a small notes Parquet locally, without Spark"),
@@ -26,6 +28,7 @@ def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every available subcommand."""
     parser = argparse.ArgumentParser(prog="deid", description="Clinical de-identification engine.")
     parser.add_argument("-v", "--verbose", action="store_true", help="log at DEBUG level")
+    parser.add_argument("--version", action="version", version=f"deid-spark {__version__}")
     parser.set_defaults(_run=None)  # no subcommand given
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (module_name, help_text) in SUBCOMMANDS.items():

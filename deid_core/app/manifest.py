@@ -6,6 +6,7 @@ import datetime as dt
 import hashlib
 import json
 from collections.abc import Mapping
+from importlib import metadata
 from typing import Any
 
 import deid_core
@@ -15,6 +16,14 @@ from deid_core.config import Config, conf_dir
 from deid_core.keys import key_id
 
 MANIFEST_NAME = "_manifest.json"
+
+
+def faker_version() -> str | None:
+    """The installed Faker release: surrogates of several kinds are drawn from its lists."""
+    try:
+        return metadata.version("faker")
+    except metadata.PackageNotFoundError:
+        return None
 
 
 def rules_version(bundle: Bundle, config: Config) -> str:
@@ -75,6 +84,7 @@ def build_manifest(
     manifest: dict[str, Any] = {
         "engine": "deid-spark",
         "engine_version": deid_core.__version__,
+        "faker_version": faker_version(),
         "runner": runner,
         "started_at": started.isoformat(timespec="seconds"),
         "bundle_id": bundle.id,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -100,7 +101,8 @@ def cli_overrides(args: argparse.Namespace) -> dict[str, Any]:
     return {k: v for k, v in (("pipeline", pipeline), ("job", job)) if v}
 
 
-def effective_config(config_file: str | None = None, overrides: dict[str, Any] | None = None) -> Config:
+def effective_config(config_file: str | Mapping[str, Any] | None = None,
+                     overrides: dict[str, Any] | None = None) -> Config:
     """conf/ files, then --config FILE, then CLI overrides; checked (ConfigError names the file and key)."""
     config = load_config(overrides, config_file)
     check_config(config)

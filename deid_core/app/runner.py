@@ -125,9 +125,15 @@ class ArrowBackend:
 
     runner = "local"
     stages_to_files = False
+    local_files = True
+
+    def check_sink(self, sink: Sink) -> None:
+        """Nothing beyond run.check_request: local folders only (checked when writing)."""
 
     def read(self, source: Source) -> pa.Table:
-        """The input table (paths were checked by run.check_request)."""
+        """The input table: the given one, or read from a path (checked by run.check_request)."""
+        if source.frame is not None:
+            return source.frame
         if source.path is None:
             raise ConfigError(_LOCAL_ONLY)
         return read_table(local_path(source.path))
@@ -201,6 +207,11 @@ class ArrowBackend:
         folder.mkdir(parents=True)
         pq.write_table(frame, folder / "part-00000.parquet")
 
+    def result_tables(self, tables: tuple[pa.Table, pa.Table, pa.Table], sink: Sink,
+                      run_id: str | None) -> tuple[pa.Table, pa.Table, pa.Table]:
+        """notes, spans and quarantine: the projected tables, already in memory (the ones written, if any)."""
+        return tables
+
     def staged_counts(self, staged: pa.Table) -> tuple[list[tuple[str | None, str | None, int]], dict[str, int]]:
         """(error_stage, error_class, n) rows and spans per label, read from the staged table."""
         groups = staged.group_by([ERROR_STAGE, ERROR_CLASS], use_threads=False).aggregate([([], "count_all")])
@@ -228,6 +239,10 @@ class ArrowBackend:
         """URIs are not read by `deid tag`."""
         raise ConfigError(_LOCAL_ONLY)
 
+    def read_remote_texts(self, folder: str, suffix: str) -> list[tuple[str, str]]:
+        """URIs are not read by `deid tag`."""
+        raise ConfigError(_LOCAL_ONLY)
+
     def remove_remote(self, path: str) -> None:
         """URIs are not written by `deid tag`."""
         raise ConfigError(_LOCAL_ONLY)
@@ -235,6 +250,10 @@ class ArrowBackend:
     def list_remote(self, folder: str) -> list[str]:
         """URIs are not written by `deid tag`."""
         raise ConfigError(_LOCAL_ONLY)
+
+    def remote_files_available(self) -> bool:
+        """No file operations beyond local paths."""
+        return False
 
 
 def run_local(input_path: str | Any, output: str | Any, options: RunOptions) -> dict[str, Any]:

@@ -1,7 +1,8 @@
 """Where a run's outputs live and how it commits them: files on this machine or any Hadoop URI.
 
 `Files` does the few file operations a run needs (write a small text atomically, read, list,
-remove), in plain Python for local paths and through the executor for URIs (HDFS, S3...).
+remove), in plain Python for local paths and through the executor for URIs (HDFS, S3...) and,
+under Spark Connect, for every path (udfs/files.py). `FramesStore` is the in-memory sink's (none).
 `FolderStore` keeps a folder output's bookkeeping in both layouts (deid_core/app/runs.py):
 which layout is there, which runs are committed, uncommit, sweep what killed runs left, commit.
 The table-prefix store with the same methods is Spark's (udfs/runs.py).
@@ -63,14 +64,22 @@ class RemoteFiles(Protocol):
 
 
 class Files:
-    """Local paths in plain Python; other URIs through the executor."""
+    """Local paths in plain Python; other URIs through the executor.
 
-    def __init__(self, remote: RemoteFiles) -> None:
-        self.remote = remote
+    local=False (Spark Connect): every path, with a scheme or not, is the server's, so all go through
+    the executor.
+    """
+
+    def __init__(self, remote: RemoteFiles, local: bool = True) -> None:
+        self.remote, self.local = remote, local
+
+    def is_local(self, path: str) -> bool:
+        """A path this process reaches in plain Python."""
+        return self.local and is_local(path)
 
     def write_text(self, path: str, text: str) -> None:
         """Write a small text file; a reader sees the old file, no file, or the whole new one."""
-        if not is_local(path):
+        if not self.is_local(path):
             self.remote.write_remote_text(path, text)
             return
         p = local_path(path)
@@ -84,14 +93,14 @@ class Files:
 
     def read_text(self, path: str) -> str | None:
         """A small text file's content, None if it does not exist."""
-        if not is_local(path):
+        if not self.is_local(path):
             return self.remote.read_remote_text(path)
         p = local_path(path)
         return p.read_text() if p.is_file() else None
 
     def read_texts(self, folder: str, suffix: str) -> list[tuple[str, str]]:
         """(name, text) of the files named *suffix in a folder, names starting with '.' left out."""
-        if not is_local(folder):
+        if not self.is_local(folder):
             return [(n, t) for n, t in self.remote.read_remote_texts(folder, suffix) if not n.startswith(".")]
         p = local_path(folder)
         files = sorted(p.glob(f"*{suffix}")) if p.is_dir() else []
@@ -99,7 +108,7 @@ class Files:
 
     def remove(self, path: str) -> None:
         """Remove a file or folder (missing is fine)."""
-        if not is_local(path):
+        if not self.is_local(path):
             self.remote.remove_remote(path)
             return
         p = local_path(path)
@@ -110,7 +119,7 @@ class Files:
 
     def names(self, folder: str) -> list[str]:
         """The names in a folder ([] if it does not exist)."""
-        if not is_local(folder):
+        if not self.is_local(folder):
             return [p.rstrip("/").rsplit("/", 1)[-1] for p in self.remote.list_remote(folder)]
         p = local_path(folder)
         return sorted(c.name for c in p.iterdir()) if p.is_dir() else []
@@ -118,7 +127,7 @@ class Files:
 
 class _NoRemote:
     def __getattr__(self, name: str) -> Any:
-        raise ValueError("not a local path: reading or writing URIs needs an executor (udfs/runs.py on Spark)")
+        raise ValueError("not a local path: reading or writing URIs needs an executor (udfs/files.py on Spark)")
 
 
 def local_files() -> Files:
@@ -148,11 +157,11 @@ class FolderStore:
 
     def check(self, plan: RunPlan) -> None:
         """Refuse a layout the run cannot join (before any work); take the writer lock of a local folder."""
-        if not is_local(self.path) and plan.partitioned and not self.files.remote.remote_files_available():
+        if not self.files.is_local(self.path) and plan.partitioned and not self.files.remote.remote_files_available():
             raise ConfigError(f"{self.where}: scheduled runs into a non-local folder need file-system access "
                               "(classic Spark, not Spark Connect); use a local folder or --output-table-prefix")
         self.check_layout(plan)
-        if is_local(self.path) and local_path(self.path).is_dir():
+        if self.files.is_local(self.path) and local_path(self.path).is_dir():
             self._take_lock()  # a new folder is made and locked when work starts (uncommit)
 
     def check_layout(self, plan: RunPlan) -> None:
@@ -192,7 +201,7 @@ class FolderStore:
 
     def uncommit(self, plan: RunPlan) -> None:
         """Before any write: the run's previous commit stops counting (its manifest goes first)."""
-        if is_local(self.path):
+        if self.files.is_local(self.path):
             self._take_lock()
         latest = join(self.path, MANIFEST_NAME)
         if plan.partitioned:
@@ -237,3 +246,30 @@ def _run_of(text: str | None) -> str | None:
 
 def _hidden(name: str) -> bool:
     return name.startswith((".", "_"))
+
+
+class FramesStore:
+    """The bookkeeping of an in-memory sink (the library API's returned frames): nothing is kept."""
+
+    def check(self, plan: RunPlan) -> None:
+        """Scheduled runs need an output that keeps them: refused before any work."""
+        if plan.partitioned:
+            raise ConfigError("run ids and incremental runs need an output that keeps them (--output or "
+                              "--output-table-prefix), not returned frames")
+
+    def committed(self) -> list[dict[str, Any]]:
+        """No run is kept."""
+        return []
+
+    def uncommit(self, plan: RunPlan) -> None:
+        """Nothing to uncommit."""
+
+    def sweep(self, keep: set[str]) -> int:
+        """Nothing to sweep."""
+        return 0
+
+    def commit(self, plan: RunPlan, text: str) -> None:
+        """The manifest goes back with the frames; nothing is written."""
+
+    def release(self) -> None:
+        """Nothing held."""

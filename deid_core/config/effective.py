@@ -22,6 +22,7 @@ from deid_core.config.surrogates import Surrogates
 from deid_core.config.tables import Job, Merge, NameNet, Pipeline, Registry, Rules, Testing
 
 OVERRIDES = "command-line options"
+CONFIG_ARGUMENT = "the config argument"  # tables passed to deidentify(config={...})
 T = TypeVar("T")
 
 
@@ -87,11 +88,14 @@ def base_layers(crf_file: str | Path | None = None) -> tuple[Layer, ...]:
             Layer("conf/surrogates.toml", conf_file("surrogates.toml"), (), False))
 
 
-def load_config(overrides: Mapping[str, Any] | None = None, config_file: str | Path | None = None, *,
-                crf_file: str | Path | None = None) -> Config:
-    """The effective configuration: conf/ files, --config FILE, then `overrides` (tables)."""
+def load_config(overrides: Mapping[str, Any] | None = None, config_file: str | Path | Mapping[str, Any] | None = None,
+                *, crf_file: str | Path | None = None) -> Config:
+    """The effective configuration: conf/ files, --config FILE (or tables given by the library API), then
+    `overrides` (tables)."""
     layers = list(base_layers(crf_file))
-    if config_file:
+    if isinstance(config_file, Mapping):
+        layers.append(Layer(CONFIG_ARGUMENT, config_file))
+    elif config_file:
         if not Path(config_file).is_file():
             raise ConfigError(f"--config {config_file}: no such file")
         layers.append(Layer(f"--config {config_file}", load_toml(Path(config_file).resolve())))

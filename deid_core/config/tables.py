@@ -138,6 +138,7 @@ class Job:
     staging: Literal["parquet", "persist"]
     name_columns: tuple[str, ...]
     max_quarantine_rate: Share
+    progress_interval_s: Annotated[float, at_least(0)]
     retry_quarantined: tuple[Literal["validate", "tag", "replace"], ...]
 
 
