@@ -51,6 +51,8 @@ def build_wheel(dest: Path) -> Path:
     dest.mkdir(parents=True, exist_ok=True)
     for old in dest.glob("deid_spark-*.whl"):
         old.unlink()
+    # setuptools reuses build/lib: files of an older layout (top-level udfs/, jobs/) would ship again
+    shutil.rmtree(ROOT / "build" / "lib", ignore_errors=True)
     run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(dest), str(ROOT)])
     wheel = next(dest.glob("deid_spark-*.whl"))
     names = set(zipfile.ZipFile(wheel).namelist())
