@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import json
 import typing
+from dataclasses import replace
 
 import pytest
 
 from deid_core.app.cli import main as deid_main
 from deid_core.config import ConfigError, recipe_settings
 from deid_core.config.recipe import Kind
+from deid_core.io.corpus import Corpus
+from deid_core.io.physionet import write_physionet
 from deid_core.notes import Note
 from deid_core.spans import Span
 from deid_core.training.recipe import copy_kinds, reinserted_docs, synthetic_docs, target_docs
@@ -82,7 +85,6 @@ def test_target_docs_harmonize_then_copy():
 
 def test_synthetic_docs_leave_types_out():
     r = recipe_settings("default")
-    from dataclasses import replace
 
     small = replace(r, synthetic=replace(r.synthetic, notes=40, patients=8))
     docs, types = synthetic_docs(small, exclude_types=("telephone",))
@@ -92,17 +94,8 @@ def test_synthetic_docs_leave_types_out():
 def test_deid_train_with_a_recipe(tmp_path):
     """A real (short) training run from a recipe file: bundle.json records the recipe."""
     data = tmp_path / "pn"
-    data.mkdir()
-    notes = [_note(i) for i in range(6)]
-    body = "".join(f"START_OF_RECORD={n.patient_id[1:]}||||{i + 1}||||\n{n.text}\n||||END_OF_RECORD\n"
-                   for i, n in enumerate(notes))
-    (data / "id.text").write_text(body)
-    rows = []
-    for i, n in enumerate(notes):
-        for s in _gold():
-            cat = {"PATIENT": "PTName", "DOCTOR": "HCPName", "DATE": "Date"}[s.label]
-            rows.append(f"{n.patient_id[1:]} {i + 1} {s.start} {s.end} {cat} {n.text[s.start:s.end]}")
-    (data / "id-phi.phrase").write_text("\n".join(rows) + "\n")
+    notes = [replace(n, note_id=f"{n.patient_id[1:]}-{i + 1}") for i, n in enumerate(_note(i) for i in range(6))]
+    write_physionet(Corpus(notes, {n.note_id: _gold() for n in notes}), data)  # invented notes, PhysioNet layout
     recipe = tmp_path / "tiny.toml"
     recipe.write_text('[reinsert]\ncopies = 2\nkinds = ["oov", "lower"]\nkey = "k"\n'
                       'config = "evaluation/reinsert.toml"\n[synthetic]\nnotes = 12\nseed = 3\npatients = 4\n')
