@@ -43,7 +43,16 @@ from deid_core.app.runs import (
     selection_record,
 )
 from deid_core.app.schema import BatchSpec, validate_input_schema
-from deid_core.app.store import TABLES, Files, FolderStore, FramesStore, is_local, join, local_path
+from deid_core.app.store import (
+    TABLES,
+    Files,
+    FolderStore,
+    FramesStore,
+    RemoteFiles,
+    is_local,
+    join,
+    local_path,
+)
 from deid_core.app.store import local_files as plain_local_files
 from deid_core.bundle import Bundle
 from deid_core.config import Config, ConfigError
@@ -147,7 +156,7 @@ class Store(Protocol):
     def release(self) -> None: ...
 
 
-class Backend(Protocol):
+class Backend(RemoteFiles, Protocol):
     """An executor of the run's steps (Arrow tables or Spark DataFrames)."""
 
     runner: str  # the manifest's "runner"
@@ -169,12 +178,6 @@ class Backend(Protocol):
     def release(self, staged: Any) -> None: ...
     def describe(self) -> dict[str, Any]: ...
     def table_store(self, sink: Sink, source: Source) -> Store: ...
-    def write_remote_text(self, path: str, text: str) -> None: ...
-    def read_remote_text(self, path: str) -> str | None: ...
-    def read_remote_texts(self, folder: str, suffix: str) -> list[tuple[str, str]]: ...
-    def remove_remote(self, path: str) -> None: ...
-    def list_remote(self, folder: str) -> list[str]: ...
-    def remote_files_available(self) -> bool: ...
 
 
 def backend_files(backend: Backend) -> Files:
