@@ -30,8 +30,8 @@ SORT = {"notes": ("note_id",), "spans": ("note_id", "start"), "quarantine": ("no
 ORPHANS = ("staging-*", "deid-bundle-*", "deid-key-*")
 
 
-def slow_input(path: Path, big_notes: int = 3, chars: int = 1_500_000) -> Path:
-    """The sample notes plus a few multi-MB notes of separate patients: each task tags for seconds."""
+def slow_input(path: Path, big_notes: int = 3, chars: int = 500_000) -> Path:
+    """The sample notes plus a few long notes of separate patients: each task tags for seconds."""
     table = pq.read_table(SAMPLES)
     row = table.slice(0, 1).to_pylist()[0]
     unit = f"{row['patient_first_name']} {row['patient_last_name']} seen on 2/3/2024, stable, plan unchanged.\n"
@@ -122,9 +122,17 @@ def orphans(*folders: Path) -> list[str]:
     return sorted(str(p) for f in folders for pattern in ORPHANS for p in f.rglob(pattern))
 
 
-def test_worker_killed_mid_task_is_retried(tmp_path):
-    inp = slow_input(tmp_path / "in.parquet")
-    reference(inp, tmp_path / "ref")
+@pytest.fixture(scope="module")
+def slow(tmp_path_factory) -> tuple[Path, Path]:
+    """(input, clean result): the slow input and its `deid tag` output, shared by both kill tests (read only)."""
+    base = tmp_path_factory.mktemp("faults")
+    inp = slow_input(base / "in.parquet")
+    reference(inp, base / "ref")
+    return inp, base / "ref"
+
+
+def test_worker_killed_mid_task_is_retried(tmp_path, slow):
+    inp, ref = slow
     proc = subprocess.Popen(job_command(inp, tmp_path / "out"), env=job_env(tmp_path, "local[2,3]"),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
     try:
@@ -136,13 +144,12 @@ def test_worker_killed_mid_task_is_retried(tmp_path):
             os.killpg(proc.pid, signal.SIGKILL)
     assert proc.returncode == 0, stderr[-3000:]
     assert "Lost task" in stderr or "Python worker exited unexpectedly" in stderr, "the kill hit no task"
-    assert_same_outputs(tmp_path / "out", tmp_path / "ref")
+    assert_same_outputs(tmp_path / "out", ref)
     assert not orphans(tmp_path / "out", tmp_path / "scratch")
 
 
-def test_driver_killed_mid_run_then_rerun_is_clean(tmp_path):
-    inp = slow_input(tmp_path / "in.parquet")
-    reference(inp, tmp_path / "ref")
+def test_driver_killed_mid_run_then_rerun_is_clean(tmp_path, slow):
+    inp, ref = slow
     out, env = tmp_path / "out", job_env(tmp_path, "local[2]")
     proc = subprocess.Popen(job_command(inp, out), env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             start_new_session=True)
@@ -160,5 +167,5 @@ def test_driver_killed_mid_run_then_rerun_is_clean(tmp_path):
     assert any("staging-" in p for p in left) and any("deid-key-" in p for p in left), left
     res = subprocess.run(job_command(inp, out), env=env, capture_output=True, text=True, timeout=600)
     assert res.returncode == 0, res.stderr[-3000:]
-    assert_same_outputs(out, tmp_path / "ref")
+    assert_same_outputs(out, ref)
     assert not orphans(out, tmp_path / "scratch")
