@@ -26,6 +26,7 @@ KILLED = ["--input-table", "etl.day1", "--output-table-prefix", "etl.killed_", "
 def confs(base: Path) -> list[str]:
     """The --conf items that give local Spark an embedded Hive metastore under `base`."""
     return ["spark.sql.catalogImplementation=hive", f"spark.sql.warehouse.dir={base / 'warehouse'}",
+            "spark.sql.shuffle.partitions=4",  # as the suite's shared session: few rows, no 200-task shuffles
             f"spark.hadoop.javax.jdo.option.ConnectionURL=jdbc:derby:;databaseName={base / 'metastore_db'};create=true"]
 
 
@@ -40,20 +41,20 @@ def job(base: Path, *argv: str, config: Path | None = None) -> int:
     return main([*argv, *opts, *conf_args(base)])
 
 
-def dump(spark, base: Path, name: str, prefix: str, facts: dict | None = None) -> None:
-    """What a reader of the table prefix sees: committed rows (latest and history) and run ids."""
+def dump(spark, base: Path, name: str, prefix: str, facts: dict | None = None, views=("latest", "history")) -> None:
+    """What a reader of the table prefix sees: committed rows (the `views` the tests compare) and run ids."""
     from deid_core.app.store import TABLES
     from deid_spark.udfs.runs import TableStore, committed_runs, read_committed
 
     folder = base / "dumps" / name
     folder.mkdir(parents=True, exist_ok=True)
     for table in TABLES:
-        pq.write_table(read_committed(spark, table, table_prefix=prefix).toArrow(), folder / f"{table}.parquet")
-        pq.write_table(read_committed(spark, table, table_prefix=prefix, latest=False).toArrow(),
-                       folder / f"{table}-history.parquet")
+        for view in views:
+            pq.write_table(read_committed(spark, table, table_prefix=prefix, latest=view == "latest").toArrow(),
+                           folder / f"{table}{'' if view == 'latest' else '-history'}.parquet")
     store = TableStore(spark, prefix, None)
-    out = dict(facts or {}, committed=[m["run_id"] for m in committed_runs(spark, table_prefix=prefix)],
-               manifests=committed_runs(spark, table_prefix=prefix),
+    manifests = committed_runs(spark, table_prefix=prefix)
+    out = dict(facts or {}, committed=[m["run_id"] for m in manifests], manifests=manifests,
                partitions={t: sorted(store.run_ids(t)) for t in TABLES})
     (folder / "facts.json").write_text(json.dumps(out, indent=1, default=str))
 
@@ -79,7 +80,7 @@ def first(base: Path) -> None:
     dump(spark, base, "two_days", "etl.nightly_", facts)
     facts = {"retry_exit": job(base, "--input-table", "etl.day2part", *nightly, "--run-id", "2024-06-02",
                                "--incremental", "--staging", "persist")}
-    dump(spark, base, "retried", "etl.nightly_", facts)
+    dump(spark, base, "retried", "etl.nightly_", facts, views=("history",))
     job(base, *KILLED, "--staging", "persist", config=paused_config(base))
     raise SystemExit("the paused run was not killed")
 
@@ -88,10 +89,10 @@ def second(base: Path) -> None:
     from deid_spark.udfs.session import get_spark, spark_confs
 
     spark, _ = get_spark("deid-hive-tests", confs=spark_confs(confs(base)))
-    dump(spark, base, "killed", "etl.killed_")
+    dump(spark, base, "killed", "etl.killed_", views=("latest",))
     facts = {"rerun_exit": job(base, *KILLED, "--staging", "persist")}
     facts["summary"] = summary(base, "etl.killed_")
-    dump(spark, base, "rerun", "etl.killed_", facts)
+    dump(spark, base, "rerun", "etl.killed_", facts, views=("history",))
 
 
 def summary(base: Path, prefix: str) -> str:
