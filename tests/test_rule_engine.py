@@ -1,14 +1,17 @@
-"""Rule engine features on small rule files: triggers, requires, `from` groups, suppressors, filters."""
+"""Rule engine features on small rule files: triggers, requires, needs, guards, `from` groups, suppressors, filters."""
 
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+import regex
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from deid_core.config import load_config
+from deid_core.config import ConfigError, load_config
 from deid_core.doc import Doc
 from deid_core.engine.rules.filters import FILTERS, first_name_ok, name_filter, place_like
+from deid_core.engine.rules.loader import Rule, compile_rule
+from deid_core.engine.rules.prefilter import first_class, guarded
 from deid_core.engine.rules.tagger import RuleTagger
 from deid_core.notes import Note
 
@@ -43,6 +46,24 @@ pattern = 'ZZ(?<=(?P<from>\\d\\d)\\sZZ)'
 examples = ["x"]
 
 [[rule]]
+id = "t-needs"
+label = "ZIP"
+priority = 50
+description = "runs only on notes holding five digits"
+needs = '\\d{5}'
+pattern = 'zip\\s+(?P<phi>\\d+)'
+examples = ["zip [[12345]]"]
+
+[[rule]]
+id = "t-guard"
+label = "DATE"
+priority = 50
+description = "guarded scan"
+guard = true
+pattern = '(?<![\\w.])(?<!\\d-)(?P<phi>\\d{1,2}\\.\\d{1,2}\\.\\d{4})'
+examples = ["on [[1.2.2019]]"]
+
+[[rule]]
 id = "t-sup"
 label = "NONPHI"
 priority = 60
@@ -72,6 +93,52 @@ def test_triggers_anchor_the_pattern(small):
 def test_requires_skips_notes_without_the_substring(small):
     assert _tag(small, "acct # 42") == [("42", "t-req")]
     assert _tag(small, "acct 42") == []
+
+
+def test_needs_skips_notes_without_the_pattern(small):
+    assert _tag(small, "zip 12345") == [("12345", "t-needs")]
+    assert _tag(small, "zip 1234") == [], "no five digits: the rule does not run"
+    assert _tag(small, "zip 12 and 99999") == [("12", "t-needs")], "five digits anywhere in the note"
+
+
+def test_needs_must_hold_in_every_example():
+    with pytest.raises(ConfigError, match="t-bad.*needs"):
+        compile_rule(Rule("t-bad", "ZIP", r"zip (?P<phi>\d+)", needs=r"\d{5}", examples=("zip [[123]]",)))
+
+
+def test_guarded_rule_finds_the_same_spans(small):
+    assert _tag(small, "on 1.2.2019 and x1.2.2019 and 3-1.2.2019, 12.31.2020") == [
+        ("1.2.2019", "t-guard"), ("12.31.2020", "t-guard")]
+
+
+@pytest.mark.parametrize(("pattern", "flags", "guard"), [
+    (r"(?<![\w/])\d{3}-\d{4}", "", r"(?=[\d])"),
+    (r"(?:^|(?<=[.!?][ \t]))[ \t]*(?P<phi>[A-Z]{2})", "m", r"(?=[\U00000020\U00000009\U00000041-\U0000005a])"),
+    (r"(?i:ab)|c", "", r"(?i:(?=[\U00000061\U00000063]))"),
+    (r"x?y*", "", None),  # may match the empty string
+    (r"(?<=a).b", "", None),  # may start with any character
+    (r"[^a]b", "", None),  # a negated class
+    (r"\p{Lu}x", "", None),  # syntax only `regex` reads
+])
+def test_first_class(pattern, flags, guard):
+    assert first_class(pattern, flags) == guard
+
+
+# every shipped rule with a guard derived (whether its file turns the guard on or not)
+GUARDED = [(r.id, r.compiled[0], regex.compile(guarded(r.pattern, r.flags), r.compiled[0].flags))
+           for r in RuleTagger(load_config({}).rules).rules if first_class(r.pattern, r.flags)]
+
+
+def test_most_shipped_rules_get_a_guard():
+    assert len(GUARDED) > 60
+
+
+@settings(deadline=None, max_examples=300)
+@given(st.text(alphabet="0123456789./-: \t\nAaMmFfyoYOzZsSTtCc,'()°#@", max_size=60))
+def test_guards_keep_every_match_of_every_shipped_rule(text):
+    """A guard is a superset of the first characters: each shipped rule, guarded, finds the same matches."""
+    for rid, plain, fenced in GUARDED:
+        assert [m.span() for m in plain.finditer(text)] == [m.span() for m in fenced.finditer(text)], rid
 
 
 def test_from_group_moves_the_start_back(small):

@@ -25,6 +25,7 @@ from deid_core.gazetteers import is_frequent, words
 from deid_core.spans import Span
 
 SOURCE = "names:net"
+LEX_CACHE = 200_000  # token strings whose lexical score a NameNet keeps
 JOIN_GAP = 8  # most characters between two name words that join ("jon r. peters", "ann and bo")
 
 
@@ -75,6 +76,20 @@ class NameNet(PerNoteStage):
                 if weight >= self.phrase_cues.get(p, (float("-inf"), False))[0]:
                     self.phrase_cues[p] = (weight, doctor)
         self.longest_cue = max((len(p) for p in self.phrase_cues), default=0)
+        self._lex: dict[str, float | None] = {}  # lexical() per token string, emptied past LEX_CACHE
+
+    def lexicals(self, toks: list[str]) -> list[float | None]:
+        """lexical() of each token, computed once per token string (the same words recur note after note)."""
+        cache = self._lex
+        if len(cache) > LEX_CACHE:
+            cache.clear()
+        out = []
+        for t in toks:
+            v = cache.get(t, cache)
+            if v is cache:
+                v = cache[t] = self.lexical(t)
+            out.append(v)
+        return out
 
     def lexical(self, word: str) -> float | None:
         """What the word alone says (None: never a name: frequent, clinical, too short, not letters)."""
@@ -101,7 +116,7 @@ class NameNet(PerNoteStage):
         toks, starts, ends = doc.tokens
         text = doc.text
         low = [t.lower() for t in toks]
-        lex = [self.lexical(t) for t in toks]
+        lex = self.lexicals(toks)
         scores: list[float | None] = [None] * len(toks)
         labels = [""] * len(toks)
         for i, base in enumerate(lex):

@@ -9,7 +9,11 @@ the span's start back to it), priority, description, optional `flags`
 (a regex that must match within `window` characters before / after the hit),
 `triggers` (words or phrases, any case: the pattern is then tried only where one of them
 starts a word, found by one Aho-Corasick pass for all rules; much faster than scanning),
-`requires` (literal substrings: the rule is skipped for a note containing none of them), and
+`requires` (literal substrings: the rule is skipped for a note containing none of them),
+`needs` (a regex the note must contain somewhere for the rule to run: a fast necessary condition,
+e.g. `\\d{5}` for a rule ending in a ZIP code; every example must contain it), `guard` (true: the
+note is scanned with a first-character look-ahead derived from the pattern, prefilter.py: same
+matches, faster for patterns opening with look-behinds), and
 `examples` / `negatives`: example texts with the expected PHI marked as [[...]].
 """
 
@@ -46,6 +50,8 @@ class Rule:
     confidence: float = 0.9
     triggers: tuple[str, ...] = ()
     requires: tuple[str, ...] = ()
+    needs: str = ""
+    guard: bool = False
     examples: tuple[str, ...] = ()
     negatives: tuple[str, ...] = ()
     file: str = ""
@@ -105,6 +111,8 @@ def compile_rule(rule: Rule) -> Rule:
             raise ConfigError(f"rule {rule.id}: unknown flag {f!r}; accepted: {', '.join(_FLAGS)}")
         flags |= _FLAGS[f]
     try:
+        if rule.needs and any(not regex.search(rule.needs, parse_example(e)[0]) for e in rule.examples):
+            raise ConfigError(f"rule {rule.id}: an example does not contain its `needs` pattern")
         compiled = regex.compile(rule.pattern, flags)
         ctx = regex.compile(rule.context, regex.IGNORECASE) if rule.context else None
         ctx_after = regex.compile(rule.context_after, regex.IGNORECASE) if rule.context_after else None

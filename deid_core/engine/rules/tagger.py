@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass
 from types import MappingProxyType
 
 import ahocorasick
+import regex
 
 from deid_core.config import Config, ConfigError, Rules
 from deid_core.doc import Doc
@@ -22,6 +23,7 @@ from deid_core.engine.contract import NONPHI_SPANS, RULE_SPANS, NoteState, PerNo
 from deid_core.engine.rules.filters import FILTERS
 from deid_core.engine.rules.loader import NONPHI, Rule, load_rules, load_settings
 from deid_core.engine.rules.metadata import MetadataMatcher
+from deid_core.engine.rules.prefilter import guarded
 from deid_core.gazetteers import LISTS, is_common, is_frequent, lowered, normalize_phrase, rule_hits
 from deid_core.spans import Span, resolve_overlaps
 
@@ -117,6 +119,10 @@ class RuleTagger(PerNoteStage):
         self.gazetteer_rules = load_gazetteer_rules(s.gazetteer_file) if s.gazetteer_file else []
         self.metadata = MetadataMatcher(fuzzy=s.fuzzy, fuzzy_min_len=s.fuzzy_min_len) if s.metadata else None
         self.scan_rules = [i for i, r in enumerate(self.rules) if not r.triggers]
+        # per rule: the pattern a scan searches with (guarded: same matches, see prefilter.py), its `needs`
+        self.scan_patterns = [regex.compile(guarded(r.pattern, r.flags), r.compiled[0].flags) if r.guard
+                              else r.compiled[0] for r in self.rules]
+        self.need_patterns = [regex.compile(r.needs) if r.needs else None for r in self.rules]
         self.triggers = ahocorasick.Automaton()
         keys: dict[str, set[int]] = {}
         for i, r in enumerate(self.rules):
@@ -157,18 +163,31 @@ class RuleTagger(PerNoteStage):
                 for i in idx:
                     starts.setdefault(i, []).append(pos)
         timeout = regex_timeout()  # the note's remaining CPU budget (engine/budget.py), None without one
+        found: dict[str, bool] = {}  # `needs` pattern -> found in this note
         for i in self.scan_rules:
             rule = self.rules[i]
             if rule.requires and not any(r in text for r in rule.requires):
                 continue
-            pattern = rule.compiled[0]
+            if rule.needs and not self._has(i, text, found, timeout):
+                continue
+            pattern = self.scan_patterns[i]
             first = pattern.search(text, timeout=timeout)  # most rules find nothing in most notes: no generator
             if first is not None:
                 after = first.end() if first.end() > first.start() else first.end() + 1
                 self._apply(rule, [first, *pattern.finditer(text, after, timeout=timeout)], text, phi, sup)
         for i, positions in starts.items():
+            if self.rules[i].needs and not self._has(i, text, found, timeout):
+                continue
             self._apply_at(self.rules[i], sorted(set(positions)), text, phi, sup, timeout)
         return phi, sup
+
+    def _has(self, i: int, text: str, found: dict[str, bool], timeout: float | None) -> bool:
+        """Does the note hold rule i's `needs` pattern (searched once per note per distinct pattern)?"""
+        key = self.rules[i].needs
+        hit = found.get(key)
+        if hit is None:
+            hit = found[key] = self.need_patterns[i].search(text, timeout=timeout) is not None
+        return hit
 
     def _apply_at(self, rule: Rule, positions: list[int], text: str, phi: list[Span], sup: list[Span],
                   timeout: float | None = None) -> None:

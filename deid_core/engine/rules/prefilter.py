@@ -1,0 +1,107 @@
+"""A scan rule's first-character guard: `(?=[...])` before its pattern, so the search skips positions fast.
+
+A pattern that opens with look-behinds (`(?<![\\w/+])(?<!\\d:)...\\d`) makes `regex` evaluate every
+look-behind at every position of a note; with a leading look-ahead over the characters a match
+can start with, it skips the other positions at scanning speed (date-dotted: 0.31 -> 0.015 ms per
+nursing note). The class is derived from the parsed pattern (Python's own regex parser) as a
+superset of the possible first characters, so every match is kept: a pattern that may match the
+empty string, may start with any character, or uses syntax the parser does not read the same
+way as `regex` gets no guard.
+"""
+
+from __future__ import annotations
+
+import re
+from re import _constants as sre  # type: ignore[attr-defined]
+from re import _parser as sre_parse  # type: ignore[attr-defined]
+
+# syntax `re` does not parse, or parses differently from `regex` (nested sets, properties, versions...)
+_RISKY = re.compile(r"\[\[|\\[pPNXGmMKQE]|\(\?[Vrfb]|\(\?\||\(\?\(|\(\?&|\(\?[R0-9]|\(\?P>|\{e|\(\?[a-zA-Z]+\)")
+_CATEGORIES = {sre.CATEGORY_DIGIT: r"\d", sre.CATEGORY_NOT_DIGIT: r"\D", sre.CATEGORY_SPACE: r"\s",
+               sre.CATEGORY_NOT_SPACE: r"\S", sre.CATEGORY_WORD: r"\w", sre.CATEGORY_NOT_WORD: r"\W"}
+_ZERO_WIDTH = (sre.AT, sre.ASSERT, sre.ASSERT_NOT)
+_REPEATS = (sre.MAX_REPEAT, sre.MIN_REPEAT, getattr(sre, "POSSESSIVE_REPEAT", sre.MAX_REPEAT))
+_FLAGS = {"i": re.IGNORECASE, "m": re.MULTILINE, "s": re.DOTALL}
+
+
+class _Any(Exception):
+    """The first character is not bounded (or not understood): no guard."""
+
+
+def _char(code: int) -> str:
+    return f"\\U{code:08x}"
+
+
+def _first(items, icase: bool, out: list[str], fold: list[bool]) -> bool:
+    """Add the class items a match of `items` can start with to `out`; True when it can match empty."""
+    for op, av in items:
+        if op in _ZERO_WIDTH:
+            continue
+        if op is sre.LITERAL:
+            out.append(_char(av))
+            fold[0] |= icase
+            return False
+        if op is sre.IN:
+            for iop, iav in av:
+                if iop is sre.LITERAL:
+                    out.append(_char(iav))
+                elif iop is sre.RANGE:
+                    out.append(_char(iav[0]) + "-" + _char(iav[1]))
+                elif iop is sre.CATEGORY and iav in _CATEGORIES:
+                    out.append(_CATEGORIES[iav])
+                else:  # NEGATE, unknown categories
+                    raise _Any
+            fold[0] |= icase
+            return False
+        if op in _REPEATS:
+            lo, _, sub = av
+            if not _first(sub, icase, out, fold) and lo > 0:
+                return False
+            continue
+        if op is sre.SUBPATTERN:
+            _, add, drop, sub = av
+            inner = (icase or bool(add & re.IGNORECASE)) and not (drop & re.IGNORECASE)
+            if not _first(sub, inner, out, fold):
+                return False
+            continue
+        if op is getattr(sre, "ATOMIC_GROUP", None):
+            if not _first(av, icase, out, fold):
+                return False
+            continue
+        if op is sre.BRANCH:
+            empty = False
+            for alt in av[1]:
+                empty |= _first(alt, icase, out, fold)
+            if not empty:
+                return False
+            continue
+        raise _Any  # ANY, NOT_LITERAL, back-references, conditionals...
+    return True
+
+
+def first_class(pattern: str, flags: str = "") -> str | None:
+    """`(?=[...])` holding every character a non-empty match of `pattern` can start with, or None."""
+    if "x" in flags or _RISKY.search(pattern):
+        return None
+    re_flags = 0
+    for f in flags:
+        re_flags |= _FLAGS.get(f, 0)
+    try:
+        parsed = sre_parse.parse(pattern, re_flags)
+    except Exception:  # noqa: BLE001 - syntax only `regex` reads: no guard
+        return None
+    out: list[str] = []
+    fold = [False]
+    try:
+        if _first(list(parsed), bool(re_flags & re.IGNORECASE), out, fold) or not out:
+            return None
+    except _Any:
+        return None
+    klass = "[" + "".join(dict.fromkeys(out)) + "]"
+    return f"(?i:(?={klass}))" if fold[0] else f"(?={klass})"
+
+
+def guarded(pattern: str, flags: str = "") -> str:
+    """The pattern with its first-character guard in front (the pattern itself when it has none)."""
+    guard = first_class(pattern, flags)
+    return pattern if guard is None else f"{guard}(?:{pattern})"
