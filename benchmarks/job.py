@@ -1,11 +1,12 @@
 """End-to-end throughput of the Spark job in local mode vs `deid tag` (Spark-free) on the same notes.
 
-    python -m benchmarks job [--notes 100000] [--cores 2] [--mode mask]
+    python -m benchmarks job [--notes 100000] [--cores 2] [--mode mask] [--partitions N] [--batch-size N]
 
 Notes come from samples/make_samples.py (fictional, templated, ~450 characters each), written
 once to build/bench-job/. The job runs as `python jobs/deidentify.py` with master local[CORES]
 (JVM start-up included: that is what a user pays); `deid tag` runs in this process on one core.
-Prints notes/s, notes/s per core and the Spark overhead in core-seconds per note.
+Prints notes/s, notes/s per core, the CPU time of the job's whole process tree (driver, JVM,
+Python workers: sampled from /proc, with peak RSS per kind) and the Spark overhead in CPU ms per note.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -40,32 +42,111 @@ def make_input(n: int, work: Path) -> Path:
     return path
 
 
-def run_tag(inp: Path, out: Path, extra: list[str]) -> tuple[float, dict]:
-    """`deid tag` in this process: (wall seconds, manifest)."""
+def run_tag(inp: Path, out: Path, extra: list[str]) -> tuple[float, float, dict]:
+    """`deid tag` in this process: (wall seconds, CPU seconds, manifest)."""
     from deid_core.app.cli import main as deid_main
 
-    t = time.perf_counter()
+    t, c = time.perf_counter(), time.process_time()
     rc = deid_main(["tag", "--input", str(inp), "--output", str(out), "--name-columns", NAME_COLUMNS,
                     "--demo-key", *extra])
-    wall = time.perf_counter() - t
+    wall, cpu = time.perf_counter() - t, time.process_time() - c
     if rc:
         raise SystemExit(f"deid tag failed ({rc})")
-    return wall, json.loads((out / "_manifest.json").read_text())
+    return wall, cpu, json.loads((out / "_manifest.json").read_text())
 
 
-def run_job(inp: Path, out: Path, cores: int, extra: list[str]) -> tuple[float, dict]:
-    """The Spark job in local[cores] as a user runs it: (wall seconds, manifest)."""
+class TreeSampler(threading.Thread):
+    """Polls /proc every `every` s: peak RSS and last CPU seconds of each process under `root`
+    (the job's Python driver, its JVM, the Python workers), by kind."""
+
+    def __init__(self, root: int, every: float = 0.5) -> None:
+        super().__init__(daemon=True)
+        self.root, self.every = root, every
+        self.rss: dict[int, int] = {}  # pid -> peak RSS bytes
+        self.cpu: dict[int, float] = {}  # pid -> CPU seconds (user + system) at the last sample
+        self.kind: dict[int, str] = {}
+        self.done = threading.Event()
+
+    @staticmethod
+    def _stat(pid: int) -> tuple[int, float, int] | None:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            return None
+        tick = os.sysconf("SC_CLK_TCK")
+        return int(fields[1]), (int(fields[11]) + int(fields[12])) / tick, int(fields[21]) * os.sysconf("SC_PAGE_SIZE")
+
+    def _kind(self, pid: int) -> str:
+        try:
+            cmd = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            return "other"
+        if "java" in cmd.split(" ", 1)[0]:
+            return "jvm"
+        if "pyspark.daemon" in cmd or "pyspark.worker" in cmd or "pyspark/daemon" in cmd:
+            return "python worker"
+        return "python driver" if "deidentify.py" in cmd else "other"
+
+    def sample(self) -> None:
+        """One pass over /proc."""
+        stats = {}
+        for d in os.listdir("/proc"):
+            if d.isdigit() and (st := self._stat(int(d))) is not None:
+                stats[int(d)] = st
+        tree = {self.root}
+        grew = True
+        while grew:
+            grew = False
+            for pid, (ppid, _, _) in stats.items():
+                if ppid in tree and pid not in tree:
+                    tree.add(pid)
+                    grew = True
+        for pid in tree & stats.keys():
+            _, cpu, rss = stats[pid]
+            self.cpu[pid] = cpu
+            self.rss[pid] = max(self.rss.get(pid, 0), rss)
+            if pid not in self.kind:
+                self.kind[pid] = self._kind(pid)
+
+    def run(self) -> None:
+        while not self.done.wait(self.every):
+            self.sample()
+
+    def summary(self) -> dict[str, dict[str, float]]:
+        """Per kind: processes seen, CPU seconds, peak RSS of one process (MB)."""
+        out: dict[str, dict[str, float]] = {}
+        for pid, kind in self.kind.items():
+            if kind == "other":
+                continue
+            k = out.setdefault(kind, {"processes": 0, "cpu_s": 0.0, "peak_rss_mb": 0.0})
+            k["processes"] += 1
+            k["cpu_s"] += self.cpu.get(pid, 0.0)
+            k["peak_rss_mb"] = max(k["peak_rss_mb"], self.rss.get(pid, 0) / 2**20)
+        return out
+
+
+def run_job(inp: Path, out: Path, cores: int, extra: list[str], partitions: int = 0) -> tuple[float, dict, dict]:
+    """The Spark job in local[cores] as a user runs it: (wall seconds, manifest, resources: CPU seconds of
+    the whole process tree and, by kind, CPU and peak RSS). The JVM is not waited for by the driver, so
+    getrusage cannot see it: CPU is sampled (the last half second of each process is not counted)."""
     env = dict(os.environ, DEID_SPARK_MASTER=f"local[{cores}]",
                PYTHONPATH=os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p))
     t = time.perf_counter()
-    res = subprocess.run([sys.executable, str(ROOT / "jobs" / "deidentify.py"), "--input", str(inp),
-                          "--output", str(out), "--name-columns", NAME_COLUMNS, "--demo-key",
-                          "--partitions", str(cores * 4), *extra],
-                         env=env, capture_output=True, text=True)
+    proc = subprocess.Popen([sys.executable, str(ROOT / "jobs" / "deidentify.py"), "--input", str(inp),
+                             "--output", str(out), "--name-columns", NAME_COLUMNS, "--demo-key",
+                             "--partitions", str(partitions or cores * 4), *extra],
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    sampler = TreeSampler(proc.pid)
+    sampler.start()
+    _, stderr = proc.communicate()
     wall = time.perf_counter() - t
-    if res.returncode:
-        raise SystemExit(f"job failed ({res.returncode}): {res.stderr[-2000:]}")
-    return wall, json.loads((out / "_manifest.json").read_text())
+    sampler.done.set()
+    sampler.join()
+    if proc.returncode:
+        raise SystemExit(f"job failed ({proc.returncode}): {stderr[-2000:]}")
+    by_kind = sampler.summary()
+    used = {"cpu_s": sum(k["cpu_s"] for k in by_kind.values()), "by_kind": by_kind}
+    return wall, json.loads((out / "_manifest.json").read_text()), used
 
 
 def main(argv: list[str]) -> int:
@@ -73,10 +154,13 @@ def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(prog="python -m benchmarks job", description=__doc__.splitlines()[0])
     ap.add_argument("--notes", type=int, default=100_000)
     ap.add_argument("--cores", type=int, default=2)
+    ap.add_argument("--partitions", type=int, default=0, help="--partitions of the job (default: 4 per core)")
     ap.add_argument("--mode", default=None, help="replacement mode (default: the config's)")
+    ap.add_argument("--batch-size", type=int, default=None, help="--batch-size of the job (default: the config's)")
     ap.add_argument("--skip-tag", action="store_true", help="only the Spark job")
+    ap.add_argument("--json", default=None, help="also write the figures to this JSON file")
     a = ap.parse_args(argv)
-    extra = ["--mode", a.mode] if a.mode else []
+    extra = (["--mode", a.mode] if a.mode else []) + (["--batch-size", str(a.batch_size)] if a.batch_size else [])
     work = ROOT / "build" / "bench-job"
     inp = make_input(a.notes, work)
     import pyarrow.parquet as pq
@@ -84,20 +168,29 @@ def main(argv: list[str]) -> int:
     chars = sum(len(t or "") for t in pq.read_table(inp, columns=["text"])["text"].to_pylist())
     print(f"input: {a.notes} notes, {chars / 1e6:.1f} M characters ({inp.relative_to(ROOT)}); "
           f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
-    job_wall, jm = run_job(inp, work / "out-job", a.cores, extra)
+    job_wall, jm, used = run_job(inp, work / "out-job", a.cores, extra, a.partitions)
     tag_s = jm["timings_s"]["tag_s"]
+    cpu = used["cpu_s"]
     print(f"spark job  local[{a.cores}]: {job_wall:7.1f} s wall (JVM start-up included) -> "
           f"{a.notes / job_wall:7.0f} notes/s, {a.notes / job_wall / a.cores:7.0f} notes/s per core; "
-          f"tagging stage {tag_s:.1f} s -> {a.notes / tag_s / a.cores:.0f} notes/s per core; "
-          f"{jm['counts']['spans']} spans, stages {','.join(jm['stages'])}, mode {jm['mode']}")
+          f"tagging stage {tag_s:.1f} s wall; {jm['counts']['spans']} spans, stages {','.join(jm['stages'])}, "
+          f"mode {jm['mode']}")
+    print(f"  CPU time, whole process tree: {cpu:.1f} s -> {a.notes / cpu:.0f} notes per CPU second "
+          f"({cpu * 1e3 / a.notes:.2f} CPU ms per note)")
+    for kind, k in sorted(used["by_kind"].items()):
+        print(f"  {kind:14s} {int(k['processes']):3d} process(es), {k['cpu_s']:8.1f} CPU s (sampled), "
+              f"peak RSS {k['peak_rss_mb']:7.0f} MB")
+    figures = {"notes": a.notes, "chars": chars, "cores": a.cores, "job_wall_s": job_wall, "job_cpu_s": cpu,
+               "job_by_kind": used["by_kind"], "load": os.getloadavg()[0]}
     if not a.skip_tag:
-        tag_wall, tm = run_tag(inp, work / "out-tag", extra)
-        print(f"deid tag   1 core  : {tag_wall:7.1f} s wall -> {a.notes / tag_wall:7.0f} notes/s per core; "
-              f"{tm['counts']['spans']} spans")
-        per_note_job = job_wall * a.cores / a.notes
-        per_note_tag = tag_wall / a.notes
-        print(f"spark overhead: {per_note_job * 1e3:.2f} vs {per_note_tag * 1e3:.2f} core-ms per note "
-              f"(x{per_note_job / per_note_tag:.2f}); same spans: {jm['counts']['spans'] == tm['counts']['spans']}")
+        tag_wall, tag_cpu, tm = run_tag(inp, work / "out-tag", extra)
+        print(f"deid tag   1 core  : {tag_wall:7.1f} s wall, {tag_cpu:.1f} CPU s -> {a.notes / tag_cpu:7.0f} notes "
+              f"per CPU second; {tm['counts']['spans']} spans")
+        print(f"spark overhead: {cpu * 1e3 / a.notes:.2f} vs {tag_cpu * 1e3 / a.notes:.2f} CPU ms per note "
+              f"(x{cpu / tag_cpu:.2f}); same spans: {jm['counts']['spans'] == tm['counts']['spans']}")
+        figures.update(tag_wall_s=tag_wall, tag_cpu_s=tag_cpu)
+    if a.json:
+        Path(a.json).write_text(json.dumps(figures, indent=1))
     shutil.rmtree(work / "out-job", ignore_errors=True)
     shutil.rmtree(work / "out-tag", ignore_errors=True)
     return 0

@@ -7,7 +7,15 @@ from hypothesis import strategies as st
 
 from deid_core.doc import Doc
 from deid_core.engine.rules.metadata import MetadataMatcher, within_one_edit
-from deid_core.gazetteers import gazetteer_hits, is_common, is_name, token_gazetteers, words
+from deid_core.gazetteers import (
+    gazetteer_hits,
+    is_common,
+    is_frequent,
+    is_name,
+    rule_hits,
+    token_gazetteers,
+    words,
+)
 from deid_core.notes import Note
 
 NAMES = (("Quentin", "PATIENT"), ("VORSTADT", "PATIENT"), ("Hal Brisco", "DOCTOR"))
@@ -73,6 +81,17 @@ def test_gazetteer_hits_whole_words():
     hits = {(doc.text[s:e], n) for s, e, ns in gazetteer_hits(doc) for n in ns}
     assert ("Denver", "city") in hits and ("Texas", "us_state") in hits
     assert not any(t.startswith("denverite") for t, _ in hits)
+
+
+def test_rule_hits_are_the_entries_rules_act_on_in_end_order():
+    doc = Doc(Note("g", "Will saw Maria Zelnikowski in New York, Texas; will denverite."))
+    hits = rule_hits(doc)
+    found = {(doc.text[s:e], n) for s, e, ns in hits for n in ns}
+    assert ("Maria", "first_name") in found and ("New York", "us_state") in found and ("Texas", "us_state") in found
+    assert is_frequent("will") and not any(t.lower() == "will" for t, _ in found), "frequent words are not rule entries"
+    assert not any(t.startswith("denverite") for t, _ in found)
+    assert [(e, s) for s, e, _ in hits] == sorted((e, s) for s, e, _ in hits)
+    assert {(s, e) for s, e, _ in hits} <= {(s, e) for s, e, _ in gazetteer_hits(doc)}
 
 
 def test_token_gazetteers_aligned_with_tokens():

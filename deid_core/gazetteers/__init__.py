@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from functools import cache, lru_cache
+from operator import itemgetter
 from pathlib import Path
 
 import ahocorasick
@@ -88,10 +89,10 @@ def normalize_phrase(s: str) -> str:
 
 
 @lru_cache(maxsize=1)
-def rule_automaton() -> ahocorasick.Automaton:
-    """A smaller automaton for the rule tagger: places that are not dictionary words (or are
-    multi-word), and names that are not frequent words: the entries rules can act on."""
-    auto = ahocorasick.Automaton()
+def _rule_entries() -> dict[str, frozenset[str]]:
+    """Normalized entry -> lists, for the entries rules can act on: places that are not dictionary
+    words (or are multi-word), and names that are not frequent words (a later entry normalizing
+    to the same key replaces an earlier one, as an automaton's add_word does)."""
     entries: dict[str, set[str]] = {}
     for name in ("city", "us_state", "country"):
         for entry in words(name):
@@ -101,18 +102,16 @@ def rule_automaton() -> ahocorasick.Automaton:
         for entry in words(name):
             if not is_frequent(entry):
                 entries.setdefault(entry, set()).add(name)
-    for entry, names in entries.items():
-        key = f" {_normalize(entry)} "
-        auto.add_word(key, (len(key) - 2, frozenset(names)))
-    auto.make_automaton()
-    return auto
+    return {_normalize(entry): frozenset(names) for entry, names in entries.items()}
 
 
 def rule_hits(doc: Doc) -> list[tuple[int, int, frozenset[str]]]:
-    """(start, end, list names) from rule_automaton(), in automaton order (ends ascending)."""
-    out = []
-    for end_idx, (length, names) in rule_automaton().iter(lowered(doc)):
-        out.append((end_idx - 1 - length, end_idx - 1, names))
+    """(start, end, list names) of the entries rules act on, ends ascending (starts ascending within
+    an end): picked from gazetteer_hits(doc), so the note is scanned by one automaton for both."""
+    table = _rule_entries()
+    low = lowered(doc)  # an entry [s, e) is low[s + 1:e + 1] (one padding space before the text)
+    out = [(s, e, names) for s, e, _ in gazetteer_hits(doc) if (names := table.get(low[s + 1:e + 1])) is not None]
+    out.sort(key=itemgetter(1))
     return out
 
 
@@ -145,7 +144,8 @@ def _find_hits(text: str) -> list[tuple[int, int, tuple[str, ...]]]:
         end = end_idx - 1
         start = end - length
         out.append((start, end, names))
-    out.sort(key=lambda h: (h[0], -h[1]))
+    out.sort(key=itemgetter(1), reverse=True)  # two stable C-keyed sorts: start ascending, then end descending
+    out.sort(key=itemgetter(0))
     return out
 
 
