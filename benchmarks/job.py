@@ -1,8 +1,9 @@
 """End-to-end throughput of the Spark job in local mode vs `deid tag` (Spark-free) on the same notes.
 
     python -m benchmarks job [--notes 100000] [--cores 2] [--mode mask] [--partitions N] [--batch-size N]
+    python -m benchmarks job --notes 100000,1000000 --skip-tag    # scale: per-note CPU time and worker RSS
 
-Notes come from samples/make_samples.py (fictional, templated, ~450 characters each), written
+Notes come from samples/make_samples.py (fictional, templated, ~310 characters each), written
 once to build/bench-job/. The job runs as `python jobs/deidentify.py` with master local[CORES]
 (JVM start-up included: that is what a user pays); `deid tag` runs in this process on one core.
 Prints notes/s, notes/s per core, the CPU time of the job's whole process tree (driver, JVM,
@@ -24,6 +25,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 NAME_COLUMNS = "patient_first_name,patient_last_name,attending_name:DOCTOR"
+CHUNK = 200_000  # notes generated at a time for the larger inputs
 
 
 def make_input(n: int, work: Path) -> Path:
@@ -38,7 +40,18 @@ def make_input(n: int, work: Path) -> Path:
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     work.mkdir(parents=True, exist_ok=True)
-    pq.write_table(pa.Table.from_pylist(mod.make_rows(n, seed=11), schema=mod.SCHEMA), path, row_group_size=20_000)
+    if n <= CHUNK:
+        pq.write_table(pa.Table.from_pylist(mod.make_rows(n, seed=11), schema=mod.SCHEMA), path, row_group_size=20_000)
+        return path
+    # larger inputs in chunks of CHUNK notes (bounded memory): own seeds, note and patient ids prefixed per chunk
+    tmp = path.with_suffix(".part")
+    with pq.ParquetWriter(tmp, mod.SCHEMA) as writer:
+        for k, a in enumerate(range(0, n, CHUNK)):
+            rows = mod.make_rows(min(CHUNK, n - a), seed=11 + k)
+            for r in rows:
+                r["note_id"], r["patient_id"] = f"c{k}-{r['note_id']}", f"c{k}-{r['patient_id']}"
+            writer.write_table(pa.Table.from_pylist(rows, schema=mod.SCHEMA), row_group_size=20_000)
+    tmp.rename(path)
     return path
 
 
@@ -105,7 +118,7 @@ class TreeSampler(threading.Thread):
             _, cpu, rss = stats[pid]
             self.cpu[pid] = cpu
             self.rss[pid] = max(self.rss.get(pid, 0), rss)
-            if pid not in self.kind:
+            if self.kind.get(pid, "other") == "other":  # a launcher script may exec java later
                 self.kind[pid] = self._kind(pid)
 
     def run(self) -> None:
@@ -150,9 +163,9 @@ def run_job(inp: Path, out: Path, cores: int, extra: list[str], partitions: int 
 
 
 def main(argv: list[str]) -> int:
-    """Run both, print the comparison."""
+    """Run the job (and `deid tag`) at each size, print the comparison and, over sizes, the scale figures."""
     ap = argparse.ArgumentParser(prog="python -m benchmarks job", description=__doc__.splitlines()[0])
-    ap.add_argument("--notes", type=int, default=100_000)
+    ap.add_argument("--notes", default="100000", help="notes, or sizes separated by commas (100000,1000000)")
     ap.add_argument("--cores", type=int, default=2)
     ap.add_argument("--partitions", type=int, default=0, help="--partitions of the job (default: 4 per core)")
     ap.add_argument("--mode", default=None, help="replacement mode (default: the config's)")
@@ -160,40 +173,56 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--skip-tag", action="store_true", help="only the Spark job")
     ap.add_argument("--json", default=None, help="also write the figures to this JSON file")
     a = ap.parse_args(argv)
+    sizes = [int(x) for x in a.notes.split(",")]
+    runs = [one_size(n, a) for n in sizes]
+    if len(runs) > 1:
+        first, last = runs[0], runs[-1]
+        per = [r["job_cpu_s"] / r["notes"] for r in (first, last)]
+        rss = [r["job_by_kind"].get("python worker", {}).get("peak_rss_mb", 0.0) for r in (first, last)]
+        print(f"scale {first['notes']} -> {last['notes']} notes: CPU ms per note {per[0] * 1e3:.2f} -> "
+              f"{per[1] * 1e3:.2f} ({100 * (per[1] / per[0] - 1):+.1f} %); Python worker peak RSS "
+              f"{rss[0]:.0f} -> {rss[1]:.0f} MB")
+    if a.json:
+        Path(a.json).write_text(json.dumps(runs, indent=1))
+    return 0
+
+
+def one_size(n: int, a: argparse.Namespace) -> dict:
+    """The job (and `deid tag`) on n notes: prints and returns the figures."""
     extra = (["--mode", a.mode] if a.mode else []) + (["--batch-size", str(a.batch_size)] if a.batch_size else [])
     work = ROOT / "build" / "bench-job"
-    inp = make_input(a.notes, work)
+    inp = make_input(n, work)
     import pyarrow.parquet as pq
 
-    chars = sum(len(t or "") for t in pq.read_table(inp, columns=["text"])["text"].to_pylist())
-    print(f"input: {a.notes} notes, {chars / 1e6:.1f} M characters ({inp.relative_to(ROOT)}); "
+    meta = pq.ParquetFile(inp).metadata
+    chars = sum(len(t or "") for b in pq.ParquetFile(inp).iter_batches(columns=["text"])
+                for t in b.column(0).to_pylist())
+    print(f"input: {n} notes ({meta.num_rows} rows), {chars / 1e6:.1f} M characters ({inp.relative_to(ROOT)}); "
           f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
     job_wall, jm, used = run_job(inp, work / "out-job", a.cores, extra, a.partitions)
     tag_s = jm["timings_s"]["tag_s"]
     cpu = used["cpu_s"]
     print(f"spark job  local[{a.cores}]: {job_wall:7.1f} s wall (JVM start-up included) -> "
-          f"{a.notes / job_wall:7.0f} notes/s, {a.notes / job_wall / a.cores:7.0f} notes/s per core; "
+          f"{n / job_wall:7.0f} notes/s, {n / job_wall / a.cores:7.0f} notes/s per core; "
           f"tagging stage {tag_s:.1f} s wall; {jm['counts']['spans']} spans, stages {','.join(jm['stages'])}, "
           f"mode {jm['mode']}")
-    print(f"  CPU time, whole process tree: {cpu:.1f} s -> {a.notes / cpu:.0f} notes per CPU second "
-          f"({cpu * 1e3 / a.notes:.2f} CPU ms per note)")
+    print(f"  CPU time, whole process tree: {cpu:.1f} s -> {n / cpu:.0f} notes per CPU second "
+          f"({cpu * 1e3 / n:.2f} CPU ms per note)")
     for kind, k in sorted(used["by_kind"].items()):
         print(f"  {kind:14s} {int(k['processes']):3d} process(es), {k['cpu_s']:8.1f} CPU s (sampled), "
               f"peak RSS {k['peak_rss_mb']:7.0f} MB")
-    figures = {"notes": a.notes, "chars": chars, "cores": a.cores, "job_wall_s": job_wall, "job_cpu_s": cpu,
+    figures = {"notes": n, "chars": chars, "cores": a.cores, "job_wall_s": job_wall, "job_cpu_s": cpu,
                "job_by_kind": used["by_kind"], "load": os.getloadavg()[0]}
     if not a.skip_tag:
         tag_wall, tag_cpu, tm = run_tag(inp, work / "out-tag", extra)
-        print(f"deid tag   1 core  : {tag_wall:7.1f} s wall, {tag_cpu:.1f} CPU s -> {a.notes / tag_cpu:7.0f} notes "
+        print(f"deid tag   1 core  : {tag_wall:7.1f} s wall, {tag_cpu:.1f} CPU s -> {n / tag_cpu:7.0f} notes "
               f"per CPU second; {tm['counts']['spans']} spans")
-        print(f"spark overhead: {cpu * 1e3 / a.notes:.2f} vs {tag_cpu * 1e3 / a.notes:.2f} CPU ms per note "
+        print(f"spark overhead: {cpu * 1e3 / n:.2f} vs {tag_cpu * 1e3 / n:.2f} CPU ms per note "
               f"(x{cpu / tag_cpu:.2f}); same spans: {jm['counts']['spans'] == tm['counts']['spans']}")
         figures.update(tag_wall_s=tag_wall, tag_cpu_s=tag_cpu)
-    if a.json:
-        Path(a.json).write_text(json.dumps(figures, indent=1))
     shutil.rmtree(work / "out-job", ignore_errors=True)
     shutil.rmtree(work / "out-tag", ignore_errors=True)
-    return 0
+    return figures
 
 
 if __name__ == "__main__":
