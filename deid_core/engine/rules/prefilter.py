@@ -20,7 +20,7 @@ _RISKY = re.compile(r"\[\[|\\[pPNXGmMKQE]|\(\?[Vrfb]|\(\?\||\(\?\(|\(\?&|\(\?[R0
 _CATEGORIES = {sre.CATEGORY_DIGIT: r"\d", sre.CATEGORY_NOT_DIGIT: r"\D", sre.CATEGORY_SPACE: r"\s",
                sre.CATEGORY_NOT_SPACE: r"\S", sre.CATEGORY_WORD: r"\w", sre.CATEGORY_NOT_WORD: r"\W"}
 _ZERO_WIDTH = (sre.AT, sre.ASSERT, sre.ASSERT_NOT)
-_REPEATS = (sre.MAX_REPEAT, sre.MIN_REPEAT, getattr(sre, "POSSESSIVE_REPEAT", sre.MAX_REPEAT))
+_REPEATS = (sre.MAX_REPEAT, sre.MIN_REPEAT, sre.POSSESSIVE_REPEAT)
 _FLAGS = {"i": re.IGNORECASE, "m": re.MULTILINE, "s": re.DOTALL}
 
 
@@ -64,7 +64,7 @@ def _first(items, icase: bool, out: list[str], fold: list[bool]) -> bool:
             if not _first(sub, inner, out, fold):
                 return False
             continue
-        if op is getattr(sre, "ATOMIC_GROUP", None):
+        if op is sre.ATOMIC_GROUP:
             if not _first(av, icase, out, fold):
                 return False
             continue
