@@ -194,17 +194,18 @@ def test_quick_benchmark_runs_and_reuses_its_bundles(physionet_dir, tmp_path, ca
 
     out = tmp_path / "gen.json"
     assert main(["--quick", "--json", str(out), "--cache", str(tmp_path / "cache"), "--data", str(physionet_dir),
-                 "--show-misses", "2"]) == 0
+                 "--show-misses", "2", "--show-fps", "3"]) == 0
     res = json.loads(out.read_text())
     assert {"blind", "layouts", "reinsert", "readable"} <= set(res)
     train, held = synth_types(bench_settings(quick=True))
     for b in res["setup"]["bundles"].values():  # the trained bundles' own record of their data
         assert b["trained_now"] and set(b["synthetic_note_types"]) <= set(train)
     assert set(res["layouts"]["held_out_types"]["note_types"]) <= set(held)
-    assert set(res["reinsert"]["tune_cv"]) == {"original", *ri.KINDS}
+    assert set(res["reinsert"]["tune_cv"]) == {"original", "original_physionet", *ri.KINDS}
+    res_tune_cv_profiled = res["reinsert"]["tune_cv"]["original_physionet"]
     text = capsys.readouterr().out
     assert "1. Blind real notes" in text and "4. Names readable" in text
-    assert "tune CV misses, oov" in text
+    assert "tune CV misses, oov" in text and "tune CV false positives" in text
     split = read_tsv_split(SPLIT_FILE, "patient_id", ("tune", "blind"))
     lines = text.split("generalization benchmark")[0].splitlines()
     shown = [ln.split()[0] for ln in lines if ln.startswith("  ")]
@@ -215,6 +216,13 @@ def test_quick_benchmark_runs_and_reuses_its_bundles(physionet_dir, tmp_path, ca
     bundles = json.loads(again.read_text())["setup"]["bundles"]
     assert list(bundles) == ["tune+synth_train"] and not bundles["tune+synth_train"]["trained_now"]
     assert bundles["tune+synth_train"]["id"] == res["setup"]["bundles"]["tune+synth_train"]["id"]
+    tune = tmp_path / "tune.json"  # the development set alone: the fold bundles, no blind note, no tune bundle
+    assert main(["--quick", "--part", "tune", "--json", str(tune), "--cache", str(tmp_path / "cache"),
+                 "--data", str(physionet_dir)]) == 0
+    res = json.loads(tune.read_text())
+    assert set(res) == {"setup", "reinsert"} and list(res["reinsert"]) == ["tune_cv"]
+    assert all(k.startswith("cv2-fold") and not v["trained_now"] for k, v in res["setup"]["bundles"].items())
+    assert res["reinsert"]["tune_cv"]["original_physionet"]["report"] == res_tune_cv_profiled["report"]
 
 
 def test_bad_data_folder_exits_2(tmp_path, capsys):

@@ -87,3 +87,19 @@ def misses(notes: Sequence[Note], gold: Mapping[str, list[Span]], pred: Mapping[
                 right = n.text[s.end:s.end + context]
                 lines.append(f"{n.note_id} {s.label}: {left!r} [[{n.text[s.start:s.end]}]] {right!r}")
     return lines
+
+
+def false_positives(notes: Sequence[Note], gold: Mapping[str, list[Span]], pred: Mapping[str, list[Span]],
+                    limit: int, context: int = 30) -> list[str]:
+    """Up to `limit` predictions overlapping no gold span, with context and source (the spans that cost
+    overlap PPV), for development corpora only (the tune part): never called on blind notes."""
+    lines: list[str] = []
+    for n in notes:
+        spans = gold.get(n.note_id, [])
+        for p in pred.get(n.note_id, []):
+            if len(lines) >= limit:
+                return lines
+            if not any(p.overlaps(s) for s in spans):
+                left, right = n.text[max(0, p.start - context):p.start], n.text[p.end:p.end + context]
+                lines.append(f"{n.note_id} {p.label} ({p.source}): {left!r} [[{n.text[p.start:p.end]}]] {right!r}")
+    return lines

@@ -7,6 +7,8 @@ synthetic metadata names as known PHI), recall first:
 2. layouts — the same bundle on synthetic notes of held-out note types, from an unseen seed;
 3. reinsert — PhysioNet notes with every gold PHI replaced by new strings (training.reinsert):
             patient-grouped CV over tune patients, and the tune bundle on the re-inserted blind part;
+   (tune — part 3's tune CV alone: the development set recipes, rules and thresholds are chosen on;
+            no blind note is tagged and no tune+synthetic bundle is trained);
 4. readable — gold person names still standing in the surrogate output of parts 1-3.
 One bundle (tune + synthetic training types) serves parts 1, 2, 4 and the blind re-insertion;
 bundles are cached by their inputs' digest (training.bundle_cache).
@@ -35,6 +37,7 @@ from deid_core.training.corpus_eval import (
     aggregate,
     coarse_locations,
     convention_view,
+    false_positives,
     misses,
     run_pipeline,
 )
@@ -49,8 +52,10 @@ from deid_core.training.train import TrainDoc, patient_folds
 
 log = logging.getLogger("deid.generalization")
 
-PARTS = ("blind", "layouts", "reinsert", "readable")
+PARTS = ("blind", "layouts", "reinsert", "readable")  # the full benchmark
+TUNE = "tune"  # --part tune: the development set alone
 NOTES_PER_TEST_PATIENT = 5  # the scored synthetic corpora: about 5 notes per patient
+PROFILED = "original_physionet"  # tune CV: original notes, comparability profile, PhysioNet conventions
 EVAL_KEY = DEMO_KEY  # the pipeline's key: public, like the demo's (no real data is ever output)
 
 
@@ -89,6 +94,7 @@ class Bench:
     quick: bool
     show_misses: int = 0
     results: dict = field(default_factory=dict)
+    show_fps: int = 0
     _memo: dict = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -178,28 +184,43 @@ class Bench:
 
     def tune_cv(self) -> dict:
         """Patient-grouped CV over tune patients: each fold's bundle tags its held-out patients'
-        original notes and every re-inserted variant of them (the development set)."""
+        original notes and every re-inserted variant of them (the development set), and the original
+        notes once more with the comparability profile (`original_physionet`, scored on PhysioNet's
+        conventions: the PPV figure comparable with the blind part's second row)."""
         def compute() -> dict:
             kinds = ["original", *self.cfg.reinsert.kinds]
             variants = {"original": (self.tune, self.tune_gold)}
             for kind in kinds[1:]:
                 variants[kind] = reinsert(self.tune, self.tune_gold, kind, self.key, self.insert_config)
             folds = patient_folds(self.tune, self.cfg.reinsert.folds)
-            pred: dict[str, dict[str, list[Span]]] = {k: {} for k in kinds}
-            outs: dict[str, dict[str, str | None]] = {k: {} for k in kinds}
+            pred: dict[str, dict[str, list[Span]]] = {k: {} for k in [*kinds, PROFILED]}
+            outs: dict[str, dict[str, str | None]] = {k: {} for k in [*kinds, PROFILED]}
             for i, held in enumerate(folds):
                 train = [n for n in self.tune if n.patient_id not in held]
-                deid = self.deid(self.bundle(f"cv{len(folds)}-fold{i + 1}", train))
+                bundle = self.bundle(f"cv{len(folds)}-fold{i + 1}", train)
+                deid = self.deid(bundle)
                 for kind in kinds:
                     p, o = run_pipeline(deid, [n for n in variants[kind][0] if n.patient_id in held])
                     pred[kind].update(p)
                     outs[kind].update(o)
+                p, o = run_pipeline(self.deid(bundle, self.profile), [n for n in self.tune if n.patient_id in held])
+                pred[PROFILED].update(p)
+                outs[PROFILED].update(o)
             out = {}
             for kind in kinds:
                 notes, gold = variants[kind]
                 out[kind] = aggregate(notes, gold, pred[kind], outs[kind], self.cfg.readable, view=coarse_locations)
                 if self.show_misses:
                     out[kind]["misses_shown"] = len(_print_misses(kind, notes, gold, pred[kind], self.show_misses))
+            view = self.physionet_conventions()
+            out[PROFILED] = aggregate(self.tune, self.tune_gold, pred[PROFILED], outs[PROFILED], self.cfg.readable,
+                                      view=view)
+            if self.show_fps:
+                texts = {n.note_id: n.text for n in self.tune}
+                seen = {k: view(texts[k], v) for k, v in pred[PROFILED].items()}
+                out[PROFILED]["fps_shown"] = len(_print_lines(
+                    "false positives, original notes, physionet profile",
+                    false_positives(self.tune, self.tune_gold, seen, self.show_fps)))
             return out
         return self.once("reinsert/tune_cv", compute)
 
@@ -212,8 +233,12 @@ def _synthetic_eval(deid, notes: Sequence[SynthNote], readable: Readable) -> dic
 
 def _print_misses(kind: str, notes, gold, pred, limit: int) -> list[str]:
     """Tune-part misses to the terminal (development set only; never written to a file)."""
-    lines = misses(notes, gold, pred, limit)
-    print(f"-- tune CV misses, {kind} (first {len(lines)}; development set, terminal only)")
+    return _print_lines(f"misses, {kind}", misses(notes, gold, pred, limit))
+
+
+def _print_lines(what: str, lines: list[str]) -> list[str]:
+    """Tune-part misses or false positives to the terminal (development set only; never written to a file)."""
+    print(f"-- tune CV {what} (first {len(lines)}; development set, terminal only)")
     for line in lines:
         print("  " + line)
     return lines
@@ -236,11 +261,13 @@ def run(bench: Bench, parts: Sequence[str]) -> dict:
     if "reinsert" in parts:
         res["reinsert"] = {"tune_cv": bench.tune_cv(),
                            "blind": {"original": bench.blind_default(), **{k: bench.blind_reinserted(k) for k in kinds}}}
+    elif TUNE in parts:
+        res["reinsert"] = {"tune_cv": bench.tune_cv()}
     if "readable" in parts:
         rows = {"blind": bench.blind_default(), "layouts/held_out_types": bench.layouts()["held_out_types"]}
         rows.update({f"reinsert/blind/{k}": bench.blind_reinserted(k) for k in kinds})
-        if "reinsert" in parts:
-            rows.update({f"reinsert/tune_cv/{k}": v for k, v in bench.tune_cv().items() if k != "original"})
+        if "reinsert" in parts or TUNE in parts:
+            rows.update({f"reinsert/tune_cv/{k}": v for k, v in bench.tune_cv().items() if k in kinds})
         res["readable"] = {k: {**v["readable"], "notes": v["notes"], "quarantined": v["quarantined"]}
                            for k, v in rows.items()}
     res["setup"]["cpu_s"] = round(time.process_time() - t0)

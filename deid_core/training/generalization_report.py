@@ -18,7 +18,7 @@ from deid_core.taxonomy import categories
 from deid_core.training.evaluation.metrics import label_order, ratio
 
 NAMES = ("PATIENT", "DOCTOR")
-VARIANTS = ("original", "random", "ambiguous", "oov", "lower", "upper")  # row order of part 3
+VARIANTS = ("original", "original_physionet", "random", "ambiguous", "oov", "lower", "upper")  # row order of part 3
 COMMAND = "./build.sh bench generalization"
 
 
@@ -110,7 +110,7 @@ def format_reinsert(res: Mapping) -> list[str]:
     cats = [c for c in categories() if c in present]
     out = [f"== 3. Real context, new strings (re-inserted PHI, seed 004)   [{COMMAND} --part reinsert]"]
     rows = []
-    for part in ("tune_cv", "blind"):
+    for part in [p for p in ("tune_cv", "blind") if p in rein]:
         for kind in sorted(rein[part], key=lambda k: (VARIANTS.index(k) if k in VARIANTS else len(VARIANTS), k)):
             ev = rein[part][kind]
             rep = ev["report"]
@@ -168,17 +168,21 @@ DEFAULT_CACHE = Path(__file__).resolve().parents[2] / "out" / "cache" / "general
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Parse options, run the asked parts, print the table, write the JSON."""
-    from deid_core.training.generalization import PARTS, Bench, run
+    from deid_core.training.generalization import PARTS, TUNE, Bench, run
     from deid_core.training.generalization_config import settings
 
     ap = argparse.ArgumentParser(prog="python -m benchmarks generalization", description=__doc__.splitlines()[0])
-    ap.add_argument("--part", choices=PARTS, action="append", help="run only this part (repeatable; default all)")
+    ap.add_argument("--part", choices=(*PARTS, TUNE), action="append",
+                    help=f"run only this part (repeatable; default all); {TUNE}: part 3's tune CV alone (no blind note)")
     ap.add_argument("--quick", action="store_true", help="tiny sizes (tests): every code path, meaningless figures")
     ap.add_argument("--json", default=None, help="write every figure here (JSON)")
     ap.add_argument("--data", type=Path, default=DEFAULT_DATA, help="PhysioNet-format folder (dev split)")
     ap.add_argument("--cache", type=Path, default=DEFAULT_CACHE, help="trained bundles, keyed by their inputs")
     ap.add_argument("--show-misses", type=int, default=0, metavar="N",
                     help="print up to N misses per variant of the tune CV (development set; terminal only)")
+    ap.add_argument("--show-fps", type=int, default=0, metavar="N",
+                    help="print up to N false positives of the tune CV's original notes, physionet profile "
+                         "(development set; terminal only)")
     ap.add_argument("--config", default=None, help="another file shaped like conf/evaluation/generalization.toml")
     args = ap.parse_args(argv)
     if not (args.data / "id.text").is_file():
@@ -190,7 +194,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
     try:  # settings, splits and corpora are checked here, before any training
         bench = Bench(settings(args.quick, args.config), args.data, args.cache, args.quick,
-                      show_misses=args.show_misses)
+                      show_misses=args.show_misses, show_fps=args.show_fps)
     except (ConfigError, KeyError) as exc:
         print(f"generalization: {exc}", file=sys.stderr)
         return 2
