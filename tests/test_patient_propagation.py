@@ -117,3 +117,14 @@ def test_a_short_word_found_by_the_name_net_is_not_spread_as_a_name():
     b = "P: wean FIO2 as tol. Ymfgi updated."
     out = propagate_patient([(a, spans), (b, [])], OPTS)
     assert [b[s.start:s.end] for s in out[1]] == ["Ymfgi"]
+
+
+def test_a_lone_place_word_guessed_by_the_crf_stays_in_its_note_unless_context_found_it():
+    """Tune-CV false positives: a clinical abbreviation the CRF took for a place in one note ("CVVH")
+    spread to every note of the patient; a rule-found acronym or a known city still spreads."""
+    a = "Renal: CVVH started. Transferred from BGH. Lives in Towson."
+    spans_a = [Span(7, 11, "LOCATION-OTHER", "crf:single"), Span(38, 41, "HOSPITAL", "hospital-transfer"),
+               Span(52, 58, "CITY", "crf:single")]
+    b = "CVVH running. Records from BGH. Son in Towson."
+    out = propagate_patient([(a, spans_a), (b, [])], OPTS)
+    assert [b[s.start:s.end] for s in out[1]] == ["BGH", "Towson"]

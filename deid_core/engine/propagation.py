@@ -6,9 +6,10 @@ Qqplorvik saw pt." ... "Qqplorvik was seen again"), so each word of a tagged nam
 A clinical vocabulary guard keeps clinical words, abbreviations and drug names from spreading:
 a word spreads alone only when it is not a dictionary or clinical word (the english, common and
 medical gazetteers) and does not have the shape of an abbreviation (3 letters, or 4 in capitals) unless it
-is a known name; across notes, a single name word also needs the support of context (a span found
-by a rule, the metadata or the name net, or a known name), since a CRF guess on one note must not
-become a name in all of them. Places (hospital acronyms "BGH") keep spreading whole, shape aside.
+is a known name; across notes, a single word (a name or a place) also needs the support of context
+(a span found by a rule, the metadata or the name net, or a known name or place), since a CRF guess
+on one note must not become a name or a place in all of them ("CVVH", "bronch" as places). Within a
+note, places (hospital acronyms "BGH") keep spreading whole, shape aside.
 """
 
 from __future__ import annotations
@@ -60,6 +61,12 @@ def supported(span: Span) -> bool:
     return not source_kind(span.source).startswith("crf") and not span.source.endswith("propagate")
 
 
+def known_place(word: str) -> bool:
+    """A word of the place gazetteers (city, US state, country)."""
+    low = word.lower()
+    return low in words("city") or low in words("us_state") or low in words("country")
+
+
 def propagation_strings(spans: Sequence[Span], text: str, opts: MergeOptions, *,
                         across_notes: bool = False) -> dict[str, str]:
     """Surface string (lower case) -> label of the spans propagation may repeat elsewhere.
@@ -67,7 +74,7 @@ def propagation_strings(spans: Sequence[Span], text: str, opts: MergeOptions, *,
     Whole strings of the propagated categories, then (`propagate_parts`) each word of a person's
     name that passes the clinical vocabulary guard. `across_notes`: strings made only of
     dictionary or clinical words ("Bay", "Holy Cross") stay inside the note where they were found,
-    and single words need context support (`supported` or a known name).
+    and single words need context support (`supported`, or a known name or place).
     """
     cats = set(opts.propagate_categories)
     min_len = opts.propagate_min_length
@@ -84,7 +91,7 @@ def propagation_strings(spans: Sequence[Span], text: str, opts: MergeOptions, *,
             continue  # a lone clinical word (or, as a name, an abbreviation shape) is never spread
         if across_notes and all(is_common(w) for w in found):
             continue
-        if across_notes and person and len(found) == 1 and not (supported(s) or is_name(found[0])):
+        if across_notes and len(found) == 1 and not (supported(s) or (is_name(found[0]) if person else known_place(found[0]))):
             continue
         strings.setdefault(surface.lower(), s.label)
         if opts.propagate_parts and len(found) > 1 and taxonomy.category_of(s.label) == "NAME":

@@ -181,6 +181,33 @@ def name_before_filter(text: str, start: int, end: int, settings: dict) -> tuple
     return _name_run(text, start, end, strong=False, from_left=True)
 
 
+def context_name_filter(text: str, start: int, end: int, settings: dict) -> tuple[int, int] | None:
+    """Words where only a name fits (a note's closing signature line, 'NP X aware'): known names that
+    are also clinical words ("d. peg rrt") and unknown words pass; function words, verb forms and
+    other dictionary or clinical words ("team", "catheter") do not."""
+    pieces = _pieces(text, start, end)
+    rest = pieces[1:] if pieces and _is_initial(pieces[0][2]) else pieces
+    if not rest:
+        return None
+    for _, _, w in rest:
+        low = _base(w)
+        if len(low) < 2 or not low.isalpha() or is_function_word(low):
+            return None
+        if not is_name(low) and (is_common(low) or low in words("medical_word")
+                                 or (w.islower() and low.endswith(("ing", "ed", "ly")))):
+            return None
+    s, e = pieces[0][0], pieces[-1][1]
+    return (s, e - 1 if text[e - 1] == "." else e)
+
+
+def place_acronym_filter(text: str, start: int, end: int, settings: dict) -> tuple[int, int] | None:
+    """A 2-4 capital facility acronym: no clinical or frequent abbreviation (OR, CT, MICU, OSH), no state."""
+    low = text[start:end].lower()
+    if is_frequent(low) or low in words("medical_word") or low in words("us_state_abbr"):
+        return None
+    return (start, end)
+
+
 def place_like(word: str, *, loose: bool = False) -> bool:
     """Can this word be part of a place or institution name?
 
@@ -316,4 +343,6 @@ FILTERS: dict[str, Filter] = {
     "age": age_filter,
     "profession": profession_filter,
     "not_common": not_common_filter,
+    "context_name": context_name_filter,
+    "place_acronym": place_acronym_filter,
 }
