@@ -201,9 +201,11 @@ def context_name_filter(text: str, start: int, end: int, settings: dict) -> tupl
 
 
 def place_acronym_filter(text: str, start: int, end: int, settings: dict) -> tuple[int, int] | None:
-    """A 2-4 capital facility acronym: no clinical or frequent abbreviation (OR, CT, MICU, OSH), no state."""
+    """A 2-4 capital facility acronym: no clinical or frequent abbreviation (OR, CT, MICU, OSH), no state,
+    and from 3 letters no dictionary word either (an upper-case note's "BILE DUCT")."""
     low = text[start:end].lower()
-    if is_frequent(low) or low in words("medical_word") or low in words("us_state_abbr"):
+    if is_frequent(low) or low in words("medical_word") or low in words("us_state_abbr") or (
+            len(low) > 2 and is_common(low)):
         return None
     return (start, end)
 
