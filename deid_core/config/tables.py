@@ -84,6 +84,7 @@ class Merge:
     rule_gate_sources: tuple[str, ...]
     rule_gate_exempt: tuple[str, ...]
     nonphi_veto: tuple[Category, ...]
+    crf_name_guard: bool
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,8 @@ from deid_core.config import Config
 from deid_core.config import Merge as MergeOptions
 from deid_core.doc import Doc
 from deid_core.engine.contract import CrfMarginals, NoteState
-from deid_core.engine.propagation import PatientPropagation, propagate_note, source_kind
+from deid_core.engine.propagation import PatientPropagation, clinical, propagate_note, source_kind
+from deid_core.gazetteers import is_name
 from deid_core.spans import Span, default_rank, resolve_overlaps, sort_spans
 
 
@@ -67,6 +68,8 @@ class Merger:
             spans = gate_rules(spans, doc, state.crf, gate, self)
         if state is not None and state.nonphi and self.options.nonphi_veto:
             spans = veto_nonphi(spans, state.nonphi, self)
+        if doc is not None and self.options.crf_name_guard:
+            spans = guard_crf_names(spans, doc.text, self)
         merged = POLICIES[self.policy](self, spans)
         if doc is not None and (self.options.reconcile or self.options.propagate):
             merged = reconcile(merged, doc.text, self)
@@ -98,6 +101,24 @@ def gate_rules(spans: Sequence[Span], doc: Doc, crf: CrfMarginals, gate: float, 
         i, j = bisect_right(ends, s.start), bisect_left(starts, s.end)
         if i >= j or max(phi[i:j]) >= gate:
             out.append(s)
+    return out
+
+
+def guard_crf_names(spans: Sequence[Span], text: str, m: Merger) -> list[Span]:
+    """Drop one-word person names that only the CRF proposes and that fail the clinical vocabulary
+    guard and are no known name (a dictionary or clinical word, or an abbreviation shape: "NRS", "length")."""
+    support = sorted((s.start, s.end) for s in spans if not source_kind(s.source).startswith("crf"))
+    starts = [a for a, _ in support]
+    longest = max((b - a for a, b in support), default=0)
+    out = []
+    for s in spans:
+        if source_kind(s.source).startswith("crf") and taxonomy.category_of(s.label) == "NAME":
+            surface = text[s.start:s.end]
+            if surface.isalpha() and clinical(surface) and not is_name(surface.lower()):
+                lo, hi = bisect_left(starts, s.start - longest), bisect_left(starts, s.end)
+                if not any(support[k][1] > s.start for k in range(lo, hi)):
+                    continue
+        out.append(s)
     return out
 
 
