@@ -97,9 +97,12 @@ class Generalization:
                        reinsert=replace(self.reinsert, folds=q.folds))
 
 
-def settings(quick: bool = False, path: str | Path | None = None) -> Generalization:
-    """conf/evaluation/generalization.toml (or a file of its shape), with the [quick] sizes when asked."""
+def settings(quick: bool = False, path: str | Path | None = None, recipe: str | None = None) -> Generalization:
+    """conf/evaluation/generalization.toml (or a file of its shape), with the [quick] sizes when asked
+    and another training recipe (conf/recipes/NAME.toml or a .toml file) when `recipe` names one."""
     cfg = file_table(Generalization, path) if path else conf_table(Generalization, CONF)
+    if recipe:
+        cfg = dataclasses.replace(cfg, recipe=dataclasses.replace(cfg.recipe, name=recipe))
     if cfg.layouts.test_seed == recipe_settings(cfg.recipe.name).synthetic.seed:
         raise ConfigError(f"{path or 'conf/' + CONF}: [layouts] test_seed must differ from the recipe's synthetic seed")
     return cfg.quick_sizes() if quick else cfg

@@ -184,6 +184,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                     help="print up to N false positives of the tune CV's original notes, physionet profile "
                          "(development set; terminal only)")
     ap.add_argument("--config", default=None, help="another file shaped like conf/evaluation/generalization.toml")
+    ap.add_argument("--recipe", default=None, metavar="NAME|FILE",
+                    help="train this recipe (conf/recipes/NAME.toml or a .toml file) instead of [recipe] name")
     args = ap.parse_args(argv)
     if not (args.data / "id.text").is_file():
         print(f"generalization: --data {args.data}: no PhysioNet corpus (id.text) there", file=sys.stderr)
@@ -193,7 +195,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
     try:  # settings, splits and corpora are checked here, before any training
-        bench = Bench(settings(args.quick, args.config), args.data, args.cache, args.quick,
+        bench = Bench(settings(args.quick, args.config, args.recipe), args.data, args.cache, args.quick,
                       show_misses=args.show_misses, show_fps=args.show_fps)
     except (ConfigError, KeyError) as exc:
         print(f"generalization: {exc}", file=sys.stderr)
