@@ -123,7 +123,7 @@ def test_tagger_dates_inside_non_phi_contexts_are_vetoed_by_context():
 def test_crf_name_guard_drops_lone_clinical_words_only_the_crf_calls_names():
     """Tune-CV false positives ("NRS", "ATC", "length" as DOCTOR): a one-word CRF name that is a
     dictionary or clinical word or an abbreviation shape, and no known name, needs a rule, the
-    metadata or the name net beside it; known names ("Foley") and unknown words ("Qqplorvik") stay."""
+    metadata or the name net beside it; known names ("Foley") and unknown words ("Qqplorvik", "FNYH") stay."""
     from deid_core.config import load_config
     from deid_core.doc import Doc
     from deid_core.engine.contract import NoteState
@@ -131,13 +131,14 @@ def test_crf_name_guard_drops_lone_clinical_words_only_the_crf_calls_names():
     from deid_core.notes import Note
     from deid_core.spans import Span
 
-    text = "Pain NRS. NP Foley aware. Qqplorvik here. Son BOB in. CVVH at length."
+    text = "Pain NRS. NP Foley aware. Qqplorvik here. Son BOB in. CVVH at length. FNYH"
     def at(word, label="DOCTOR", source="crf:single"):
         i = text.index(word)
         return Span(i, i + len(word), label, source)
-    crf = [at("NRS"), at("Foley"), at("Qqplorvik"), at("BOB", "PATIENT"), at("length")]
+    crf = [at("NRS"), at("Foley"), at("Qqplorvik"), at("BOB", "PATIENT"), at("length"), at("FNYH")]
     rules = [at("BOB", "PATIENT", "name-kin")]
-    for on, kept in ((True, ["Foley", "Qqplorvik", "BOB"]), (False, ["NRS", "Foley", "Qqplorvik", "BOB", "length"])):
+    for on, kept in ((True, ["Foley", "Qqplorvik", "BOB", "FNYH"]),
+                     (False, ["NRS", "Foley", "Qqplorvik", "BOB", "length", "FNYH"])):
         opts = load_config({"merge": {"crf_name_guard": on, "propagate": False}}).merge
         out = Merger("union", opts)(crf + rules, Doc(Note("x", text)), NoteState())
         assert [text[s.start:s.end] for s in out] == kept

@@ -22,7 +22,13 @@ from deid_core.config import Config
 from deid_core.config import Merge as MergeOptions
 from deid_core.doc import Doc
 from deid_core.engine.contract import CrfMarginals, NoteState
-from deid_core.engine.propagation import PatientPropagation, clinical, propagate_note, source_kind
+from deid_core.engine.propagation import (
+    SHORT_MAX,
+    PatientPropagation,
+    is_clinical_word,
+    propagate_note,
+    source_kind,
+)
 from deid_core.gazetteers import is_name
 from deid_core.spans import Span, default_rank, resolve_overlaps, sort_spans
 
@@ -105,8 +111,9 @@ def gate_rules(spans: Sequence[Span], doc: Doc, crf: CrfMarginals, gate: float, 
 
 
 def guard_crf_names(spans: Sequence[Span], text: str, m: Merger) -> list[Span]:
-    """Drop one-word person names that only the CRF proposes and that fail the clinical vocabulary
-    guard and are no known name (a dictionary or clinical word, or an abbreviation shape: "NRS", "length")."""
+    """Drop one-word person names that only the CRF proposes and that are a dictionary or clinical word
+    or at most SHORT_MAX letters ("NRS", "GT", "length"), and no known name. Longer unknown words in
+    capitals ("FNYH") stay: out-of-vocabulary names have that shape too."""
     support = sorted((s.start, s.end) for s in spans if not source_kind(s.source).startswith("crf"))
     starts = [a for a, _ in support]
     longest = max((b - a for a, b in support), default=0)
@@ -114,7 +121,7 @@ def guard_crf_names(spans: Sequence[Span], text: str, m: Merger) -> list[Span]:
     for s in spans:
         if source_kind(s.source).startswith("crf") and taxonomy.category_of(s.label) == "NAME":
             surface = text[s.start:s.end]
-            if surface.isalpha() and clinical(surface) and not is_name(surface.lower()):
+            if surface.isalpha() and (is_clinical_word(surface) or len(surface) <= SHORT_MAX) and not is_name(surface.lower()):
                 lo, hi = bisect_left(starts, s.start - longest), bisect_left(starts, s.end)
                 if not any(support[k][1] > s.start for k in range(lo, hi)):
                     continue
