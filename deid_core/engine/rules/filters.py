@@ -183,7 +183,7 @@ def name_before_filter(text: str, start: int, end: int, settings: dict) -> tuple
 
 def context_name_filter(text: str, start: int, end: int, settings: dict) -> tuple[int, int] | None:
     """Words where only a name fits (a note's closing signature line, 'NP X aware'): known names that
-    are also clinical words ("d. peg rrt") and unknown words pass; function words, verb forms and
+    are also clinical words ("k. bell rrt") and unknown words pass; function words, verb forms and
     other dictionary or clinical words ("team", "catheter") do not."""
     pieces = _pieces(text, start, end)
     rest = pieces[1:] if pieces and _is_initial(pieces[0][2]) else pieces
