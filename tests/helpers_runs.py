@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import datetime as dt
-import os
-import signal
 import subprocess
 from pathlib import Path
 
@@ -14,7 +12,6 @@ import pyarrow.parquet as pq
 
 from deid_core.app.reader import committed_runs, read_committed
 from tests.helpers_job import LITERAL_CONF, SAMPLES, edge_rows, read_rows
-from tests.test_faults import wait_session_gone
 
 SORT = {"notes": ("note_id",), "spans": ("note_id", "start"), "quarantine": ("note_id", "patient_id", "error_class")}
 PAUSED = "[testing] pause_after_write: paused after writing notes"
@@ -104,13 +101,3 @@ def start_paused(cmd: list[str], env: dict[str, str], cwd: Path | None = None) -
     raise AssertionError("the run ended before the pause:\n" + "".join(tail))
 
 
-def kill_session(proc: subprocess.Popen) -> None:
-    """SIGKILL the driver, then wait until its whole session (JVM, Python workers) is gone."""
-    try:
-        os.kill(proc.pid, signal.SIGKILL)
-        proc.wait(timeout=60)
-        wait_session_gone(proc.pid)
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-    assert proc.returncode == -signal.SIGKILL

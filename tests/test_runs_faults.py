@@ -16,17 +16,16 @@ import pytest
 from deid_core.app.cli import main as deid_main
 from deid_core.app.reader import read_committed
 from tests.helpers_job import LITERAL_CONF, NAME_COLUMNS, ROOT
+from tests.helpers_kill import job_env, kill_session, orphans
 from tests.helpers_runs import (
     SORT,
     assert_committed_equal,
     committed_ids,
-    kill_session,
     paused_config,
     rows,
     start_paused,
     write_days,
 )
-from tests.test_faults import job_env, orphans
 
 pytestmark = pytest.mark.faults
 OPTS = ["--name-columns", NAME_COLUMNS, "--demo-key", "--mode", "surrogate"]

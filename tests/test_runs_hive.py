@@ -19,7 +19,8 @@ import pytest
 
 from deid_core.app.cli import main as deid_main
 from tests.helpers_job import LITERAL_CONF, NAME_COLUMNS, ROOT
-from tests.helpers_runs import SORT, kill_session, reference_rows, rows, start_paused, write_days
+from tests.helpers_kill import kill_session
+from tests.helpers_runs import SORT, reference_rows, rows, start_paused, write_days
 
 pytestmark = [pytest.mark.spark, pytest.mark.faults, pytest.mark.slow]
 
