@@ -72,34 +72,31 @@ def convention_view(drop_labels: Sequence[str], min_age: int) -> View:
     return view
 
 
+def _unmatched(notes: Sequence[Note], spans: Mapping[str, list[Span]], others: Mapping[str, list[Span]],
+               limit: int, context: int, with_source: bool) -> list[str]:
+    """Up to `limit` spans of `spans` that overlap none of `others`, each with its context."""
+    lines: list[str] = []
+    for n in notes:
+        against = others.get(n.note_id, [])
+        for s in spans.get(n.note_id, []):
+            if len(lines) >= limit:
+                return lines
+            if not any(s.overlaps(o) for o in against):
+                left, right = n.text[max(0, s.start - context):s.start], n.text[s.end:s.end + context]
+                what = f"{s.label} ({s.source})" if with_source else s.label
+                lines.append(f"{n.note_id} {what}: {left!r} [[{n.text[s.start:s.end]}]] {right!r}")
+    return lines
+
+
 def misses(notes: Sequence[Note], gold: Mapping[str, list[Span]], pred: Mapping[str, list[Span]],
            limit: int, context: int = 30) -> list[str]:
     """Up to `limit` missed gold spans (no overlapping prediction) with context, for development
     corpora only (the tune part): never called on blind notes."""
-    lines: list[str] = []
-    for n in notes:
-        found = pred.get(n.note_id, [])
-        for s in gold.get(n.note_id, []):
-            if len(lines) >= limit:
-                return lines
-            if not any(s.overlaps(p) for p in found):
-                left = n.text[max(0, s.start - context):s.start]
-                right = n.text[s.end:s.end + context]
-                lines.append(f"{n.note_id} {s.label}: {left!r} [[{n.text[s.start:s.end]}]] {right!r}")
-    return lines
+    return _unmatched(notes, gold, pred, limit, context, with_source=False)
 
 
 def false_positives(notes: Sequence[Note], gold: Mapping[str, list[Span]], pred: Mapping[str, list[Span]],
                     limit: int, context: int = 30) -> list[str]:
     """Up to `limit` predictions overlapping no gold span, with context and source (the spans that cost
     overlap PPV), for development corpora only (the tune part): never called on blind notes."""
-    lines: list[str] = []
-    for n in notes:
-        spans = gold.get(n.note_id, [])
-        for p in pred.get(n.note_id, []):
-            if len(lines) >= limit:
-                return lines
-            if not any(p.overlaps(s) for s in spans):
-                left, right = n.text[max(0, p.start - context):p.start], n.text[p.end:p.end + context]
-                lines.append(f"{n.note_id} {p.label} ({p.source}): {left!r} [[{n.text[p.start:p.end]}]] {right!r}")
-    return lines
+    return _unmatched(notes, pred, gold, limit, context, with_source=True)
