@@ -26,6 +26,7 @@ from deid_core.spans import Span
 
 SOURCE = "names:net"
 LEX_CACHE = 200_000  # token strings whose lexical score a NameNet keeps
+_SKIPPED = frozenset((".", ",", '"', "'", "(", "“", "”", "‘", "’"))  # punctuation the left context steps over
 JOIN_GAP = 8  # most characters between two name words that join ("jon r. peters", "ann and bo")
 
 
@@ -136,7 +137,7 @@ class NameNet(PerNoteStage):
     def _context(self, i: int, base: float, toks, low, lex, starts, ends, text) -> tuple[float, str]:
         """Score of word i with its context, and its label (DOCTOR after a title or before a credential)."""
         w, c = self.opts.weights, self.cues
-        prev = self._left_words(i, toks, lex, starts, ends, text)
+        prev = self._left_words(i, toks, low, lex, starts, ends, text)
         score, label = base, "PATIENT"
         if prev.initial:
             score += w.initial
@@ -174,31 +175,34 @@ class NameNet(PerNoteStage):
             return j if text[a:b].strip(" \t.&") in ("", "and") or _joins(text[a:b]) else None
         return None
 
-    def _left_words(self, i: int, toks, lex, starts, ends, text) -> _Left:
+    def _left_words(self, i: int, toks, low, lex, starts, ends, text) -> _Left:
         """Up to [names] window lower-case words before word i, skipping initials and name-like words."""
         out: list[str] = []
         initial = False
         title = None
         j = i - 1
         skipped_names = 0
-        while j >= 0 and len(out) < self.opts.window and starts[i] - ends[j] < 80:
+        window, titles, limit = self.opts.window, self.cues.titles, starts[i] - 80
+        while j >= 0 and len(out) < window and ends[j] > limit:
             t = toks[j]
-            if t == "." and not (j > 0 and (len(toks[j - 1]) == 1 or toks[j - 1].lower() in self.cues.titles)):
+            if t == "." and not (j > 0 and (len(toks[j - 1]) == 1 or low[j - 1] in titles)):
                 break  # a sentence ends: its words are not this word's context
-            if t in (".", ",", '"', "'", "(", "“", "”", "‘", "’"):
+            if t in _SKIPPED:
                 j -= 1
                 continue
             if len(t) == 1 and t.isalpha():
                 initial = initial or (j == i - 2 and _initial(j, toks, starts, ends, text))
                 j -= 1
                 continue
-            tl = t.lower()
-            if not out and tl in self.cues.titles and title is None and (not t.islower() or toks[j + 1] == "."):
-                title = tl  # "ms contin" is a drug; "Ms", "MS", "ms." are titles
-            if not out and lex[j] is not None and lex[j] > 0 and skipped_names < 2 and title is None:
-                skipped_names += 1  # "spoke with jon peters": peters looks past jon
-                j -= 1
-                continue
+            tl = low[j]
+            if not out:
+                if tl in titles and title is None and (not t.islower() or toks[j + 1] == "."):
+                    title = tl  # "ms contin" is a drug; "Ms", "MS", "ms." are titles
+                lj = lex[j]
+                if lj is not None and lj > 0 and skipped_names < 2 and title is None:
+                    skipped_names += 1  # "spoke with jon peters": peters looks past jon
+                    j -= 1
+                    continue
             if not t.isalnum():
                 break
             out.append(tl)

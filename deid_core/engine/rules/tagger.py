@@ -123,6 +123,8 @@ class RuleTagger(PerNoteStage):
         self.scan_patterns = [regex.compile(guarded(r.pattern, r.flags), r.compiled[0].flags) if r.guard
                               else r.compiled[0] for r in self.rules]
         self.need_patterns = [regex.compile(r.needs) if r.needs else None for r in self.rules]
+        # per scan rule, what the loop of regex_hits reads: (index, rule, `requires`, scan pattern)
+        self.scan_plan = [(i, self.rules[i], self.rules[i].requires, self.scan_patterns[i]) for i in self.scan_rules]
         self.triggers = ahocorasick.Automaton()
         keys: dict[str, set[int]] = {}
         for i, r in enumerate(self.rules):
@@ -164,13 +166,12 @@ class RuleTagger(PerNoteStage):
                     starts.setdefault(i, []).append(pos)
         timeout = regex_timeout()  # the note's remaining CPU budget (engine/budget.py), None without one
         found: dict[str, bool] = {}  # `needs` pattern -> found in this note
-        for i in self.scan_rules:
-            rule = self.rules[i]
-            if rule.requires and not any(r in text for r in rule.requires):
+        has = text.__contains__
+        for i, rule, requires, pattern in self.scan_plan:
+            if requires and not any(map(has, requires)):
                 continue
             if rule.needs and not self._has(i, text, found, timeout):
                 continue
-            pattern = self.scan_patterns[i]
             first = pattern.search(text, timeout=timeout)  # most rules find nothing in most notes: no generator
             if first is not None:
                 after = first.end() if first.end() > first.start() else first.end() + 1
