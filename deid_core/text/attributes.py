@@ -19,9 +19,11 @@ from deid_core.doc import Doc
 # The name starts at a letter preceded (past any spaces and tabs) by the start of the text, a line
 # break, a sentence end or two whitespace characters. Linear time: a match is tried only at a
 # letter (so a long run of spaces or tabs is not rescanned from each of its positions) and the
-# whitespace before the separator and the value is taken possessively.
+# whitespace before the separator and the value is taken possessively. `(?<!\S)` is implied by the
+# look-behind (what precedes the name ends in whitespace, or is the text's start); it is checked first
+# because it costs one character, so the look-behind runs only at word starts (not every letter).
 _ATTR_RE = regex.compile(
-    r"(?=[A-Za-z])(?<=(?:^|\n|[.;]\s|\s{2})[ \t]*)(?P<name>[A-Za-z][A-Za-z/&'()-]*(?:[ \t][A-Za-z/&'()-]+){0,3})"
+    r"(?<!\S)(?=[A-Za-z])(?<=(?:^|\n|[.;]\s|\s{2})[ \t]*)(?P<name>[A-Za-z][A-Za-z/&'()-]*(?:[ \t][A-Za-z/&'()-]+){0,3})"
     r"[ \t]*+(?::|=|[ \t]-[ \t]|-(?=[ \t]))[ \t]*+(?P<value>[^\n]*)",
 )
 

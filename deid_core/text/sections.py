@@ -40,7 +40,7 @@ def find_sections(text: str) -> list[Section]:
     """Sections in text order; text before the first header belongs to no section."""
     pat, canon = _header_pattern()
     hits = []
-    for m in pat.finditer(text):
+    for m in _line_start_matches(pat, text):
         surface = m.group("h")
         if len(surface) == 1 and not m.group(0).rstrip().endswith(":"):
             continue
@@ -50,6 +50,21 @@ def find_sections(text: str) -> list[Section]:
         end = hits[i + 1][1] if i + 1 < len(hits) else len(text)
         sections.append(Section(name, hs, he, end))
     return sections
+
+
+def _line_start_matches(pat: regex.Pattern, text: str) -> list[regex.Match]:
+    """pat.finditer(text) for a pattern anchored at line starts that never crosses a line break:
+    tried only at the text's start and after each '\n' (finditer tries every position)."""
+    out = []
+    match = pat.match
+    pos = 0
+    while True:
+        m = match(text, pos)
+        if m is not None:
+            out.append(m)
+        pos = text.find("\n", pos) + 1
+        if not pos:
+            return out
 
 
 def section_lookup(sections: list[Section]):
