@@ -41,11 +41,17 @@ _ASCII_CHUNK_RE = re.compile(r"[ \t\n\x0b\x0c\r]*+(?:[A-Z]+[a-z]*|[a-z]+|[0-9]+|
 # colon that ends a line, at a blank line, and at a line that starts with a bullet. Linear time:
 # a run of end marks is entered at its first mark only (look-behind) and taken possessively, so a
 # long run of dots is not rescanned from each of its positions.
-_SENT_END_RE = regex.compile(
-    r"(?<![.!?])[.!?]++[\"')\]]*+(?=\s)|:[ \t]*+(?=\r?\n)|\r?\n[ \t]*+(?=\r?\n)"
-    r"|(?<=\n)(?=[ \t]*+(?:[-*•]|\d++[.)])[ \t])",
-    regex.V1,
-)
+# The four kinds are searched one by one (each alone keeps `regex`'s fast scan for its first
+# character; their alternation tried every position: ~3x the time) and their ends merged: matches of
+# different kinds never overlap (disjoint characters; the bullet kind is empty, after a newline, at a
+# line no other kind can start in), so the merged ends are the alternation's. The bullet kind
+# consumes its newline (`\K`): its ends are those of `(?<=\n)(?=...)`.
+_SENT_END_RES = tuple(regex.compile(p, regex.V1) for p in (
+    r"(?<![.!?])[.!?]++[\"')\]]*+(?=\s)",
+    r":[ \t]*+(?=\r?\n)",
+    r"\r?\n[ \t]*+(?=\r?\n)",
+    r"\n\K(?=[ \t]*+(?:[-*•]|\d++[.)])[ \t])",
+))
 
 
 class Token(NamedTuple):
@@ -91,7 +97,7 @@ def sentence_bounds(text: str) -> list[tuple[int, int]]:
     """[start, end) of each sentence, trimmed of surrounding whitespace, in order."""
     bounds: list[tuple[int, int]] = []
     pos = 0
-    cuts = [m.end() for m in _SENT_END_RE.finditer(text)]
+    cuts = sorted(m.end() for pattern in _SENT_END_RES for m in pattern.finditer(text))
     cuts.append(len(text))
     for cut in cuts:
         start, end = pos, cut
