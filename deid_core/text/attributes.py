@@ -27,6 +27,8 @@ _ATTR_RE = regex.compile(
     r"[ \t]*+(?::|=|[ \t]-[ \t]|-(?=[ \t]))[ \t]*+(?P<value>[^\n]*)",
 )
 
+_SEPARATOR = regex.compile(r"[:=-]")  # a character every attribute's separator holds
+
 
 class Attribute(NamedTuple):
     """One attribute-value pair: normalized name, and [value_start, value_end) offsets."""
@@ -48,12 +50,28 @@ def attributes(doc: Doc) -> list[Attribute]:
 
 def _find_attributes(text: str) -> list[Attribute]:
     out: list[Attribute] = []
-    for m in _ATTR_RE.finditer(text):
+    for m in _line_matches(text):
         vs, ve = m.span("value")
         while ve > vs and text[ve - 1].isspace():
             ve -= 1
         if vs < ve:
             out.append(Attribute(normalize_name(m.group("name")), vs, ve))
+    return out
+
+
+def _line_matches(text: str) -> list[regex.Match]:
+    """_ATTR_RE.finditer(text), line by line, skipping lines without a separator character (over half
+    of them): a match never crosses a line break, and its look-behind still reads the lines before."""
+    out: list[regex.Match] = []
+    n = len(text)
+    start = 0
+    while start <= n:
+        end = text.find("\n", start)
+        if end < 0:
+            end = n
+        if _SEPARATOR.search(text, start, end):
+            out.extend(_ATTR_RE.finditer(text, start, end))
+        start = end + 1
     return out
 
 
