@@ -119,7 +119,8 @@ class Emissions:
         if None in types:
             types = [self._type(t) if i is None else i for t, i in zip(toks, types, strict=True)]
         extra: list[list[str]] = [[] for _ in toks]
-        self.extractor.add_doc_features(doc, rule_spans, extra)
+        low = self.type_low  # each type's lower-cased text (TypeEntry.low): no per-token lower()
+        self.extractor.add_doc_features(doc, rule_spans, extra, [low[t] for t in types])
         row = self.rows.get
         docs = [row(tuple(x)) or self.row(x) for x in extra]
         return EncodedNote(types, docs, self.generation)
