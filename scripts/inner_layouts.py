@@ -1,0 +1,88 @@
+"""Inner layout instrument (issue 14, round 4): the generalization benchmark's tune+synthetic bundle on a
+fresh seed of the *training* note types only, per-label token recall, strict labelled F1, label
+confusions and misses of chosen labels (training types only: the held-out types are never generated).
+
+    .venv/bin/python scripts/inner_layouts.py --recipe previous [--seed 24024] [--notes 1000]
+        [--labels FAX,CITY] [--show 40] [--json FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections import Counter
+from pathlib import Path
+
+from deid_core.training.corpus_eval import aggregate, run_pipeline
+from deid_core.training.generalization import NOTES_PER_TEST_PATIENT, Bench
+from deid_core.training.generalization_config import settings
+from deid_core.training.generalization_report import DEFAULT_CACHE, DEFAULT_DATA
+from deid_core.training.synth import generate
+from deid_core.training.synth.output import to_corpus
+
+
+def confusions(notes, gold, pred) -> Counter:
+    """(gold label, predicted label or MISS) counts over gold spans: the predicted label of the
+    prediction overlapping most of the gold span."""
+    out: Counter = Counter()
+    for n in notes:
+        for g in gold.get(n.note_id, []):
+            best = max(((min(g.end, p.end) - max(g.start, p.start), p.label) for p in pred.get(n.note_id, [])
+                        if p.overlaps(g)), default=(0, "MISS"))
+            out[(g.label, best[1])] += 1
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--recipe", default="previous")
+    ap.add_argument("--seed", type=int, default=24024)
+    ap.add_argument("--notes", type=int, default=1000)
+    ap.add_argument("--labels", default="")
+    ap.add_argument("--show", type=int, default=30)
+    ap.add_argument("--json", default=None)
+    args = ap.parse_args()
+    bench = Bench(settings(False, None, args.recipe), DEFAULT_DATA, DEFAULT_CACHE, False)
+    deid = bench.deid(bench.main_bundle())
+    test = generate(args.notes, args.seed, max(1, args.notes // NOTES_PER_TEST_PATIENT),
+                    exclude=tuple(bench.held_out_types))
+    corpus = to_corpus(test)
+    pred, outs = run_pipeline(deid, corpus.notes)
+    res = aggregate(corpus.notes, corpus.gold, pred, outs, bench.cfg.readable)
+    rep = res["report"]
+    print(f"notes {len(test)} seed {args.seed} bundle {bench.main_bundle().id[:12]}")
+    print("bin-tok R/P {:.3f}/{:.3f} strict R/P/F1 {:.3f}/{:.3f}/{:.3f} readable {}".format(
+        rep["binary_token"]["recall"], rep["binary_token"]["precision"], rep["strict"]["recall"],
+        rep["strict"]["precision"], rep["strict"]["f1"], res["readable"]))
+    conf = confusions(corpus.notes, corpus.gold, pred)
+    per = rep["per_label"]["token"]
+    strict = rep["per_label"]["strict"]
+    for lab in sorted(per, key=lambda k: per[k]["recall"]):
+        v, s = per[lab], strict.get(lab, {})
+        top = ", ".join(f"{p} {c}" for (g, p), c in conf.most_common() if g == lab and p != lab)[:120]
+        print(f"{lab:15s} tokR {v['recall']:.3f} strictF1 {s.get('f1', 0):.3f} n {v['tp'] + v['fn']:5d}  {top}")
+    wanted = [x for x in args.labels.split(",") if x]
+    texts = {n.note_id: n.text for n in corpus.notes}
+    types = {n.note_id: s.note_type for n, s in zip(corpus.notes, test, strict=True)}
+    for lab in wanted:
+        shown = 0
+        print(f"-- {lab}: gold spans not tagged {lab} (training types)")
+        for nid, gs in corpus.gold.items():
+            for g in gs:
+                if g.label != lab or shown >= args.show:
+                    continue
+                ps = [p for p in pred.get(nid, []) if p.overlaps(g)]
+                if any(p.label == lab and p.start <= g.start and p.end >= g.end for p in ps):
+                    continue
+                t = texts[nid]
+                got = ";".join(f"{p.label}:{t[p.start:p.end]!r}/{p.source}" for p in ps) or "MISS"
+                print(f"  {types[nid]:18s} {t[max(0, g.start - 40):g.start]!r} [[{t[g.start:g.end]}]] "
+                      f"{t[g.end:g.end + 25]!r} -> {got}")
+                shown += 1
+    if args.json:
+        Path(args.json).write_text(json.dumps({"aggregate": res, "confusions": {f"{g}>{p}": c for (g, p), c in
+                                                                                 conf.items()}}, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()
