@@ -3,7 +3,7 @@ fresh seed of the *training* note types only, per-label token recall, strict lab
 confusions and misses of chosen labels (training types only: the held-out types are never generated).
 
     .venv/bin/python scripts/inner_layouts.py --recipe previous [--seed 24024] [--notes 1000]
-        [--labels FAX,CITY] [--show 40] [--json FILE]
+        [--labels FAX,CITY] [--show 40] [--json FILE] [--bundle DIR]
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import json
 from collections import Counter
 from pathlib import Path
 
+from deid_core.bundle import load_bundle
 from deid_core.training.corpus_eval import aggregate, run_pipeline
 from deid_core.training.generalization import NOTES_PER_TEST_PATIENT, Bench
 from deid_core.training.generalization_config import settings
@@ -41,16 +42,19 @@ def main() -> None:
     ap.add_argument("--labels", default="")
     ap.add_argument("--show", type=int, default=30)
     ap.add_argument("--json", default=None)
+    ap.add_argument("--bundle", default=None, help="tag with this trained bundle (no training; e.g. the "
+                                                   "previous code's bundle with this code's rules and merge)")
     args = ap.parse_args()
     bench = Bench(settings(False, None, args.recipe), DEFAULT_DATA, DEFAULT_CACHE, False)
-    deid = bench.deid(bench.main_bundle())
+    bundle = load_bundle(args.bundle) if args.bundle else bench.main_bundle()
+    deid = bench.deid(bundle)
     test = generate(args.notes, args.seed, max(1, args.notes // NOTES_PER_TEST_PATIENT),
                     exclude=tuple(bench.held_out_types))
     corpus = to_corpus(test)
     pred, outs = run_pipeline(deid, corpus.notes)
     res = aggregate(corpus.notes, corpus.gold, pred, outs, bench.cfg.readable)
     rep = res["report"]
-    print(f"notes {len(test)} seed {args.seed} bundle {bench.main_bundle().id[:12]}")
+    print(f"notes {len(test)} seed {args.seed} bundle {bundle.id[:12]}")
     print("bin-tok R/P {:.3f}/{:.3f} strict R/P/F1 {:.3f}/{:.3f}/{:.3f} readable {}".format(
         rep["binary_token"]["recall"], rep["binary_token"]["precision"], rep["strict"]["recall"],
         rep["strict"]["precision"], rep["strict"]["f1"], res["readable"]))

@@ -85,6 +85,9 @@ class Merge:
     rule_gate_exempt: tuple[str, ...]
     nonphi_veto: tuple[Category, ...]
     crf_name_guard: bool
+    crf_split_lines: bool
+    rule_label_sources: tuple[str, ...]
+    whole_word_labels: tuple[Label, ...]
 
 
 @dataclass(frozen=True)

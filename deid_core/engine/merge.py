@@ -22,6 +22,7 @@ from deid_core.config import Config
 from deid_core.config import Merge as MergeOptions
 from deid_core.doc import Doc
 from deid_core.engine.contract import CrfMarginals, NoteState
+from deid_core.engine.label_decisions import rule_labels_win, split_crf_lines, whole_words
 from deid_core.engine.propagation import (
     SHORT_MAX,
     PatientPropagation,
@@ -76,7 +77,13 @@ class Merger:
             spans = veto_nonphi(spans, state.nonphi, self)
         if doc is not None and self.options.crf_name_guard:
             spans = guard_crf_names(spans, doc.text, self)
+        if doc is not None:
+            if self.options.crf_split_lines:
+                spans = split_crf_lines(spans, doc.text)
+            spans = rule_labels_win(spans, doc.text, self.options.rule_label_sources)
         merged = POLICIES[self.policy](self, spans)
+        if doc is not None:
+            merged = whole_words(merged, doc.text, self.options.whole_word_labels)
         if doc is not None and (self.options.reconcile or self.options.propagate):
             merged = reconcile(merged, doc.text, self)
         return merged

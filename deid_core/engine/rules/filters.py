@@ -331,6 +331,37 @@ def not_common_filter(text: str, start: int, end: int, settings: dict) -> tuple[
     return None if start >= end or is_common(_base(text[start:end])) else (start, end)
 
 
+def place_tail_filter(text: str, start: int, end: int, settings: dict) -> tuple[int, int] | None:
+    """Trailing run of place-like words (or `place_prefixes`: West, Lake, Port...) before a state or
+    ZIP: 'lives WEST DONNA, NY' keeps 'WEST DONNA'; a lone state or country name is not a town."""
+    pieces = _pieces(text, start, end)
+    prefixes = settings.get("place_prefixes", ())
+    keep = 0
+    for _, _, w in reversed(pieces):
+        if not (place_like(w, loose=True) or _base(w) in prefixes) or _base(w).isdigit():
+            break
+        keep += 1
+    if keep == 0 or all(_base(w) in prefixes for _, _, w in pieces[len(pieces) - keep:]):
+        return None
+    first = pieces[len(pieces) - keep]
+    if keep == 1 and (_base(first[2]) in words("us_state") or _base(first[2]) in words("country")):
+        return None
+    return (first[0], pieces[-1][1])
+
+
+def proper_head_filter(text: str, start: int, end: int, settings: dict) -> tuple[int, int] | None:
+    """A '<proper words> <kind>' place ('Walden Pond', 'Golden Gate Bridge'): its first word (after
+    'the') is no clinical word ('Nurses Station'), nor, alone before the kind, a frequent word ('Work
+    Station')."""
+    pieces = [p for p in _pieces(text, start, end) if _base(p[2]) != "the"]
+    if len(pieces) < 2:
+        return None
+    first = _base(pieces[0][2])
+    if first in words("medical_word") or first[:-1] in words("medical_word") or (len(pieces) == 2 and is_frequent(first)):
+        return None
+    return (start, end)
+
+
 FILTERS: dict[str, Filter] = {
     "name": name_filter,
     "name_strong": name_strong_filter,
@@ -345,6 +376,8 @@ FILTERS: dict[str, Filter] = {
     "age": age_filter,
     "profession": profession_filter,
     "not_common": not_common_filter,
+    "place_tail": place_tail_filter,
+    "proper_head": proper_head_filter,
     "context_name": context_name_filter,
     "place_acronym": place_acronym_filter,
 }

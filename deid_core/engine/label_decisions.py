@@ -1,0 +1,101 @@
+"""Label decisions before and after the merge policy (issue 14, unseen layouts): where a contextual
+rule knows the label better than the CRF (a number after its fax cue word is a FAX, a town before its
+state and ZIP is a CITY), where a CRF span runs over a line break, and where an identifier was cut
+inside its word. Configured by [merge] rule_label_sources, crf_split_lines and whole_word_labels."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from fnmatch import fnmatchcase
+
+from deid_core.spans import Span
+
+_WORD_CHARS = frozenset("._-")
+
+
+def _is_crf(s: Span) -> bool:
+    return s.source.split(":", 1)[0].startswith("crf")
+
+
+def _trimmed(text: str, start: int, end: int) -> tuple[int, int] | None:
+    """(start, end) without surrounding blanks and punctuation, None when no letter or digit is left."""
+    while start < end and not text[start].isalnum():
+        start += 1
+    while end > start and not text[end - 1].isalnum():
+        end -= 1
+    return (start, end) if end > start else None
+
+
+def split_crf_lines(spans: Sequence[Span], text: str) -> list[Span]:
+    """CRF spans cut at line breaks: a letterhead's hospital line and the town line under it are two
+    places, each part keeps the CRF's label and confidence."""
+    out: list[Span] = []
+    for s in spans:
+        if not _is_crf(s) or "\n" not in text[s.start:s.end]:
+            out.append(s)
+            continue
+        pos = s.start
+        for line in text[s.start:s.end].split("\n"):
+            part = _trimmed(text, pos, pos + len(line))
+            if part:
+                out.append(Span(part[0], part[1], s.label, s.source, s.confidence))
+            pos += len(line) + 1
+    return out
+
+
+def rule_labels_win(spans: Sequence[Span], text: str, sources: Sequence[str]) -> list[Span]:
+    """A CRF span of another label overlapping a span of the deciding rules (`sources`, globs over
+    rule ids) keeps only its parts outside the rule span, so the rule's label and extent stand."""
+    if not sources:
+        return list(spans)
+    deciding = [s for s in spans if not _is_crf(s) and any(fnmatchcase(s.source, g) for g in sources)]
+    if not deciding:
+        return list(spans)
+    out: list[Span] = []
+    for s in spans:
+        rivals = [r for r in deciding if _is_crf(s) and r.label != s.label and r.overlaps(s)]
+        if not rivals:
+            out.append(s)
+            continue
+        pieces = [(s.start, s.end)]
+        for r in rivals:
+            pieces = [p for a, b in pieces for p in ((a, min(b, r.start)), (max(a, r.end), b)) if p[1] > p[0]]
+        for a, b in pieces:
+            part = _trimmed(text, a, b)
+            if part and part[1] - part[0] >= 2:
+                out.append(Span(part[0], part[1], s.label, s.source, s.confidence))
+    return out
+
+
+def whole_words(spans: Sequence[Span], text: str, labels: Sequence[str]) -> list[Span]:
+    """Spans of these labels (user ids) grown to the whole word they were cut inside: 'gracem' of
+    'gracem9', 'u' of 'u307621' (letters, digits, dots, dashes, underscores; never over '@')."""
+    if not labels:
+        return list(spans)
+    out: list[Span] = []
+    for s in spans:
+        if s.label in labels:
+            start, end = s.start, s.end
+            while start > 0 and (text[start - 1].isalnum() or text[start - 1] in _WORD_CHARS and start - 1 > 0
+                                 and text[start - 2].isalnum()):
+                start -= 1
+            while end < len(text) and (text[end].isalnum() or text[end] in _WORD_CHARS and end + 1 < len(text)
+                                       and text[end + 1].isalnum()):
+                end += 1
+            if (start, end) != (s.start, s.end):
+                s = Span(start, end, s.label, s.source, s.confidence)
+        out.append(s)
+    return _drop_covered(out)
+
+
+def _drop_covered(spans: list[Span]) -> list[Span]:
+    """Spans left overlapping after growth: keep the first of each overlapping run, grown over the rest."""
+    out: list[Span] = []
+    for s in sorted(spans, key=lambda x: (x.start, -x.end)):
+        if out and s.start < out[-1].end:
+            last = out[-1]
+            if s.end > last.end:
+                out[-1] = Span(last.start, s.end, last.label, last.source, last.confidence)
+            continue
+        out.append(s)
+    return out

@@ -1,0 +1,65 @@
+"""Label decisions around the merge (engine/label_decisions.py): CRF spans cut at line breaks, deciding
+rules' labels over the CRF's, identifiers grown to their whole word; and the same through the real
+rules stage and union merge of the default configuration (invented text)."""
+
+from deid_core.config import load_config
+from deid_core.doc import Doc
+from deid_core.engine.label_decisions import rule_labels_win, split_crf_lines, whole_words
+from deid_core.engine.merge import union_merge
+from deid_core.engine.pipeline import build_stage
+from deid_core.notes import Note
+from deid_core.spans import Span
+
+
+def _at(text: str, part: str, label: str, source: str) -> Span:
+    i = text.index(part)
+    return Span(i, i + len(part), label, source)
+
+
+def test_crf_span_over_a_line_break_becomes_one_span_per_line():
+    text = "Memorial Hospital of Quillby\nQuillby, Oregon\n"
+    crf = Span(0, text.index(","), "HOSPITAL", "crf:single")
+    out = split_crf_lines([crf], text)
+    assert [(text[s.start:s.end], s.label) for s in out] == [("Memorial Hospital of Quillby", "HOSPITAL"),
+                                                            ("Quillby", "HOSPITAL")]
+    rule = Span(0, 40, "HOSPITAL", "hospital-keyword")  # rule spans are never cut
+    assert split_crf_lines([rule], text) == [rule]
+
+
+def test_deciding_rule_keeps_its_label_and_the_crf_keeps_its_remainder():
+    text = "ins Zorbacare 855811954A | ref"
+    crf = _at(text, "ins Zorbacare 855811954", "HOSPITAL", "crf:single")
+    rule = _at(text, "855811954A", "HEALTHPLAN", "healthplan-payer")
+    out = rule_labels_win([crf, rule], text, ["healthplan-*"])
+    assert sorted((text[s.start:s.end], s.label) for s in out) == [("855811954A", "HEALTHPLAN"),
+                                                                  ("ins Zorbacare", "HOSPITAL")]
+    # a rule not listed does not decide; a CRF span of the same label is left to the policy
+    assert rule_labels_win([crf, rule], text, ["fax"]) == [crf, rule]
+    same = _at(text, "855811954A", "HEALTHPLAN", "crf:single")
+    assert rule_labels_win([same, rule], text, ["healthplan-*"]) == [same, rule]
+
+
+def test_username_grows_to_its_whole_word_but_not_over_an_address():
+    text = "Verified by: gracem9  (kq.lo77@host.org) u307621."
+    spans = [_at(text, "gracem", "USERNAME", "crf:single"), _at(text, "kq.lo", "USERNAME", "crf:single"),
+             _at(text, "u", "USERNAME", "crf:single"), _at(text, "host.org", "URL", "crf:single")]
+    spans[2] = Span(text.index("u307621"), text.index("u307621") + 1, "USERNAME", "crf:single")
+    out = whole_words(spans, text, ["USERNAME"])
+    assert [text[s.start:s.end] for s in out] == ["gracem9", "kq.lo77", "host.org", "u307621"]
+    assert whole_words(spans, text, []) == spans
+
+
+def test_default_pipeline_labels_fax_by_its_cue_word_and_towns_before_state_and_zip():
+    config = load_config()
+    rules = build_stage(config, "rules", None)
+    merge = union_merge(config)
+    text = "Records were requested by fax to 617-555-0142 today.\n156 Lauren Views\nQUILLBY, NE 65426\n"
+    doc = Doc(Note("n", text))
+    found = rules.tag(doc)
+    crf = [_at(text, "617-555-0142", "PHONE", "crf:single"),
+           Span(text.index("156"), text.index(", NE"), "STREET", "crf:single")]
+    out = merge([*found, *crf], doc)
+    got = {text[s.start:s.end]: s.label for s in out}
+    assert got["617-555-0142"] == "FAX"
+    assert got["QUILLBY"] == "CITY"
+    assert got["156 Lauren Views"] == "STREET"
