@@ -86,11 +86,20 @@ TRAIL_TRIM = frozenset(",;:()[]{}\"'.")
 def trimmed_bounds(text: str, start: int = 0, end: int | None = None) -> tuple[int, int]:
     """[start, end) narrowed past edge whitespace and punctuation: the one trimming rule of spans."""
     end = len(text) if end is None else end
-    while start < end and (text[start].isspace() or text[start] in LEAD_TRIM):
+    while start < end and (text[start].isspace() or text[start] in LEAD_TRIM) and not _closed_inside(text, start, end):
         start += 1
     while end > start and (text[end - 1].isspace() or text[end - 1] in TRAIL_TRIM):
         end -= 1
     return start, end
+
+
+def _closed_inside(text: str, start: int, end: int) -> bool:
+    """An opening parenthesis closed inside the span with more after it: part of it ('(617) 555-0100',
+    not '(Smith)')."""
+    if text[start] != "(":
+        return False
+    close = text.find(")", start + 1, end)
+    return close > 0 and any(c.isalnum() for c in text[close + 1:end])
 
 
 def trim_span(s: Span, text: str) -> Span | None:

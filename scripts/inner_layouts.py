@@ -15,6 +15,7 @@ from pathlib import Path
 
 from deid_core.bundle import load_bundle
 from deid_core.training.corpus_eval import aggregate, run_pipeline
+from deid_core.training.evaluation.readable import readable_names
 from deid_core.training.generalization import NOTES_PER_TEST_PATIENT, Bench
 from deid_core.training.generalization_config import settings
 from deid_core.training.generalization_report import DEFAULT_CACHE, DEFAULT_DATA
@@ -34,6 +35,22 @@ def confusions(notes, gold, pred) -> Counter:
     return out
 
 
+def show_readable(corpus, pred, outs, settings, types, limit: int) -> None:
+    """Gold person names still standing in the output (training types), with what was predicted there."""
+    print("-- names readable in the output (training types)")
+    shown = 0
+    for n in corpus.notes:
+        out = outs.get(n.note_id)
+        for g in corpus.gold.get(n.note_id, []):
+            if out is None or shown >= limit or readable_names(n.text, [g], out, settings)[1] == 0:
+                continue
+            ps = [p for p in pred.get(n.note_id, []) if p.overlaps(g)]
+            got = ";".join(f"{p.label}:{n.text[p.start:p.end]!r}/{p.source}" for p in ps) or "MISS"
+            print(f"  {types[n.note_id]:18s} {g.label} {n.text[max(0, g.start - 40):g.start]!r} "
+                  f"[[{n.text[g.start:g.end]}]] {n.text[g.end:g.end + 25]!r} -> {got}")
+            shown += 1
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--recipe", default="previous")
@@ -42,6 +59,8 @@ def main() -> None:
     ap.add_argument("--labels", default="")
     ap.add_argument("--show", type=int, default=30)
     ap.add_argument("--json", default=None)
+    ap.add_argument("--pairs", default="", help="GOLD>PRED,... show gold spans of GOLD tagged PRED")
+    ap.add_argument("--readable", type=int, default=0, help="show up to N gold names still readable in the output")
     ap.add_argument("--bundle", default=None, help="tag with this trained bundle (no training; e.g. the "
                                                    "previous code's bundle with this code's rules and merge)")
     args = ap.parse_args()
@@ -83,6 +102,21 @@ def main() -> None:
                 print(f"  {types[nid]:18s} {t[max(0, g.start - 40):g.start]!r} [[{t[g.start:g.end]}]] "
                       f"{t[g.end:g.end + 25]!r} -> {got}")
                 shown += 1
+    for pair in [x for x in args.pairs.split(",") if x]:
+        gl, pl = pair.split(">")
+        print(f"-- {gl} tagged {pl} (training types)")
+        shown = 0
+        for nid, gs in corpus.gold.items():
+            t = texts[nid]
+            for g in gs:
+                ps = [p for p in pred.get(nid, []) if p.overlaps(g) and p.label == pl]
+                if g.label == gl and ps and shown < args.show:
+                    got = ";".join(f"{t[p.start:p.end]!r}/{p.source}" for p in ps)
+                    print(f"  {types[nid]:18s} {t[max(0, g.start - 40):g.start]!r} [[{t[g.start:g.end]}]] "
+                          f"{t[g.end:g.end + 25]!r} -> {got}")
+                    shown += 1
+    if args.readable:
+        show_readable(corpus, pred, outs, bench.cfg.readable, types, args.readable)
     if args.json:
         Path(args.json).write_text(json.dumps({"aggregate": res, "confusions": {f"{g}>{p}": c for (g, p), c in
                                                                                  conf.items()}}, indent=1) + "\n")
