@@ -120,10 +120,11 @@ def test_tagger_dates_inside_non_phi_contexts_are_vetoed_by_context():
     assert Merger("union", options(reconcile=False, propagate=False))(phone, doc, state) == phone
 
 
-def test_crf_name_guard_drops_lone_clinical_words_only_the_crf_calls_names():
-    """Tune-CV false positives ("NRS", "ATC", "length" as DOCTOR): a one-word CRF name that is a
-    dictionary or clinical word or an abbreviation shape, and no known name, needs a rule, the
-    metadata or the name net beside it; known names ("Foley") and unknown words ("Qqplorvik", "FNYH") stay."""
+def test_crf_name_guard_drops_a_crf_name_only_where_the_note_says_the_word_is_clinical():
+    """Round 4: a one-word CRF name shaped like a clinical word goes when the note shows it is one (a
+    measurement label "VT= 450", a clinical-vocabulary word, a lower-case word standing elsewhere
+    outside every name); initials ("JT is a 45 yo", "JM = Jo Marsh" in a key), known names, unknown
+    words and anything a rule also found stay, and so does a bare abbreviation with no evidence ("NRS")."""
     from deid_core.config import load_config
     from deid_core.doc import Doc
     from deid_core.engine.contract import NoteState
@@ -131,14 +132,50 @@ def test_crf_name_guard_drops_lone_clinical_words_only_the_crf_calls_names():
     from deid_core.notes import Note
     from deid_core.spans import Span
 
-    text = "Pain NRS. NP Foley aware. Qqplorvik here. Son BOB in. CVVH at length. FNYH"
-    def at(word, label="DOCTOR", source="crf:single"):
-        i = text.index(word)
+    text = ("Vent VT= 450. Given ceftaz. No mvt in L foot, gross mvt in R. Pain NRS. JT is a 45 yo; "
+            "JT stable. Key: JM = Jo Marsh. NP Foley aware. Qqplorvik here. Son BOB in.")
+
+    def at(word, label="DOCTOR", source="crf:single", nth=0):
+        i = -1
+        for _ in range(nth + 1):
+            i = text.index(word, i + 1)
         return Span(i, i + len(word), label, source)
-    crf = [at("NRS"), at("Foley"), at("Qqplorvik"), at("BOB", "PATIENT"), at("length"), at("FNYH")]
+    crf = [at("VT"), at("ceftaz"), at("mvt", nth=1), at("NRS"), at("JT", "PATIENT"), at("JM"), at("Foley"),
+           at("Qqplorvik"), at("BOB", "PATIENT")]
     rules = [at("BOB", "PATIENT", "name-kin")]
-    for on, kept in ((True, ["Foley", "Qqplorvik", "BOB", "FNYH"]),
-                     (False, ["NRS", "Foley", "Qqplorvik", "BOB", "length", "FNYH"])):
-        opts = load_config({"merge": {"crf_name_guard": on, "propagate": False}}).merge
+    for on, kept in ((True, ["NRS", "JT", "JM", "Foley", "Qqplorvik", "BOB"]),
+                     (False, ["VT", "ceftaz", "mvt", "NRS", "JT", "JM", "Foley", "Qqplorvik", "BOB"])):
+        opts = load_config({"merge": {"crf_name_guard": on, "crf_place_guard": False, "propagate": False}}).merge
+        out = Merger("union", opts)(crf + rules, Doc(Note("x", text)), NoteState())
+        assert [text[s.start:s.end] for s in out] == kept
+
+
+def test_crf_place_guard_drops_clinical_prose_the_crf_alone_calls_a_place():
+    """Round 4: CRF places made only of dictionary or clinical words ("drink nutritional supplements",
+    "spoke at length") go; proper-noun shapes ("Habitat for Humanity"), two-word names ("UNITED
+    STATES"), place heads ("Holy Family Hospital"), known places and rule-found spans stay. A
+    profession the CRF took for a place goes too ("data entry clerk": no place word in it)."""
+    from deid_core.config import load_config
+    from deid_core.doc import Doc
+    from deid_core.engine.contract import NoteState
+    from deid_core.engine.merge import Merger
+    from deid_core.notes import Note
+    from deid_core.spans import Span
+
+    text = ("Urged pt to drink nutritional supplements. Wife spoke at length with team. Volunteers at "
+            "Habitat for Humanity. MOVED FROM UNITED STATES. Seen at Holy Family Hospital. Former data entry "
+            "clerk. Lives in Boston. Went to sheltered housing today.")
+
+    def at(phrase, label="ORGANIZATION", source="crf:single"):
+        i = text.index(phrase)
+        return Span(i, i + len(phrase), label, source)
+    crf = [at("drink nutritional supplements"), at("length", "HOSPITAL"), at("Habitat for Humanity"),
+           at("UNITED STATES", "COUNTRY"), at("Holy Family Hospital", "HOSPITAL"), at("data entry clerk", "STREET"),
+           at("Boston", "CITY"), at("sheltered housing today", "LOCATION-OTHER")]
+    rules = [at("sheltered housing today", "LOCATION-OTHER", "place-after-transfer")]
+    everything = ["drink nutritional supplements", "length", "Habitat for Humanity", "UNITED STATES",
+                  "Holy Family Hospital", "data entry clerk", "Boston", "sheltered housing today"]
+    for on, kept in ((True, everything[2:5] + everything[6:]), (False, everything)):
+        opts = load_config({"merge": {"crf_place_guard": on, "crf_name_guard": False, "propagate": False}}).merge
         out = Merger("union", opts)(crf + rules, Doc(Note("x", text)), NoteState())
         assert [text[s.start:s.end] for s in out] == kept

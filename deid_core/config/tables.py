@@ -80,11 +80,14 @@ class Merge:
     propagate_parts: bool
     propagate_part_min_length: Positive
     propagate_patient: bool
+    propagate_dosing_cues: tuple[str, ...]
     rule_gate: Share
     rule_gate_sources: tuple[str, ...]
     rule_gate_exempt: tuple[str, ...]
     nonphi_veto: tuple[Category, ...]
     crf_name_guard: bool
+    crf_place_guard: bool
+    crf_place_heads: tuple[str, ...]
     crf_split_lines: bool
     rule_label_sources: tuple[str, ...]
     whole_word_labels: tuple[Label, ...]

@@ -23,14 +23,8 @@ from deid_core.config import Merge as MergeOptions
 from deid_core.doc import Doc
 from deid_core.engine.contract import CrfMarginals, NoteState
 from deid_core.engine.label_decisions import rule_labels_win, split_crf_lines, whole_words
-from deid_core.engine.propagation import (
-    SHORT_MAX,
-    PatientPropagation,
-    is_clinical_word,
-    propagate_note,
-    source_kind,
-)
-from deid_core.gazetteers import is_name
+from deid_core.engine.propagation import PatientPropagation, propagate_note, source_kind
+from deid_core.engine.vetoes import guard_crf_names, guard_crf_places
 from deid_core.spans import Span, default_rank, resolve_overlaps, sort_spans
 
 
@@ -49,6 +43,7 @@ class Merger:
         self._pri = {k: i for i, k in enumerate(pri)}
         # rule ids and other unnamed sources rank where "rules" stands
         self._unknown = self._pri.get("rules", len(pri))
+        self._heads = frozenset(w.lower() for w in options.crf_place_heads)
 
     def priority(self, s: Span) -> int:
         """Smaller is stronger."""
@@ -76,7 +71,9 @@ class Merger:
         if state is not None and state.nonphi and self.options.nonphi_veto:
             spans = veto_nonphi(spans, state.nonphi, self)
         if doc is not None and self.options.crf_name_guard:
-            spans = guard_crf_names(spans, doc.text, self)
+            spans = guard_crf_names(spans, doc.text)
+        if doc is not None and self.options.crf_place_guard:
+            spans = guard_crf_places(spans, doc.text, self._heads)
         if doc is not None:
             if self.options.crf_split_lines:
                 spans = split_crf_lines(spans, doc.text)
@@ -114,25 +111,6 @@ def gate_rules(spans: Sequence[Span], doc: Doc, crf: CrfMarginals, gate: float, 
         i, j = bisect_right(ends, s.start), bisect_left(starts, s.end)
         if i >= j or max(phi[i:j]) >= gate:
             out.append(s)
-    return out
-
-
-def guard_crf_names(spans: Sequence[Span], text: str, m: Merger) -> list[Span]:
-    """Drop one-word person names that only the CRF proposes and that are a dictionary or clinical word
-    or at most SHORT_MAX letters ("NRS", "GT", "length"), and no known name. Longer unknown words in
-    capitals ("FNYH") stay: out-of-vocabulary names have that shape too."""
-    support = sorted((s.start, s.end) for s in spans if not source_kind(s.source).startswith("crf"))
-    starts = [a for a, _ in support]
-    longest = max((b - a for a, b in support), default=0)
-    out = []
-    for s in spans:
-        if source_kind(s.source).startswith("crf") and taxonomy.category_of(s.label) == "NAME":
-            surface = text[s.start:s.end]
-            if surface.isalpha() and (is_clinical_word(surface) or len(surface) <= SHORT_MAX) and not is_name(surface.lower()):
-                lo, hi = bisect_left(starts, s.start - longest), bisect_left(starts, s.end)
-                if not any(support[k][1] > s.start for k in range(lo, hi)):
-                    continue
-        out.append(s)
     return out
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 import regex
 
@@ -29,6 +30,18 @@ from deid_core.spans import Span, sort_spans
 _WORD = regex.compile(r"\p{L}[\p{L}'’-]*\p{L}|\p{L}")
 ABBREVIATION_MAX = 4  # all-capital words up to this length have the shape of a clinical abbreviation
 SHORT_MAX = 3  # words up to this length, in any case, too ("tol", "epi"), unless known names
+
+
+@lru_cache(maxsize=8)
+def _dosing(cues: tuple[str, ...]) -> regex.Pattern:
+    alternatives = "|".join(regex.escape(c).replace(r"\#", r"\d+") for c in sorted(cues, key=len, reverse=True))
+    return regex.compile(r"[ \t]*(?:\d+(?:\.\d+)?[ \t]*)?(?:" + alternatives + r")(?![\p{L}\d])", regex.IGNORECASE)
+
+
+def dosing_context(opts: MergeOptions) -> regex.Pattern | None:
+    """What follows a drug name: an optional amount and a dose unit, route or frequency
+    ([merge] propagate_dosing_cues, '#' standing for digits: "q#h"); None when the list is empty."""
+    return _dosing(tuple(opts.propagate_dosing_cues)) if opts.propagate_dosing_cues else None
 
 
 def source_kind(source: str) -> str:
@@ -59,6 +72,12 @@ def abbreviation_shape(word: str) -> bool:
 def supported(span: Span) -> bool:
     """True when context, not a CRF guess alone, found the span (a rule, the metadata, the name net)."""
     return not source_kind(span.source).startswith("crf") and not span.source.endswith("propagate")
+
+
+def phrase_shaped(found: Sequence[str]) -> bool:
+    """A "name" holding a word that is a dictionary or clinical word, longer than an abbreviation and no
+    known name ("Channel Blockers, Motrin"): when only a CRF saw it, a phrase rather than a person."""
+    return any(len(w) > SHORT_MAX and is_clinical_word(w) and not is_name(w) for w in found)
 
 
 def known_place(word: str) -> bool:
@@ -93,10 +112,13 @@ def propagation_strings(spans: Sequence[Span], text: str, opts: MergeOptions, *,
             continue
         if across_notes and len(found) == 1 and not (supported(s) or (is_name(found[0]) if person else known_place(found[0]))):
             continue
-        strings.setdefault(surface.lower(), s.label)
-        if opts.propagate_parts and len(found) > 1 and taxonomy.category_of(s.label) == "NAME":
+        # a CRF guess over a clinical phrase stays in its note, but for its known names
+        phrase = across_notes and person and not supported(s) and phrase_shaped(found)
+        if not phrase:
+            strings.setdefault(surface.lower(), s.label)
+        if opts.propagate_parts and len(found) > 1 and person:
             for w in found:
-                if len(w) >= opts.propagate_part_min_length and not clinical(w):
+                if len(w) >= opts.propagate_part_min_length and not clinical(w) and (not phrase or is_name(w)):
                     parts.setdefault(w.lower(), s.label)
     for k, v in parts.items():
         strings.setdefault(k, v)
@@ -104,8 +126,9 @@ def propagation_strings(spans: Sequence[Span], text: str, opts: MergeOptions, *,
 
 
 def add_occurrences(spans: list[Span], text: str, strings: dict[str, str], source: str,
-                    found: Occurrences | None = None) -> list[Span]:
-    """`spans` plus every untagged whole-word occurrence of `strings` in `text` (label from the map).
+                    found: Occurrences | None = None, dosing: regex.Pattern | None = None) -> list[Span]:
+    """`spans` plus every untagged whole-word occurrence of `strings` in `text` (label from the map),
+    but those a dose, route or frequency follows (`dosing`: "flovent bid", "Motrin 400 mg": a drug).
 
     Linear in the text: one Aho-Corasick pass (engine/occurrences.py), not a regex alternation."""
     if not strings:
@@ -116,7 +139,7 @@ def add_occurrences(spans: list[Span], text: str, strings: dict[str, str], sourc
     added: list[Span] = []
     for a, b, label in found.find(text):
         i = bisect_right(ends, a)
-        if i < len(starts) and starts[i] < b:
+        if (i < len(starts) and starts[i] < b) or (dosing is not None and dosing.match(text, b)):
             continue
         added.append(Span(a, b, label, source, 0.5))
     return sort_spans(spans + added) if added else spans
@@ -124,7 +147,8 @@ def add_occurrences(spans: list[Span], text: str, strings: dict[str, str], sourc
 
 def propagate_note(spans: list[Span], text: str, opts: MergeOptions) -> list[Span]:
     """Within one note: untagged repeats of its names and places (and of the words of its names)."""
-    return add_occurrences(spans, text, propagation_strings(spans, text, opts), "crf:propagate")
+    return add_occurrences(spans, text, propagation_strings(spans, text, opts), "crf:propagate",
+                           dosing=dosing_context(opts))
 
 
 def propagate_patient(notes: Sequence[tuple[str, list[Span]]], opts: MergeOptions) -> list[list[Span]]:
@@ -138,7 +162,8 @@ def propagate_patient(notes: Sequence[tuple[str, list[Span]]], opts: MergeOption
         for k, v in propagation_strings(spans, text, opts, across_notes=True).items():
             strings.setdefault(k, v)
     found = Occurrences(strings) if strings else None  # built once for the patient's notes
-    return [add_occurrences(list(spans), text, strings, "patient:propagate", found) for text, spans in notes]
+    dosing = dosing_context(opts)
+    return [add_occurrences(list(spans), text, strings, "patient:propagate", found, dosing) for text, spans in notes]
 
 
 @dataclass(frozen=True)
