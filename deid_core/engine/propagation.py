@@ -27,7 +27,7 @@ from deid_core.engine.occurrences import Occurrences
 from deid_core.gazetteers import is_common, is_name, words
 from deid_core.spans import Span, sort_spans
 
-_WORD = regex.compile(r"\p{L}[\p{L}'’-]*\p{L}|\p{L}")
+WORD = regex.compile(r"\p{L}[\p{L}'’-]*\p{L}|\p{L}")  # a word of a name or place ("O'Neil", "Saint-Jean")
 ABBREVIATION_MAX = 4  # all-capital words up to this length have the shape of a clinical abbreviation
 SHORT_MAX = 3  # words up to this length, in any case, too ("tol", "epi"), unless known names
 
@@ -103,7 +103,7 @@ def propagation_strings(spans: Sequence[Span], text: str, opts: MergeOptions, *,
         surface = text[s.start:s.end]
         if len(surface) < min_len or not surface[0].isalpha() or taxonomy.category_of(s.label) not in cats:
             continue
-        found = _WORD.findall(surface)
+        found = WORD.findall(surface)
         person = taxonomy.category_of(s.label) == "NAME"
         lone = len(found) == 1 and found[0] == surface
         if lone and (clinical(found[0]) if person else is_clinical_word(found[0])):

@@ -1,8 +1,8 @@
 """Context vetoes on spans only a CRF proposes: clinical words and phrases tagged as names or places.
 
 Real-note false positives of the CRF (tune CV, round 4): abbreviations and measurement labels
-tagged DOCTOR ("VT= 500", "received IC TNG, IC dilt"), and procedures and clinical phrases tagged
-LOCATION-OTHER ("review of systems", "pacer battery"). Initials standing for a person have the
+tagged DOCTOR ("VT= 500", "gross mvt"), and procedures and clinical phrases tagged as places
+("drink nutritional supplements", "spoke at length"). Initials standing for a person have the
 same shape as abbreviations ("JT is a 45 yo", "read by Dr M"), so shape alone is no evidence: a
 veto needs a sign that the word is clinical *in this note*. A span a rule, the metadata or the
 name net found too (context) is never vetoed.
@@ -16,11 +16,10 @@ from collections.abc import Callable, Sequence
 import regex
 
 from deid_core import taxonomy
-from deid_core.engine.propagation import SHORT_MAX, is_clinical_word, known_place, source_kind
+from deid_core.engine.propagation import SHORT_MAX, WORD, is_clinical_word, known_place, source_kind
 from deid_core.gazetteers import is_name, words
 from deid_core.spans import Span
 
-_WORD = regex.compile(r"\p{L}[\p{L}'’-]*\p{L}|\p{L}")
 _MEASURE = regex.compile(r"[ \t]*=[ \t]*\d")  # "VT= 500", "PF=150": a measured quantity's label ("JM = Jo Marsh" is a key)
 PERSON = frozenset({"PATIENT", "DOCTOR"})
 PLACE = frozenset({"LOCATION-OTHER", "HOSPITAL", "ORGANIZATION", "DEPARTMENT", "STREET"})  # no gazetteer places
@@ -46,9 +45,10 @@ def _crf(s: Span) -> bool:
 def guard_crf_names(spans: Sequence[Span], text: str) -> list[Span]:
     """Drop one-word person names only the CRF proposes, shaped like a clinical word or abbreviation
     (a dictionary or clinical word, or at most SHORT_MAX letters, and no known name), when the note
-    says the word is clinical: it is in the clinical vocabulary ("Ceftaz"), it labels a measurement
-    ("VT= 500"), or it stands elsewhere in the note outside every name (the CRF itself called it no
-    name there: "IC TNG, IC dilt"). Initials tagged wherever they occur ("LKB" signing each line) stay.
+    says the word is clinical: it is in the clinical vocabulary and longer than SHORT_MAX ("Ceftaz"), it
+    labels a measurement ("VT= 500"), or, in lower or mixed case and 3+ letters, it stands elsewhere in
+    the note outside every name (the CRF itself called it no name there: "no mvt ... gross mvt").
+    Capitals are initials as often ("AD is a 81 yo", "LKB" signing lines, "BP" in a key): they stay.
     """
     alone = unsupported(spans)
     named = [(s.start, s.end) for s in spans if taxonomy.category_of(s.label) == "NAME"]
@@ -92,7 +92,7 @@ def guard_crf_places(spans: Sequence[Span], text: str, heads: frozenset[str]) ->
 def _prose(surface: str, heads: frozenset[str]) -> bool:
     """Clinical prose, not a proper noun: no digit, no Title-case word in mixed case ("Habitat for
     Humanity"), not two words ("UNITED STATES": too short to tell), a lone word of 6+ letters."""
-    found = _WORD.findall(surface)
+    found = WORD.findall(surface)
     if (not found or any(c.isdigit() for c in surface) or len(found) == 2
             or (len(found) == 1 and len(found[0]) < 6)):
         return False
