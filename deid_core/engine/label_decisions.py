@@ -8,13 +8,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from fnmatch import fnmatchcase
 
+from deid_core.engine.propagation import is_crf
 from deid_core.spans import Span
 
 _WORD_CHARS = frozenset("._-")
-
-
-def _is_crf(s: Span) -> bool:
-    return s.source.split(":", 1)[0].startswith("crf")
 
 
 def _trimmed(text: str, start: int, end: int) -> tuple[int, int] | None:
@@ -31,7 +28,7 @@ def split_crf_lines(spans: Sequence[Span], text: str) -> list[Span]:
     places, each part keeps the CRF's label and confidence."""
     out: list[Span] = []
     for s in spans:
-        if not _is_crf(s) or "\n" not in text[s.start:s.end]:
+        if not is_crf(s) or "\n" not in text[s.start:s.end]:
             out.append(s)
             continue
         pos = s.start
@@ -48,12 +45,12 @@ def rule_labels_win(spans: Sequence[Span], text: str, sources: Sequence[str]) ->
     rule ids) keeps only its parts outside the rule span, so the rule's label and extent stand."""
     if not sources:
         return list(spans)
-    deciding = [s for s in spans if not _is_crf(s) and any(fnmatchcase(s.source, g) for g in sources)]
+    deciding = [s for s in spans if not is_crf(s) and any(fnmatchcase(s.source, g) for g in sources)]
     if not deciding:
         return list(spans)
     out: list[Span] = []
     for s in spans:
-        rivals = [r for r in deciding if _is_crf(s) and r.label != s.label and r.overlaps(s)]
+        rivals = [r for r in deciding if is_crf(s) and r.label != s.label and r.overlaps(s)]
         if not rivals:
             out.append(s)
             continue

@@ -49,6 +49,11 @@ def source_kind(source: str) -> str:
     return source.split(":", 1)[0].split("/", 1)[0]
 
 
+def is_crf(span: Span) -> bool:
+    """Was the span proposed by a CRF tagger (source 'crf:...')?"""
+    return source_kind(span.source).startswith("crf")
+
+
 def is_clinical_word(word: str) -> bool:
     """A dictionary, common or clinical word (gazetteers english_word, frequent_word, medical_word)."""
     low = word.lower()
@@ -71,7 +76,7 @@ def abbreviation_shape(word: str) -> bool:
 
 def supported(span: Span) -> bool:
     """True when context, not a CRF guess alone, found the span (a rule, the metadata, the name net)."""
-    return not source_kind(span.source).startswith("crf") and not span.source.endswith("propagate")
+    return not is_crf(span) and not span.source.endswith("propagate")
 
 
 def phrase_shaped(found: Sequence[str]) -> bool:

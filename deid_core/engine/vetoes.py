@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 import regex
 
 from deid_core import taxonomy
-from deid_core.engine.propagation import SHORT_MAX, WORD, is_clinical_word, known_place, source_kind
+from deid_core.engine.propagation import SHORT_MAX, WORD, is_clinical_word, is_crf, known_place
 from deid_core.gazetteers import is_name, words
 from deid_core.spans import Span
 
@@ -27,7 +27,7 @@ PLACE = frozenset({"LOCATION-OTHER", "HOSPITAL", "ORGANIZATION", "DEPARTMENT", "
 
 def unsupported(spans: Sequence[Span]) -> Callable[[Span], bool]:
     """A predicate: True for a span that no rule, metadata or name-net span overlaps (a CRF guess alone)."""
-    support = sorted((s.start, s.end) for s in spans if not source_kind(s.source).startswith("crf"))
+    support = sorted((s.start, s.end) for s in spans if not is_crf(s))
     starts = [a for a, _ in support]
     longest = max((b - a for a, b in support), default=0)
 
@@ -36,10 +36,6 @@ def unsupported(spans: Sequence[Span]) -> Callable[[Span], bool]:
         return not any(support[k][1] > s.start for k in range(lo, hi))
 
     return alone
-
-
-def _crf(s: Span) -> bool:
-    return source_kind(s.source).startswith("crf")
 
 
 def guard_crf_names(spans: Sequence[Span], text: str) -> list[Span]:
@@ -54,7 +50,7 @@ def guard_crf_names(spans: Sequence[Span], text: str) -> list[Span]:
     named = [(s.start, s.end) for s in spans if taxonomy.category_of(s.label) == "NAME"]
     out = []
     for s in spans:
-        if _crf(s) and s.label in PERSON and alone(s):
+        if is_crf(s) and s.label in PERSON and alone(s):
             surface = text[s.start:s.end]
             if (surface.isalpha() and (is_clinical_word(surface) or len(surface) <= SHORT_MAX)
                     and not is_name(surface) and _clinical_here(surface, s, text, named)):
@@ -83,7 +79,7 @@ def guard_crf_places(spans: Sequence[Span], text: str, heads: frozenset[str]) ->
     alone = unsupported(spans)
     out = []
     for s in spans:
-        if _crf(s) and s.label in PLACE and alone(s) and _prose(text[s.start:s.end], heads):
+        if is_crf(s) and s.label in PLACE and alone(s) and _prose(text[s.start:s.end], heads):
             continue
         out.append(s)
     return out
