@@ -70,7 +70,7 @@ def test_clinical_vocabulary_guard_never_spreads_clinical_words_abbreviations_or
                                                         Span(13, 21, "PATIENT", "crf:single")])], OPTS)
     assert [a[s.start:s.end] for s in out[0]] == ["EPI Qqplorvik", "Heparin Quexbury"]  # "EPI gtt" stays
     # no EPI, TOL, heparin, Levophed; "Heparin Quexbury" (a CRF guess over a clinical word) spreads its
-    # known names only across notes (round 4: "Channel Blockers, Motrin"), so "quexbury" stays
+    # known names only across notes (round 4: "Beta Blockers, Celebrex"), so "quexbury" stays
     assert [b[s.start:s.end] for s in out[1]] == ["Qqplorvik"]
     assert [c[s.start:s.end] for s in out[2]] == ["TOL", "Levophed"]  # the note's own spans, unchanged
     within = Merger("union", OPTS)(spans_a + [Span(a.rindex("EPI"), a.rindex("EPI") + 3, "PATIENT", "crf:single")], Doc(Note("x", a)), NoteState())
@@ -133,15 +133,15 @@ def test_a_lone_place_word_guessed_by_the_crf_stays_in_its_note_unless_context_f
 
 
 def test_a_crf_name_over_a_clinical_phrase_and_drug_repeats_stay_in_clear():
-    """Round 4 (tune-CV false positives): a CRF "name" over an allergy list ("Channel Blockers, Motrin")
+    """Round 4 (tune-CV false positives): a CRF "name" over an allergy list ("Beta Blockers, Celebrex")
     no longer spreads whole to the patient's other notes, and a repeat that a dose, route or frequency
-    follows ("Flovent bid", "Motrin 400 mg") is a drug, not a name; a person's name and its words still
+    follows ("Flovent bid", "Celebrex 400 mg") is a drug, not a name; a person's name and its words still
     spread, also before other words ("Qqplorvik called")."""
-    a = "Allergies: Ca Channel Blockers, Motrin. Flovent Quexbury given. Son Zyxw Qqplorvik here."
-    spans_a = [Span(a.index("Channel"), a.index("Motrin") + 6, "DOCTOR", "crf:single"),
+    a = "Allergies: Ca Beta Blockers, Celebrex. Flovent Quexbury given. Son Zyxw Qqplorvik here."
+    spans_a = [Span(a.index("Beta"), a.index("Celebrex") + 8, "DOCTOR", "crf:single"),
                Span(a.index("Flovent"), a.index("Quexbury") + 8, "DOCTOR", "crf:single"),
                Span(a.index("Zyxw"), a.index("Qqplorvik") + 9, "PATIENT", "crf:single")]
-    b = "Allergies: Ca Channel Blockers, Motrin. Motrin 400 mg po. Flovent bid. Qqplorvik called. Quexbury in."
+    b = "Allergies: Ca Beta Blockers, Celebrex. Celebrex 400 mg po. Flovent bid. Qqplorvik called. Quexbury in."
     # "Flovent Quexbury" holds no dictionary word: both words spread, but not where a dose follows
     out = propagate_patient([(a, spans_a), (b, [])], OPTS)
     assert [b[s.start:s.end] for s in out[1]] == ["Qqplorvik", "Quexbury"]
@@ -150,4 +150,4 @@ def test_a_crf_name_over_a_clinical_phrase_and_drug_repeats_stay_in_clear():
     assert "Flovent" in spread  # without the cues, the drug word spreads
     ruled = [Span(s.start, s.end, s.label, "name-title") for s in spans_a[:1]]
     assert [b[s.start:s.end] for s in propagate_patient([(a, ruled), (b, [])], OPTS)[1]] == [
-        "Channel Blockers, Motrin"]  # a rule's span (context) still spreads whole
+        "Beta Blockers, Celebrex"]  # a rule's span (context) still spreads whole

@@ -81,7 +81,7 @@ def supported(span: Span) -> bool:
 
 def phrase_shaped(found: Sequence[str]) -> bool:
     """A "name" holding a word that is a dictionary or clinical word, longer than an abbreviation and no
-    known name ("Channel Blockers, Motrin"): when only a CRF saw it, a phrase rather than a person."""
+    known name ("Beta Blockers, Celebrex"): when only a CRF saw it, a phrase rather than a person."""
     return any(len(w) > SHORT_MAX and is_clinical_word(w) and not is_name(w) for w in found)
 
 
@@ -133,7 +133,7 @@ def propagation_strings(spans: Sequence[Span], text: str, opts: MergeOptions, *,
 def add_occurrences(spans: list[Span], text: str, strings: dict[str, str], source: str,
                     found: Occurrences | None = None, dosing: regex.Pattern | None = None) -> list[Span]:
     """`spans` plus every untagged whole-word occurrence of `strings` in `text` (label from the map),
-    but those a dose, route or frequency follows (`dosing`: "flovent bid", "Motrin 400 mg": a drug).
+    but those a dose, route or frequency follows (`dosing`: "flovent bid", "Celebrex 400 mg": a drug).
 
     Linear in the text: one Aho-Corasick pass (engine/occurrences.py), not a regex alternation."""
     if not strings:
