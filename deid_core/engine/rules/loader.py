@@ -11,7 +11,9 @@ the span's start back to it), priority, description, optional `flags`
 starts a word, found by one Aho-Corasick pass for all rules; much faster than scanning),
 `requires` (literal substrings: the rule is skipped for a note containing none of them),
 `needs` (a regex the note must contain somewhere for the rule to run: a fast necessary condition,
-e.g. `\\d{5}` for a rule ending in a ZIP code; every example must contain it), `guard` (true: the
+e.g. `\\d{5}` for a rule ending in a ZIP code; every example must contain it), `anchors` (words, any
+case: the rule runs only on a note where one of them begins a word, found in the triggers' one
+Aho-Corasick pass, so nearly free; a necessary condition like `needs`, every example holds one), `guard` (true: the
 note is scanned with a first-character look-ahead derived from the pattern, prefilter.py: same
 matches, faster for patterns opening with look-behinds), and
 `examples` / `negatives`: example texts with the expected PHI marked as [[...]].
@@ -26,6 +28,7 @@ import regex
 
 from deid_core import taxonomy
 from deid_core.config import ConfigError, conf_dir, load_toml
+from deid_core.gazetteers import normalize_phrase
 
 NONPHI = "NONPHI"
 _MACRO_RE = regex.compile(r"\{\{([A-Z_][A-Z0-9_]*)\}\}")
@@ -51,6 +54,7 @@ class Rule:
     triggers: tuple[str, ...] = ()
     requires: tuple[str, ...] = ()
     needs: str = ""
+    anchors: tuple[str, ...] = ()
     guard: bool = False
     examples: tuple[str, ...] = ()
     negatives: tuple[str, ...] = ()
@@ -113,6 +117,7 @@ def compile_rule(rule: Rule) -> Rule:
     try:
         if rule.needs and any(not regex.search(rule.needs, parse_example(e)[0]) for e in rule.examples):
             raise ConfigError(f"rule {rule.id}: an example does not contain its `needs` pattern")
+        _check_anchors(rule)
         compiled = regex.compile(rule.pattern, flags)
         ctx = regex.compile(rule.context, regex.IGNORECASE) if rule.context else None
         ctx_after = regex.compile(rule.context_after, regex.IGNORECASE) if rule.context_after else None
@@ -121,6 +126,19 @@ def compile_rule(rule: Rule) -> Rule:
     object.__setattr__(rule, "compiled", (compiled, ctx, ctx_after, "phi" in compiled.groupindex,
                                          "from" in compiled.groupindex))
     return rule
+
+
+def _check_anchors(rule: Rule) -> None:
+    """Anchors are single words, and every example holds one at a word start (as the tagger looks for them)."""
+    words = [normalize_phrase(a) for a in rule.anchors]
+    if any(not w or " " in w for w in words):
+        raise ConfigError(f"rule {rule.id}: `anchors` must be single words")
+    if words and rule.triggers:
+        raise ConfigError(f"rule {rule.id}: `anchors` gate scan rules; a rule with `triggers` takes none")
+    for e in rule.examples:
+        text = " " + normalize_phrase(parse_example(e)[0])
+        if words and not any(" " + w in text for w in words):
+            raise ConfigError(f"rule {rule.id}: an example holds none of its `anchors`")
 
 
 def load_settings(files: list[str] | tuple[str, ...]) -> dict:
@@ -156,13 +174,14 @@ def load_rules(files: list[str] | tuple[str, ...]) -> list[Rule]:
                 raise ConfigError(f"rule {rid}: no pattern")
             fields = dict(raw)
             fields["pattern"] = _expand(raw["pattern"], macros, rid)
-            for key in ("context", "context_after"):
+            for key in ("context", "context_after", "needs"):
                 if key in fields:
                     fields[key] = _expand(fields[key], macros, rid)
             fields["examples"] = tuple(raw.get("examples", ()))
             fields["negatives"] = tuple(raw.get("negatives", ()))
             fields["triggers"] = tuple(raw.get("triggers", ()))
             fields["requires"] = tuple(raw.get("requires", ()))
+            fields["anchors"] = tuple(raw.get("anchors", ()))
             fields["file"] = p.name
             rules.append(compile_rule(Rule(**fields)))
     return rules

@@ -124,7 +124,8 @@ class RuleTagger(PerNoteStage):
                               else r.compiled[0] for r in self.rules]
         self.need_patterns = [regex.compile(r.needs) if r.needs else None for r in self.rules]
         # per scan rule, what the loop of regex_hits reads: (index, rule, `requires`, scan pattern)
-        self.scan_plan = [(i, self.rules[i], self.rules[i].requires, self.scan_patterns[i]) for i in self.scan_rules]
+        self.scan_plan = [(i, self.rules[i], bool(self.rules[i].anchors), self.rules[i].requires, self.scan_patterns[i])
+                          for i in self.scan_rules]
         self.triggers = ahocorasick.Automaton()
         keys: dict[str, set[int]] = {}
         for i, r in enumerate(self.rules):
@@ -133,11 +134,17 @@ class RuleTagger(PerNoteStage):
                 if not norm:
                     raise ConfigError(f"rule {r.id}: empty trigger {trig!r}")
                 keys.setdefault(norm, set()).add(i)
+        anchors: dict[str, set[int]] = {}
+        for i, r in enumerate(self.rules):
+            for word in r.anchors:
+                anchors.setdefault(normalize_phrase(word), set()).add(i)
         for key, idx in keys.items():
             self.triggers.add_word(f" {key} ", (len(key), tuple(sorted(idx))))
-        if keys:
+        for key, idx in anchors.items():  # a word start, not a whole word: length -1 marks an anchor
+            self.triggers.add_word(f" {key}", (-1, tuple(sorted(idx))))
+        if keys or anchors:
             self.triggers.make_automaton()
-        self.has_triggers = bool(keys)
+        self.has_triggers = bool(keys or anchors)
         self.priority = {r.id: r.priority for r in self.rules}
         self.priority.update({g.id: g.priority for g in self.gazetteer_rules})
         self._gaz = [(g, frozenset(g.lists), frozenset(g.then)) for g in self.gazetteer_rules]
@@ -159,15 +166,21 @@ class RuleTagger(PerNoteStage):
         phi: list[Span] = []
         sup: list[Span] = []
         starts: dict[int, list[int]] = {}
+        anchored: set[int] = set()  # rules one of whose `anchors` begins a word of the note
         if self.has_triggers:
             for end_idx, (length, idx) in self.triggers.iter(lowered(doc)):
+                if length < 0:
+                    anchored.update(idx)
+                    continue
                 pos = end_idx - 1 - length
                 for i in idx:
                     starts.setdefault(i, []).append(pos)
         timeout = regex_timeout()  # the note's remaining CPU budget (engine/budget.py), None without one
         found: dict[str, bool] = {}  # `needs` pattern -> found in this note
         has = text.__contains__
-        for i, rule, requires, pattern in self.scan_plan:
+        for i, rule, anchors, requires, pattern in self.scan_plan:
+            if anchors and i not in anchored:
+                continue
             if requires and not any(map(has, requires)):
                 continue
             if rule.needs and not self._has(i, text, found, timeout):
