@@ -1,4 +1,4 @@
-"""Rule engine features on small rule files: triggers, requires, needs, guards, `from` groups, suppressors, filters."""
+"""Rule engine features on small rule files: triggers, requires, needs, anchors, guards, `from` groups, suppressors, filters."""
 
 from __future__ import annotations
 
@@ -55,6 +55,15 @@ pattern = 'zip\\s+(?P<phi>\\d+)'
 examples = ["zip [[12345]]"]
 
 [[rule]]
+id = "t-anchor"
+label = "LOCATION-OTHER"
+priority = 50
+description = "runs only on notes where 'pond' or 'lake' begins a word"
+anchors = ["pond", "Lake"]
+pattern = '(?P<phi>[A-Z][a-z]+ ?(?:Pond|Lake)s?)'
+examples = ["at [[Walden Pond]]", "[[Crystal Lakes]]"]
+
+[[rule]]
 id = "t-guard"
 label = "DATE"
 priority = 50
@@ -104,6 +113,24 @@ def test_needs_skips_notes_without_the_pattern(small):
 def test_needs_must_hold_in_every_example():
     with pytest.raises(ConfigError, match="t-bad.*needs"):
         compile_rule(Rule("t-bad", "ZIP", r"zip (?P<phi>\d+)", needs=r"\d{5}", examples=("zip [[123]]",)))
+
+
+def test_anchors_skip_notes_where_no_anchor_begins_a_word(small):
+    assert _tag(small, "fishing at Walden Pond.") == [("Walden Pond", "t-anchor")]
+    assert _tag(small, "Crystal Lakes, MA") == [("Crystal Lakes", "t-anchor")], "a word start is enough"
+    assert _tag(small, "WaldenPond and xpond") == [], "no anchor begins a word: the rule does not run"
+    assert _tag(small, "WaldenPond and (LAKE)") == [("WaldenPond", "t-anchor")], "an anchor anywhere, any case"
+
+
+@pytest.mark.parametrize(("anchors", "triggers", "message"), [
+    (("pond",), (), "none of its `anchors`"),
+    (("walden pond",), (), "single words"),
+    (("lake",), ("at",), "takes none"),
+])
+def test_bad_anchors_are_refused(anchors, triggers, message):
+    with pytest.raises(ConfigError, match=f"t-bad.*{message}"):
+        compile_rule(Rule("t-bad", "LOCATION-OTHER", r"[A-Z]\w+ Lake", anchors=anchors, triggers=triggers,
+                          examples=("at [[Crater Lake]]",)))
 
 
 def test_guarded_rule_finds_the_same_spans(small):
