@@ -81,6 +81,10 @@ class Merge:
     propagate_part_min_length: Positive
     propagate_patient: bool
     propagate_dosing_cues: tuple[str, ...]
+    not_name_preceding: tuple[str, ...]
+    not_name_following: tuple[str, ...]
+    not_name_list_labels: tuple[str, ...]
+    crf_context_veto: bool
     rule_gate: Share
     rule_gate_sources: tuple[str, ...]
     rule_gate_exempt: tuple[str, ...]

@@ -24,7 +24,7 @@ from deid_core.doc import Doc
 from deid_core.engine.contract import CrfMarginals, NoteState
 from deid_core.engine.label_decisions import rule_labels_win, split_crf_lines, whole_words
 from deid_core.engine.propagation import PatientPropagation, propagate_note, source_kind
-from deid_core.engine.vetoes import guard_crf_names, guard_crf_places
+from deid_core.engine.vetoes import guard_crf_context, guard_crf_names, guard_crf_places
 from deid_core.spans import Span, default_rank, resolve_overlaps, sort_spans
 
 
@@ -74,6 +74,8 @@ class Merger:
             spans = guard_crf_names(spans, doc.text)
         if doc is not None and self.options.crf_place_guard:
             spans = guard_crf_places(spans, doc.text, self._heads)
+        if doc is not None and self.options.crf_context_veto:
+            spans = guard_crf_context(spans, doc.text, self.options)
         if doc is not None:
             if self.options.crf_split_lines:
                 spans = split_crf_lines(spans, doc.text)

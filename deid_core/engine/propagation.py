@@ -44,6 +44,33 @@ def dosing_context(opts: MergeOptions) -> regex.Pattern | None:
     return _dosing(tuple(opts.propagate_dosing_cues)) if opts.propagate_dosing_cues else None
 
 
+@lru_cache(maxsize=8)
+def _cue_run(cues: tuple[str, ...], preceding: bool) -> regex.Pattern | None:
+    if not cues:
+        return None
+    alternatives = "|".join(r"[ \t]+".join(regex.escape(w) for w in c.split())
+                            for c in sorted(cues, key=len, reverse=True))
+    if preceding:  # searched in the text just before the span
+        return regex.compile(r"(?<![\p{L}\d])(?:" + alternatives + r")[ \t]+\Z", regex.IGNORECASE)
+    return regex.compile(r"(?:[ \t]+|[ \t]*-[ \t]*)(?:" + alternatives + r")(?![\p{L}\d])", regex.IGNORECASE)
+
+
+def not_name_context(text: str, start: int, end: int, opts: MergeOptions, *, person: bool = True) -> bool:
+    """Does the note say the word at [start, end) is no person or place here? After a not-name cue
+    ([merge] not_name_preceding: "very SOB", "speaks Farsi"), before one (not_name_following: "TAGALOG
+    INTERPRETER", "Taglish-speaking") or, for a person, glued to a digit ("fio2", "sao2")."""
+    if person and ((end < len(text) and text[end].isdigit()) or (start > 0 and text[start - 1].isdigit())):
+        return True
+    following = _cue_run(tuple(opts.not_name_following), False)
+    if following is not None and following.match(text, end):
+        return True
+    preceding = _cue_run(tuple(opts.not_name_preceding), True)
+    return preceding is not None and preceding.search(text[max(0, start - _CUE_REACH):start]) is not None
+
+
+_CUE_REACH = 40  # characters looked at before a span for a preceding cue
+
+
 def source_kind(source: str) -> str:
     """The family of a span source ('crf:single' -> 'crf', 'rules:date' -> 'rules')."""
     return source.split(":", 1)[0].split("/", 1)[0]
@@ -131,9 +158,11 @@ def propagation_strings(spans: Sequence[Span], text: str, opts: MergeOptions, *,
 
 
 def add_occurrences(spans: list[Span], text: str, strings: dict[str, str], source: str,
-                    found: Occurrences | None = None, dosing: regex.Pattern | None = None) -> list[Span]:
+                    found: Occurrences | None = None, dosing: regex.Pattern | None = None,
+                    opts: MergeOptions | None = None) -> list[Span]:
     """`spans` plus every untagged whole-word occurrence of `strings` in `text` (label from the map),
-    but those a dose, route or frequency follows (`dosing`: "flovent bid", "Celebrex 400 mg": a drug).
+    but those a dose, route or frequency follows (`dosing`: "flovent bid", "Celebrex 400 mg": a drug)
+    and, with `opts`, those in a not-name context (`not_name_context`: "very SOB", "Fio2").
 
     Linear in the text: one Aho-Corasick pass (engine/occurrences.py), not a regex alternation."""
     if not strings:
@@ -146,6 +175,8 @@ def add_occurrences(spans: list[Span], text: str, strings: dict[str, str], sourc
         i = bisect_right(ends, a)
         if (i < len(starts) and starts[i] < b) or (dosing is not None and dosing.match(text, b)):
             continue
+        if opts is not None and not_name_context(text, a, b, opts, person=taxonomy.category_of(label) == "NAME"):
+            continue
         added.append(Span(a, b, label, source, 0.5))
     return sort_spans(spans + added) if added else spans
 
@@ -153,7 +184,7 @@ def add_occurrences(spans: list[Span], text: str, strings: dict[str, str], sourc
 def propagate_note(spans: list[Span], text: str, opts: MergeOptions) -> list[Span]:
     """Within one note: untagged repeats of its names and places (and of the words of its names)."""
     return add_occurrences(spans, text, propagation_strings(spans, text, opts), "crf:propagate",
-                           dosing=dosing_context(opts))
+                           dosing=dosing_context(opts), opts=opts)
 
 
 def propagate_patient(notes: Sequence[tuple[str, list[Span]]], opts: MergeOptions) -> list[list[Span]]:
@@ -168,7 +199,8 @@ def propagate_patient(notes: Sequence[tuple[str, list[Span]]], opts: MergeOption
             strings.setdefault(k, v)
     found = Occurrences(strings) if strings else None  # built once for the patient's notes
     dosing = dosing_context(opts)
-    return [add_occurrences(list(spans), text, strings, "patient:propagate", found, dosing) for text, spans in notes]
+    return [add_occurrences(list(spans), text, strings, "patient:propagate", found, dosing, opts)
+            for text, spans in notes]
 
 
 @dataclass(frozen=True)

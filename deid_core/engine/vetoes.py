@@ -12,22 +12,40 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Callable, Sequence
+from functools import lru_cache
 
 import regex
 
 from deid_core import taxonomy
-from deid_core.engine.propagation import SHORT_MAX, WORD, is_clinical_word, is_crf, known_place
+from deid_core.config import Merge as MergeOptions
+from deid_core.engine.propagation import (
+    SHORT_MAX,
+    WORD,
+    is_clinical_word,
+    is_crf,
+    known_place,
+    not_name_context,
+    source_kind,
+)
 from deid_core.gazetteers import is_name, words
 from deid_core.spans import Span
 
+# A list item beside the span: separator then a word ("XYLOFEN/ATROVENT", "Xylofen, Ceftaz"), or a word then separator.
+_NEXT_ITEM = regex.compile(r"[ \t]*[,/&][ \t]*(\p{L}+)")
+_PREV_ITEM = regex.compile(r"(?<![\p{L}\d])(\p{L}+)[ \t]*[,/&][ \t]*\Z")
 _MEASURE = regex.compile(r"[ \t]*=[ \t]*\d")  # "VT= 500", "PF=150": a measured quantity's label ("JM = Jo Marsh" is a key)
+# Name shapes a typo in a name keeps: an initial before ("K. WONDR"), a role in brackets after ("leavng (partner)").
+_NAME_BEFORE = regex.compile(r"(?<![\p{L}])\p{L}\.[ \t]*\Z")
+_NAME_AFTER = regex.compile(r"[ \t]*\(")
 PERSON = frozenset({"PATIENT", "DOCTOR"})
+_NAMED = frozenset({"NAME", "LOCATION"})  # what a not-name context rules out: any person or place label
 PLACE = frozenset({"LOCATION-OTHER", "HOSPITAL", "ORGANIZATION", "DEPARTMENT", "STREET"})  # no gazetteer places
 
 
-def unsupported(spans: Sequence[Span]) -> Callable[[Span], bool]:
-    """A predicate: True for a span that no rule, metadata or name-net span overlaps (a CRF guess alone)."""
-    support = sorted((s.start, s.end) for s in spans if not is_crf(s))
+def unsupported(spans: Sequence[Span], guess: Callable[[Span], bool] = is_crf) -> Callable[[Span], bool]:
+    """A predicate: True for a span that no rule, metadata or name-net span overlaps (a CRF guess alone);
+    `guess` says which spans are guesses (default: the CRF's)."""
+    support = sorted((s.start, s.end) for s in spans if not guess(s))
     starts = [a for a, _ in support]
     longest = max((b - a for a, b in support), default=0)
 
@@ -106,3 +124,89 @@ def _prose(surface: str, heads: frozenset[str]) -> bool:
 def _title(word: str) -> bool:
     """Proper-noun shape: a capital then lower case ("Mercy"), not all capitals."""
     return len(word) > 1 and word[0].isupper() and word[1:].islower()
+
+
+def guard_crf_context(spans: Sequence[Span], text: str, opts: MergeOptions) -> list[Span]:
+    """Drop person names and places (any label) only the CRF proposes where the note says they are none:
+    in a not-name context (propagation.not_name_context: "very SOB", "TAGALOG INTERPRETER", "Fio2"),
+    or, for a name that holds no known name, beside a clinical-vocabulary word of 4+ letters in a
+    list ("XYLOFEN/ATROVENT", "receiving Xylofen, Ceftaz"; "Pell, cardiology" keeps a known name), or,
+    for any name, in a list opened by a label of [merge] not_name_list_labels ("PMH: CHF, QWERTAL").
+    A span a rule, the metadata or the name net found too is never dropped."""
+    alone = unsupported(spans)
+    guessed_only = unsupported(spans, _guess)
+    labels = list_labels(opts)
+    out = []
+    for s in spans:
+        person = s.label in PERSON
+        if is_crf(s) and taxonomy.category_of(s.label) in _NAMED and alone(s) and (
+                not_name_context(text, s.start, s.end, opts, person=person)
+                or (person and (_clinical_list_item(text, s) or _after_list_label(text, s, labels)))):
+            continue
+        if (person and _guess(s) and guessed_only(s) and not _NAME_BEFORE.search(text, max(0, s.start - 4), s.start)
+                and not _NAME_AFTER.match(text, s.end) and misspelt(text[s.start:s.end])):
+            continue
+        out.append(s)
+    return out
+
+
+def _guess(s: Span) -> bool:
+    """A CRF or name-net span: a guess from the word's shape and neighbours, no rule's context."""
+    return is_crf(s) or source_kind(s.source) == "names"
+
+
+_LETTERS = "abcdefghijklmnopqrstuvwxyz"
+MISSPELT_MIN = 5  # shorter words are one edit away from too many words ("tehn" stays)
+
+
+def misspelt(word: str) -> bool:
+    """A word of MISSPELT_MIN+ letters in no list (no known name, no dictionary or clinical word) one
+    edit (a letter dropped, added, changed, or two swapped) from a dictionary or clinical word of
+    MISSPELT_MIN+ letters: "visitted", "CURRNTLY", "stbale" are typos, not names ("Qqplorvik" is none)."""
+    low = word.lower()
+    if len(low) < MISSPELT_MIN or not low.isalpha() or is_name(low) or is_clinical_word(low):
+        return False
+    splits = [(low[:i], low[i:]) for i in range(len(low) + 1)]
+    edits = {a + b[1:] for a, b in splits if b}
+    edits |= {a + b[1] + b[0] + b[2:] for a, b in splits if len(b) > 1}
+    edits |= {a + c + b[1:] for a, b in splits if b for c in _LETTERS}
+    edits |= {a + c + b for a, b in splits for c in _LETTERS}
+    return any(len(e) >= MISSPELT_MIN and is_clinical_word(e) for e in edits)
+
+
+def _after_list_label(text: str, s: Span, labels: regex.Pattern | None) -> bool:
+    """In a list a label opens on the same line and no sentence has ended since ("PMH: CHF, QWERTAL",
+    "Allergy: Zorbicil"): drugs and diagnoses, no persons."""
+    if labels is None:
+        return False
+    line = text[text.rfind("\n", 0, s.start) + 1:s.start]
+    last = None
+    for m in _LABEL.finditer(line):
+        last = m
+    return (last is not None and labels.fullmatch(last.group(1).strip()) is not None
+            and _SENTENCE_END.search(line, last.end()) is None)
+
+
+_LABEL = regex.compile(r"(?<![\p{L}\d])(\p{L}[\p{L} \t]{0,30}?)[ \t]*:")  # "PMH:", "Past medical history:"
+_SENTENCE_END = regex.compile(r"[.!?;][ \t]")
+
+
+def list_labels(opts: MergeOptions) -> regex.Pattern | None:
+    """The labels of [merge] not_name_list_labels as one case-insensitive pattern (None when empty)."""
+    return _labels(tuple(opts.not_name_list_labels))
+
+
+@lru_cache(maxsize=8)
+def _labels(labels: tuple[str, ...]) -> regex.Pattern | None:
+    if not labels:
+        return None
+    return regex.compile("|".join(r"[ \t]+".join(regex.escape(w) for w in x.split()) for x in labels), regex.IGNORECASE)
+
+
+def _clinical_list_item(text: str, s: Span) -> bool:
+    if any(is_name(w) for w in WORD.findall(text[s.start:s.end])):
+        return False
+    after = _NEXT_ITEM.match(text, s.end)
+    before = _PREV_ITEM.search(text[max(0, s.start - 40):s.start])
+    return any(m is not None and len(m.group(1)) > SHORT_MAX and m.group(1).lower() in words("medical_word")
+               and not is_name(m.group(1)) for m in (after, before))
