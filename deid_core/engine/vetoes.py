@@ -179,7 +179,8 @@ def _after_list_label(text: str, s: Span, labels: regex.Pattern | None) -> bool:
     "Allergy: Zorbicil"): drugs and diagnoses, no persons."""
     if labels is None:
         return False
-    line = text[text.rfind("\n", 0, s.start) + 1:s.start]
+    lo = max(0, s.start - _LIST_REACH)  # bounded: the look back stays linear over a long one-line note
+    line = text[text.rfind("\n", lo, s.start) + 1 or lo:s.start]
     last = None
     for m in _LABEL.finditer(line):
         last = m
@@ -188,6 +189,7 @@ def _after_list_label(text: str, s: Span, labels: regex.Pattern | None) -> bool:
 
 
 _LABEL = regex.compile(r"(?<![\p{L}\d])(\p{L}[\p{L} \t]{0,30}?)[ \t]*:")  # "PMH:", "Past medical history:"
+_LIST_REACH = 200  # characters looked back for a list label on the span's line
 _SENTENCE_END = regex.compile(r"[.!?;][ \t]")
 
 
