@@ -157,6 +157,7 @@ def _guess(s: Span) -> bool:
 
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"
 MISSPELT_MIN = 5  # shorter words are one edit away from too many words ("tehn" stays)
+MISSPELT_MAX = 30  # longer than any listed word + 1: no typo of one, and the edits stay linear in the note
 
 
 def misspelt(word: str) -> bool:
@@ -164,7 +165,7 @@ def misspelt(word: str) -> bool:
     edit (a letter dropped, added, changed, or two swapped) from a dictionary or clinical word of
     MISSPELT_MIN+ letters: "visitted", "CURRNTLY", "stbale" are typos, not names ("Qqplorvik" is none)."""
     low = word.lower()
-    if len(low) < MISSPELT_MIN or not low.isalpha() or is_name(low) or is_clinical_word(low):
+    if not MISSPELT_MIN <= len(low) <= MISSPELT_MAX or not low.isalpha() or is_name(low) or is_clinical_word(low):
         return False
     splits = [(low[:i], low[i:]) for i in range(len(low) + 1)]
     edits = {a + b[1:] for a, b in splits if b}
