@@ -63,3 +63,26 @@ def test_default_pipeline_labels_fax_by_its_cue_word_and_towns_before_state_and_
     assert got["617-555-0142"] == "FAX"
     assert got["QUILLBY"] == "CITY"
     assert got["156 Lauren Views"] == "STREET"
+
+
+def test_default_pipeline_labels_account_record_and_user_ids_by_their_words_but_not_after_acc():
+    """Round 5: an account or record word and a signature decide the label over the CRF's; after
+    'Acc' (an accession or an account number) the CRF's label stands."""
+    config = load_config()
+    rules = build_stage(config, "rules", None)
+    merge = union_merge(config)
+    text = ("Patient: Orla Quenby, account 115552847877, Hosp #: B551203947\nAcc 17-980450\n"
+            "Signed by qenby7 on Monday\nwinifred tarrow RN (WTARROW)\n12 oak hollow, fernbrook, ks 66001\n")
+    doc = Doc(Note("n", text))
+    found = rules.tag(doc)
+    crf = [_at(text, "115552847877", "IDNUM", "crf:single"), _at(text, "B551203947", "IDNUM", "crf:single"),
+           _at(text, "17-980450", "IDNUM", "crf:single"), _at(text, "qenby", "DOCTOR", "crf:single"),
+           _at(text, "WTARROW", "DOCTOR", "crf:single"), _at(text, "fernbrook", "HOSPITAL", "crf:single")]
+    out = merge([*found, *crf], doc)
+    got = {text[s.start:s.end]: s.label for s in out}
+    assert got["115552847877"] == "ACCOUNT"
+    assert got["B551203947"] == "MEDICALRECORD"
+    assert got["17-980450"] == "IDNUM"
+    assert got["qenby7"] == "USERNAME"
+    assert got["WTARROW"] == "USERNAME"
+    assert got["fernbrook"] == "CITY"
