@@ -44,12 +44,16 @@ def dosing_context(opts: MergeOptions) -> regex.Pattern | None:
     return _dosing(tuple(opts.propagate_dosing_cues)) if opts.propagate_dosing_cues else None
 
 
+def phrase_alternation(phrases: Sequence[str]) -> str:
+    """Phrases as one regex alternation, longest first, their words apart by blanks or tabs."""
+    return "|".join(r"[ \t]+".join(regex.escape(w) for w in p.split()) for p in sorted(phrases, key=len, reverse=True))
+
+
 @lru_cache(maxsize=8)
 def _cue_run(cues: tuple[str, ...], preceding: bool) -> regex.Pattern | None:
     if not cues:
         return None
-    alternatives = "|".join(r"[ \t]+".join(regex.escape(w) for w in c.split())
-                            for c in sorted(cues, key=len, reverse=True))
+    alternatives = phrase_alternation(cues)
     if preceding:  # searched in the text just before the span
         return regex.compile(r"(?<![\p{L}\d])(?:" + alternatives + r")[ \t]+\Z", regex.IGNORECASE)
     return regex.compile(r"(?:[ \t]+|[ \t]*-[ \t]*)(?:" + alternatives + r")(?![\p{L}\d])", regex.IGNORECASE)

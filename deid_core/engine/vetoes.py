@@ -25,6 +25,7 @@ from deid_core.engine.propagation import (
     is_crf,
     known_place,
     not_name_context,
+    phrase_alternation,
     source_kind,
 )
 from deid_core.gazetteers import is_name, words
@@ -203,7 +204,7 @@ def list_labels(opts: MergeOptions) -> regex.Pattern | None:
 def _labels(labels: tuple[str, ...]) -> regex.Pattern | None:
     if not labels:
         return None
-    return regex.compile("|".join(r"[ \t]+".join(regex.escape(w) for w in x.split()) for x in labels), regex.IGNORECASE)
+    return regex.compile(phrase_alternation(labels), regex.IGNORECASE)
 
 
 def _clinical_list_item(text: str, s: Span) -> bool:
