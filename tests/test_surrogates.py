@@ -221,6 +221,22 @@ def test_numbers_helpers():
     assert numbers.luhn_valid("4111111111111111") and not numbers.luhn_valid("4111111111111112")
 
 
+def test_luhn_check_digit_is_the_only_valid_one():
+    """luhn_complete computes the check digit in one pass; it is the one digit of ten that passes."""
+    import random
+
+    from deid_core.engine.surrogates import numbers
+
+    rng = random.Random(7)
+    for _ in range(2_000):
+        body = "".join(rng.choice("0123456789") for _ in range(rng.randint(1, 24)))
+        done = numbers.luhn_complete(body)
+        assert done[:-1] == body
+        assert [numbers.luhn_valid(body + d) for d in "0123456789"].count(True) == 1 and numbers.luhn_valid(done)
+    assert numbers.luhn_complete("411111111111111") == "4111111111111111"
+    assert isinstance(numbers.wants_luhn("IDNUM", "²" * 14), bool)  # isdigit() admits "²": no ValueError
+
+
 def test_zip_restricted_and_zeros():
     from deid_core.engine.surrogates import safe_harbor
 

@@ -38,25 +38,25 @@ def fill_digits(template: str, digits: str) -> str:
     return "".join(next(it) if c.isdigit() else c for c in template)
 
 
-def luhn_valid(digits: str) -> bool:
-    """True when a digit string passes the Luhn check."""
-    if len(digits) < 2:
-        return False
+def _luhn_sum(digits: str, *, double_last: bool) -> int:
+    """The Luhn sum of a digit string, doubling every second digit from the right (the last one when double_last)."""
     total = 0
-    for i, c in enumerate(reversed(digits)):
-        n = int(c)
-        if i % 2 == 1:
+    for i, c in enumerate(reversed(digits), start=0 if double_last else 1):
+        n = ord(c) - 48 if "0" <= c <= "9" else (int(c) if c.isdecimal() else 0)  # isdigit() admits "²"
+        if i % 2 == 0:
             n = n * 2 - 9 if n > 4 else n * 2
         total += n
-    return total % 10 == 0
+    return total
+
+
+def luhn_valid(digits: str) -> bool:
+    """True when a digit string passes the Luhn check."""
+    return len(digits) >= 2 and _luhn_sum(digits, double_last=False) % 10 == 0
 
 
 def luhn_complete(body: str) -> str:
-    """body + the Luhn check digit."""
-    for check in "0123456789":
-        if luhn_valid(body + check):
-            return body + check
-    raise AssertionError("unreachable")
+    """body + the Luhn check digit (one pass over body, whatever its length)."""
+    return body + str(-_luhn_sum(body, double_last=True) % 10)
 
 
 def identifier(rng: random.Random, text: str, *, luhn: bool = False) -> str:
