@@ -3,6 +3,7 @@ that overran and error_class "Timeout"; the other notes proceed, in `deid tag` a
 
 from __future__ import annotations
 
+import signal
 import time
 
 import pyarrow as pa
@@ -124,3 +125,45 @@ def test_the_spark_job_quarantines_a_note_whose_regex_overruns(spark, tmp_path):
     manifest = run_job(spark, args, options, key, bundle)
     assert manifest["counts"]["quarantined_by_error_class"] == {"Timeout": 1}
     assert_only_the_hostile_note_quarantined(tmp_path / "out")
+
+
+def hostile_deid() -> Deidentifier:
+    """The rule tagger with the catastrophic test rule, under budget.toml's 1.5 s note budget."""
+    from deid_core.engine.pipeline import build_deidentifier
+
+    return build_deidentifier(load_config(config_file=BUDGET_CONF), None, b"k" * 32)
+
+
+def _tag_hostile(deid: Deidentifier, out: dict) -> None:
+    t0 = time.thread_time()
+    with budget.note_budget(60.0):
+        with budget.regex_limit() as timeout:
+            out["timeout"] = timeout  # None: the CPU timer bounds the regex calls; seconds: `timeout=` per call
+    out["results"] = deid.process_many([Note("ok", "Seen on 3/4/2020."), Note("bad", f"Seen.\n{BACKTRACK}\n")])
+    out["cpu"] = time.thread_time() - t0
+    out["timer"] = signal.getitimer(signal.ITIMER_VIRTUAL)
+
+
+def assert_hostile_note_stopped(out: dict) -> None:
+    ok, bad = out["results"]
+    assert ok.ok and (bad.error_stage, bad.error_class, bad.text) == ("rules", "Timeout", None)
+    assert out["cpu"] < 6.0  # stopped inside the regex call after ~1.5 s, not after a minute
+    assert out["timer"] == (0.0, 0.0)  # nothing left armed after the note
+
+
+def test_a_cpu_timer_stops_a_regex_in_the_main_thread():
+    out: dict = {}
+    _tag_hostile(hostile_deid(), out)
+    assert out["timeout"] is None
+    assert_hostile_note_stopped(out)
+
+
+def test_regex_timeout_stops_a_regex_in_another_thread():
+    import threading
+
+    deid, out = hostile_deid(), {}
+    worker = threading.Thread(target=_tag_hostile, args=(deid, out))
+    worker.start()
+    worker.join(120)
+    assert isinstance(out["timeout"], float) and 59.0 < out["timeout"] <= 60.0
+    assert_hostile_note_stopped(out)

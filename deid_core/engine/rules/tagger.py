@@ -18,7 +18,7 @@ import regex
 
 from deid_core.config import Config, ConfigError, Rules
 from deid_core.doc import Doc
-from deid_core.engine.budget import regex_timeout
+from deid_core.engine.budget import regex_limit
 from deid_core.engine.contract import NONPHI_SPANS, RULE_SPANS, NoteState, PerNoteStage
 from deid_core.engine.rules.filters import FILTERS
 from deid_core.engine.rules.loader import NONPHI, Rule, load_rules, load_settings
@@ -162,6 +162,10 @@ class RuleTagger(PerNoteStage):
     # -- tagging ---------------------------------------------------------------------------
     def regex_hits(self, doc: Doc) -> tuple[list[Span], list[Span]]:
         """(PHI hits, suppressor hits) of the regex rules, overlapping, unfiltered by priority."""
+        with regex_limit() as timeout:  # the note's remaining CPU budget bounds every regex call
+            return self._regex_hits(doc, timeout)
+
+    def _regex_hits(self, doc: Doc, timeout: float | None) -> tuple[list[Span], list[Span]]:
         text = doc.text
         phi: list[Span] = []
         sup: list[Span] = []
@@ -175,7 +179,6 @@ class RuleTagger(PerNoteStage):
                 pos = end_idx - 1 - length
                 for i in idx:
                     starts.setdefault(i, []).append(pos)
-        timeout = regex_timeout()  # the note's remaining CPU budget (engine/budget.py), None without one
         found: dict[str, bool] = {}  # `needs` pattern -> found in this note
         has = text.__contains__
         for i, rule, anchors, requires, pattern in self.scan_plan:
