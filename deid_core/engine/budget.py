@@ -24,6 +24,7 @@ The budget in force is held in a context variable set by the pipeline for the no
 
 from __future__ import annotations
 
+import os
 import signal
 import threading
 import time
@@ -119,7 +120,7 @@ def check(stage: str) -> None:
 
 
 _ARMED: list[Budget] = []  # the budget the CPU timer is armed for (at most one)
-_HAS_TIMER = hasattr(signal, "setitimer") and hasattr(signal, "SIGVTALRM")
+_HAS_TIMER = os.name == "posix"  # setitimer and SIGVTALRM are Unix only
 
 
 def _on_timer(signum: int, frame: object) -> None:
