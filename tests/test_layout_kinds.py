@@ -74,6 +74,9 @@ FOUND = [
     ("Home with First Baptist Church when stable.", [("First Baptist Church", "ORGANIZATION")]),
     ("MOLECULAR TESTING SENT TO QUEST DIAGNOSTICS, X", [("QUEST DIAGNOSTICS", "ORGANIZATION")]),
     ("To the school nurse, Harrow Academy:", [("Harrow Academy", "ORGANIZATION")]),
+    ("since he lost his job at sutton, quail and moreno. Reports", [("sutton, quail and moreno", "ORGANIZATION")]),
+    ("WORKS AS A CORPORATE INVESTMENT BANKER AT VORTANA.", [("VORTANA", "ORGANIZATION")]),
+    ("Employer: Halvorsen Plumbing", [("Halvorsen Plumbing", "ORGANIZATION")]),
     ("FALL AT ASHBY NATIONAL PARK TUESDAY.", [("ASHBY NATIONAL PARK", "LOCATION-OTHER")]),
     ("Walks near Linden Pond daily.", [("Linden Pond", "LOCATION-OTHER")]),
 ]
@@ -90,6 +93,7 @@ CLEAN = [
     ("Pt turned 30 degrees q2h, turned 2 times overnight.", ["30", "2"]),
     ("went to church on Sunday", ["church"]),
     ("Medical School", ["School"]),
+    ("works at home, nights and weekends", ["home", "nights"]),
     ("Fall in the Nurses Station.", ["Nurses", "Station"]),
 ]
 
