@@ -59,6 +59,8 @@ FOUND = [
     ("Lives in Fairbury, Nebraska with wife.", [("Fairbury", "CITY"), ("Nebraska", "STATE")]),
     ("address: 12 Elm St, Kentwood, MI 49508", [("Kentwood", "CITY"), ("MI", "STATE"), ("49508", "ZIP")]),
     ("12 oak hollow, fernbrook, ks 66001", [("fernbrook", "CITY"), ("ks", "STATE")]),
+    ("SH: lives quarrow, wi with her father", [("quarrow", "CITY")]),
+    ("He moved from Dover, DE last year.", [("Dover", "CITY")]),
     # rooms, beds, departments
     ("Pt moved to Rm 4N12 at 0200.", [("4N12", "ROOM")]),
     ("in bay C114 on the unit", [("C114", "ROOM")]),
@@ -94,6 +96,8 @@ CLEAN = [
     ("went to church on Sunday", ["church"]),
     ("Medical School", ["School"]),
     ("works at home, nights and weekends", ["home", "nights"]),
+    ("lives alone, ok with plan", ["alone", "ok"]),
+    ("moved from bed, in pain", ["bed"]),
     ("Fall in the Nurses Station.", ["Nurses", "Station"]),
 ]
 
