@@ -129,16 +129,18 @@ def _at(text: str, part: str, label: str) -> Span:
 
 def test_round_6_rules_decide_their_label_over_the_crf():
     """A login word after 'Signed by', initials before 'is a 45 yo' and a name before an organization
-    kind keep the rule's label where the CRF read DOCTOR or HOSPITAL; elsewhere the CRF's label stands."""
+    kind and a relative's name after a kin word keep the rule's label where the CRF read DOCTOR or HOSPITAL;
+    elsewhere the CRF's label stands."""
     config = load_config()
     rules, merge = build_stage(config, "rules", None), union_merge(config)
     text = ("Seen today.\nMW is a 67 year old man.\nHome with First Baptist Church.\nSigned by qdrawe on 5/4\n"
-            "Talked to Orlan Vesk.\n")
+            "Talked to Orlan Vesk.\nHe came with his niece, Dorya Tasmel, today.\n")
     doc = Doc(Note("n", text))
     crf = [_at(text, "MW", "DOCTOR"), _at(text, "Baptist Church", "HOSPITAL"), _at(text, "qdrawe", "DOCTOR"),
-           _at(text, "Orlan Vesk", "DOCTOR")]
+           _at(text, "Orlan Vesk", "DOCTOR"), _at(text, "Dorya Tasmel", "DOCTOR")]
     got = {text[s.start:s.end]: s.label for s in merge([*rules.tag(doc), *crf], doc)}
     assert got["MW"] == "PATIENT"
     assert got["First Baptist Church"] == "ORGANIZATION"
     assert got["qdrawe"] == "USERNAME"
+    assert got["Dorya Tasmel"] == "PATIENT"
     assert got["Orlan Vesk"] == "DOCTOR"
