@@ -331,6 +331,20 @@ def not_common_filter(text: str, start: int, end: int, settings: dict) -> tuple[
     return None if start >= end or is_common(_base(text[start:end])) else (start, end)
 
 
+def initials_line_filter(text: str, start: int, end: int, settings: dict) -> tuple[int, int] | None:
+    """Keep a hit on a line of initials ('EW/DVR/tb') only when no letter group of that line is a frequent
+    word or clinical abbreviation ('CTA/RRR/soft' is an exam)."""
+    line = text[text.rfind("\n", 0, start) + 1:(text.find("\n", end) + 1 or len(text) + 1) - 1]
+    return None if any(is_frequent(g) for g in regex.findall(r"[A-Za-z]+", line)) else (start, end)
+
+
+def no_frequent_word_filter(text: str, start: int, end: int, settings: dict) -> tuple[int, int] | None:
+    """Drop a hit with a frequent word or clinical abbreviation among its words but its joining 'and'
+    ('sutton, leblanc and miranda' is a firm, 'home, nights and weekends' is not)."""
+    parts = [w for w in regex.findall(r"[A-Za-z'’-]+", text[start:end]) if w.lower() != "and"]
+    return None if any(is_frequent(_base(w)) for w in parts) else (start, end)
+
+
 def place_tail_filter(text: str, start: int, end: int, settings: dict) -> tuple[int, int] | None:
     """Trailing run of place-like words (or `place_prefixes`: West, Lake, Port...) before a state or
     ZIP: 'lives WEST DONNA, NY' keeps 'WEST DONNA'; a lone state or country name is not a town."""
@@ -376,6 +390,8 @@ FILTERS: dict[str, Filter] = {
     "age": age_filter,
     "profession": profession_filter,
     "not_common": not_common_filter,
+    "initials_line": initials_line_filter,
+    "no_frequent_word": no_frequent_word_filter,
     "place_tail": place_tail_filter,
     "proper_head": proper_head_filter,
     "context_name": context_name_filter,
