@@ -151,3 +151,13 @@ def test_a_crf_name_over_a_clinical_phrase_and_drug_repeats_stay_in_clear():
     ruled = [Span(s.start, s.end, s.label, "name-title") for s in spans_a[:1]]
     assert [b[s.start:s.end] for s in propagate_patient([(a, ruled), (b, [])], OPTS)[1]] == [
         "Beta Blockers, Celebrex"]  # a rule's span (context) still spreads whole
+
+
+def test_a_hyphenated_name_spreads_by_its_halves_and_clinical_halves_stay():
+    """Round 6: "Oakes-Vantrell" found once; "Vantrell" or "Oakes" written alone later is replaced too."""
+    a = "Wife Maren Oakes-Vantrell at bedside."
+    b = "Vantrell called back. Oakes called. Quellor-PT eval, PT aware."
+    c = "Son Quellor-PT here."
+    out = propagate_patient([(a, [Span(5, 25, "PATIENT", "name-kin")]), (b, []),
+                             (c, [Span(4, 14, "PATIENT", "name-kin")])], OPTS)
+    assert [b[s.start:s.end] for s in out[1]] == ["Vantrell", "Oakes", "Quellor-PT"]  # never "PT" alone

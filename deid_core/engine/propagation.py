@@ -116,6 +116,12 @@ def phrase_shaped(found: Sequence[str]) -> bool:
     return any(len(w) > SHORT_MAX and is_clinical_word(w) and not is_name(w) for w in found)
 
 
+def name_parts(found: Sequence[str]) -> list[str]:
+    """The words of a person's name, a hyphenated one also by its halves ("Oakes-Vantrell": "Oakes",
+    "Vantrell", each written alone later)."""
+    return [p for w in found for p in ([w, *(h for h in w.split("-") if h)] if "-" in w else [w])]
+
+
 def known_place(word: str) -> bool:
     """A word of the place gazetteers (city, US state, country)."""
     low = word.lower()
@@ -152,8 +158,9 @@ def propagation_strings(spans: Sequence[Span], text: str, opts: MergeOptions, *,
         phrase = across_notes and person and not supported(s) and phrase_shaped(found)
         if not phrase:
             strings.setdefault(surface.lower(), s.label)
-        if opts.propagate_parts and len(found) > 1 and person:
-            for w in found:
+        pieces = name_parts(found) if person else found
+        if opts.propagate_parts and len(pieces) > 1:
+            for w in pieces:
                 if len(w) >= opts.propagate_part_min_length and not clinical(w) and (not phrase or is_name(w)):
                     parts.setdefault(w.lower(), s.label)
     for k, v in parts.items():
