@@ -161,3 +161,17 @@ def test_a_hyphenated_name_spreads_by_its_halves_and_clinical_halves_stay():
     out = propagate_patient([(a, [Span(5, 25, "PATIENT", "name-kin")]), (b, []),
                              (c, [Span(4, 14, "PATIENT", "name-kin")])], OPTS)
     assert [b[s.start:s.end] for s in out[1]] == ["Vantrell", "Oakes", "Quellor-PT"]  # never "PT" alone
+
+
+def test_a_full_name_of_dictionary_words_found_by_context_spreads_across_notes():
+    """Round 6: "GRACE LONG AWARE" (a rule) makes "GRACE LONG" a name in the patient's other notes;
+    a CRF guess over the same words, or a phrase of dictionary words that are no names, stays in its note."""
+    a = "RUN OF SVT. GRACE LONG AWARE."
+    b = "LYTES REPLETED, GRACE LONG AND TEAM UPDATED. LONG WALK. HOLY CROSS."
+    a2 = a + " Transfer from HOLY CROSS."
+    place = a2.index("HOLY CROSS")
+    rule = [Span(12, 22, "DOCTOR", "name-before-aware"), Span(place, place + 10, "HOSPITAL", "rules")]
+    out = propagate_patient([(a2, rule), (b, [])], OPTS)
+    assert [b[s.start:s.end] for s in out[1]] == ["GRACE LONG"]
+    guess = propagate_patient([(a, [Span(12, 22, "DOCTOR", "crf:single")]), (b, [])], OPTS)
+    assert guess[1] == []
