@@ -151,3 +151,27 @@ def test_a_crf_name_over_a_clinical_phrase_and_drug_repeats_stay_in_clear():
     ruled = [Span(s.start, s.end, s.label, "name-title") for s in spans_a[:1]]
     assert [b[s.start:s.end] for s in propagate_patient([(a, ruled), (b, [])], OPTS)[1]] == [
         "Beta Blockers, Celebrex"]  # a rule's span (context) still spreads whole
+
+
+def test_a_hyphenated_name_spreads_by_its_halves_and_clinical_halves_stay():
+    """Round 6: "Oakes-Vantrell" found once; "Vantrell" or "Oakes" written alone later is replaced too."""
+    a = "Wife Maren Oakes-Vantrell at bedside."
+    b = "Vantrell called back. Oakes called. Quellor-PT eval, PT aware."
+    c = "Son Quellor-PT here."
+    out = propagate_patient([(a, [Span(5, 25, "PATIENT", "name-kin")]), (b, []),
+                             (c, [Span(4, 14, "PATIENT", "name-kin")])], OPTS)
+    assert [b[s.start:s.end] for s in out[1]] == ["Vantrell", "Oakes", "Quellor-PT"]  # never "PT" alone
+
+
+def test_a_full_name_of_dictionary_words_found_by_context_spreads_across_notes():
+    """Round 6: "GRACE LONG AWARE" (a rule) makes "GRACE LONG" a name in the patient's other notes;
+    a CRF guess over the same words, or a phrase of dictionary words that are no names, stays in its note."""
+    a = "RUN OF SVT. GRACE LONG AWARE."
+    b = "LYTES REPLETED, GRACE LONG AND TEAM UPDATED. LONG WALK. HOLY CROSS."
+    a2 = a + " Transfer from HOLY CROSS."
+    place = a2.index("HOLY CROSS")
+    rule = [Span(12, 22, "DOCTOR", "name-before-aware"), Span(place, place + 10, "HOSPITAL", "rules")]
+    out = propagate_patient([(a2, rule), (b, [])], OPTS)
+    assert [b[s.start:s.end] for s in out[1]] == ["GRACE LONG"]
+    guess = propagate_patient([(a, [Span(12, 22, "DOCTOR", "crf:single")]), (b, [])], OPTS)
+    assert guess[1] == []

@@ -184,6 +184,20 @@ def test_first_name_ok_classes():
     assert not first_name_ok("aware", strong=True) and not first_name_ok("called")
     assert first_name_ok("YOUNG", strong=True) and not first_name_ok("YOUNG")
     assert not first_name_ok("will", strong=True)
+    # round 6: after a clinician role, a known name that is also a frequent word, in capitals or Title
+    assert first_name_ok("LONG", role=True) and not first_name_ok("LONG")
+    assert not first_name_ok("long", role=True) and not first_name_ok("WILL", role=True)
+    assert not first_name_ok("AWARE", role=True)
+
+
+def test_a_frequent_known_surname_continues_a_name_written_in_its_case():
+    """Round 6: "GRACE YOUNG", "dr. bill case" (both in one case); never a function word or a mixed case."""
+    text = "GRACE YOUNG AWARE"
+    assert name_filter(text, 0, len(text), {}) == (0, 11)
+    text = "GRACE WILL CALL"
+    assert name_filter(text, 0, len(text), {}) == (0, 5)
+    text = "Grace long walk"
+    assert name_filter(text, 0, len(text), {}) == (0, 5)
 
 
 def test_name_filter_trims_trailing_words():

@@ -116,6 +116,17 @@ def phrase_shaped(found: Sequence[str]) -> bool:
     return any(len(w) > SHORT_MAX and is_clinical_word(w) and not is_name(w) for w in found)
 
 
+def known_name_run(found: Sequence[str]) -> bool:
+    """Two or more words, each a known first or last name ("Grace Long")."""
+    return len(found) > 1 and all(is_name(w) for w in found)
+
+
+def name_parts(found: Sequence[str]) -> list[str]:
+    """The words of a person's name, a hyphenated one also by its halves ("Oakes-Vantrell": "Oakes",
+    "Vantrell", each written alone later)."""
+    return [p for w in found for p in ([w, *(h for h in w.split("-") if h)] if "-" in w else [w])]
+
+
 def known_place(word: str) -> bool:
     """A word of the place gazetteers (city, US state, country)."""
     low = word.lower()
@@ -128,7 +139,8 @@ def propagation_strings(spans: Sequence[Span], text: str, opts: MergeOptions, *,
 
     Whole strings of the propagated categories, then (`propagate_parts`) each word of a person's
     name that passes the clinical vocabulary guard. `across_notes`: strings made only of
-    dictionary or clinical words ("Bay", "Holy Cross") stay inside the note where they were found,
+    dictionary or clinical words ("Bay", "Holy Cross") stay inside the note where they were found
+    (but a person's name of known names found by context: "GRACE LONG AWARE"),
     and single words need context support (`supported`, or a known name or place).
     """
     cats = set(opts.propagate_categories)
@@ -144,16 +156,17 @@ def propagation_strings(spans: Sequence[Span], text: str, opts: MergeOptions, *,
         lone = len(found) == 1 and found[0] == surface
         if lone and (clinical(found[0]) if person else is_clinical_word(found[0])):
             continue  # a lone clinical word (or, as a name, an abbreviation shape) is never spread
-        if across_notes and all(is_common(w) for w in found):
-            continue
+        if across_notes and all(is_common(w) for w in found) and not (person and supported(s) and known_name_run(found)):
+            continue  # but a person's full name of known names that context found ("GRACE LONG AWARE")
         if across_notes and len(found) == 1 and not (supported(s) or (is_name(found[0]) if person else known_place(found[0]))):
             continue
         # a CRF guess over a clinical phrase stays in its note, but for its known names
         phrase = across_notes and person and not supported(s) and phrase_shaped(found)
         if not phrase:
             strings.setdefault(surface.lower(), s.label)
-        if opts.propagate_parts and len(found) > 1 and person:
-            for w in found:
+        pieces = name_parts(found) if person else []
+        if opts.propagate_parts and len(pieces) > 1:
+            for w in pieces:
                 if len(w) >= opts.propagate_part_min_length and not clinical(w) and (not phrase or is_name(w)):
                     parts.setdefault(w.lower(), s.label)
     for k, v in parts.items():

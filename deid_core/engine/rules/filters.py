@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 import regex
 
+from deid_core.engine.vetoes import misspelt
 from deid_core.gazetteers import is_common, is_frequent, is_function_word, is_name, words
 
 _WORD_RE = regex.compile(r"[^\W\d_](?:[\w'’-]*[^\W\d_])?\.?|\d+")
@@ -36,12 +37,13 @@ def _is_initial(word: str) -> bool:
     return len(_base(word)) == 1 and word[:1].isalpha()
 
 
-def first_name_ok(word: str, *, strong: bool = False, unknown_ok: int = 0) -> bool:
-    """Can this word start a person's name? `strong`: right after Dr./Mr./Mrs.
+def first_name_ok(word: str, *, strong: bool = False, unknown_ok: int = 0, role: bool = False) -> bool:
+    """Can this word start a person's name? `strong`: right after Dr./Mr./Mrs.; `role`: right after
+    a clinician role ("NP LONG", "CASEWORKER BILL").
 
-    Known names qualify unless they are frequent words in lower or upper case ("will");
-    unknown words qualify in Title case, or in any case after a strong title; other
-    dictionary words only after a strong title.
+    Known names qualify unless they are frequent words in lower or upper case ("will"), or after
+    a role in capitals (but function words); unknown words qualify in Title case, or in any case
+    after a strong title; other dictionary words only after a strong title.
     """
     low = _base(word)
     if not low or not low[0].isalpha():
@@ -54,7 +56,8 @@ def first_name_ok(word: str, *, strong: bool = False, unknown_ok: int = 0) -> bo
             strong or _titled(word) or any(is_name(p) for p in parts))
     if is_frequent(low):
         # a known name that is also a common word ("Price", "Green") after Dr./Mr.
-        return is_name(low) and (_titled(word) or (strong and not is_function_word(low)))
+        return is_name(low) and (_titled(word) or ((strong or (role and not word.islower() and len(low) > 2))
+                                                   and not is_function_word(low)))
     if is_name(low):
         return True
     if not is_common(low):
@@ -71,11 +74,18 @@ def later_name_ok(word: str, first: str) -> bool:
     if len(low) == 1:
         return word[:1].isupper()
     if is_frequent(low):
-        return is_name(low) and _titled(word)
+        return is_name(low) and (_titled(word) or _same_case_surname(word, low, first))
     if is_name(low) or not is_common(low):
         return True
     # a Title-case dictionary word after a known first name ("Ferdinand Halfpenny")
     return _titled(word) and _base(first) in words("first_name")
+
+
+def _same_case_surname(word: str, low: str, first: str) -> bool:
+    """A known name that is also a frequent word, written in the case of the name's first word:
+    "GRACE YOUNG", "dr. bill case" (not a function word: "Jon will", "DR. SMITH FLOOR")."""
+    return (len(low) > 2 and not is_function_word(low) and not _is_initial(first)
+            and (word.isupper() == first.isupper()) and (word.islower() == first.islower()))
 
 
 _AND = {"and", "&"}
@@ -92,25 +102,27 @@ def _cut_hyphen_tail(pieces: list[tuple[int, int, str]]) -> list[tuple[int, int,
 
 
 def _name_run(text: str, start: int, end: int, strong: bool, from_left: bool,
-              unknown_ok: int = 0) -> tuple[int, int] | None:
+              unknown_ok: int = 0, role: bool = False) -> tuple[int, int] | None:
     pieces = _pieces(text, start, end)
     if not from_left:
         pieces = _cut_hyphen_tail(pieces)
     unknown_ok = 2 if from_left else unknown_ok
     if from_left:  # drop leading words until one can start a name (signatures: "called covering MD")
         while pieces and not (first_name_ok(pieces[0][2], strong=strong, unknown_ok=2) or (
-                _is_initial(pieces[0][2]) and len(pieces) > 1 and first_name_ok(pieces[1][2], unknown_ok=2))):
+                _is_initial(pieces[0][2]) and len(pieces) > 1 and first_name_ok(pieces[1][2], unknown_ok=2, role=True)) or (
+                len(pieces) > 2 and _is_initial(pieces[1][2]) and first_name_ok(pieces[0][2], role=True))):
             pieces = pieces[1:]
     if not pieces:
         return None
     i = 0
-    if _is_initial(pieces[0][2]) and len(pieces) > 1:  # "E. Welsh", "s. roberto"
-        first_ok = first_name_ok(pieces[1][2], strong=strong, unknown_ok=max(unknown_ok, 1))
+    if _is_initial(pieces[0][2]) and len(pieces) > 1:  # "E. Welsh", "s. roberto"; from the left "K. LONG RN"
+        first_ok = first_name_ok(pieces[1][2], strong=strong, unknown_ok=max(unknown_ok, 1), role=role or from_left)
         if not first_ok:
             return None
         i = 2
-    elif first_name_ok(pieces[0][2], strong=strong, unknown_ok=unknown_ok):
-        i = 1
+    elif first_name_ok(pieces[0][2], strong=strong, unknown_ok=unknown_ok,
+                       role=role or (from_left and len(pieces) > 2 and _is_initial(pieces[1][2]))):
+        i = 1  # from the left, a middle initial vouches for a frequent first word ("BILL R. HALL, RRT")
     else:
         return None
     first = pieces[i - 1][2]
@@ -142,6 +154,16 @@ def name_filter(text: str, start: int, end: int, settings: dict) -> tuple[int, i
     return _name_run(text, start, end, strong=False, from_left=False)
 
 
+def kin_name_filter(text: str, start: int, end: int, settings: dict) -> tuple[int, int] | None:
+    """As `name`, after a family word; a word in capitals in no dictionary or name list, or a known name
+    that is also a frequent word, may start the name there ("SON QWYRT AT HOME", "NIECE PEG"),
+    unless it is one edit from a dictionary word ("SON ARIVED") or a function word ("SON WILL")."""
+    pieces = _pieces(text, start, end)
+    if not pieces or not pieces[0][2].isupper() or "-" in pieces[0][2] or misspelt(_base(pieces[0][2])):
+        return _name_run(text, start, end, strong=False, from_left=False)
+    return _name_run(text, start, end, strong=False, from_left=False, unknown_ok=1, role=True)
+
+
 def name_strong_filter(text: str, start: int, end: int, settings: dict) -> tuple[int, int] | None:
     """As `name`, but the first word may be any non-frequent word (after Dr./Mr.)."""
     return _name_run(text, start, end, strong=True, from_left=False)
@@ -150,9 +172,9 @@ def name_strong_filter(text: str, start: int, end: int, settings: dict) -> tuple
 def name_role_filter(text: str, start: int, end: int, settings: dict) -> tuple[int, int] | None:
     """After a clinician role ("NP Drumic"): unknown words may start the name in any case."""
     pieces = _pieces(text, start, end)
-    if pieces and not _is_initial(pieces[0][2]) and not first_name_ok(pieces[0][2], unknown_ok=1):
+    if pieces and not _is_initial(pieces[0][2]) and not first_name_ok(pieces[0][2], unknown_ok=1, role=True):
         return None
-    return _name_run(text, start, end, strong=False, from_left=False, unknown_ok=1)
+    return _name_run(text, start, end, strong=False, from_left=False, unknown_ok=1, role=True)
 
 
 def known_first_name_filter(text: str, start: int, end: int, settings: dict) -> tuple[int, int] | None:
@@ -181,11 +203,21 @@ def name_before_filter(text: str, start: int, end: int, settings: dict) -> tuple
     return _name_run(text, start, end, strong=False, from_left=True)
 
 
+def _clinical_hyphen_tail(pieces: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
+    """The last word without a clinical word glued on by a hyphen ("T. MORROW-PT": "MORROW")."""
+    if pieces and "-" in pieces[-1][2]:
+        s, _, w = pieces[-1]
+        head, _, tail = w.rpartition("-")
+        if head and (is_frequent(_base(tail)) or _base(tail) in words("medical_word")):
+            return [*pieces[:-1], (s, s + len(head), head)]
+    return pieces
+
+
 def context_name_filter(text: str, start: int, end: int, settings: dict) -> tuple[int, int] | None:
     """Words where only a name fits (a note's closing signature line, 'NP X aware'): known names that
     are also clinical words ("k. bell rrt") and unknown words pass; function words, verb forms and
     other dictionary or clinical words ("team", "catheter") do not."""
-    pieces = _pieces(text, start, end)
+    pieces = _clinical_hyphen_tail(_pieces(text, start, end))
     rest = pieces[1:] if pieces and _is_initial(pieces[0][2]) else pieces
     if not rest:
         return None
@@ -378,6 +410,7 @@ def proper_head_filter(text: str, start: int, end: int, settings: dict) -> tuple
 
 FILTERS: dict[str, Filter] = {
     "name": name_filter,
+    "kin_name": kin_name_filter,
     "name_strong": name_strong_filter,
     "name_before": name_before_filter,
     "name_role": name_role_filter,
