@@ -9,8 +9,9 @@ from hypothesis import strategies as st
 
 from deid_core.config import ConfigError, load_config
 from deid_core.doc import Doc
-from deid_core.engine.rules.filters import FILTERS, first_name_ok, name_filter, place_like
+from deid_core.engine.rules.filters import FILTERS, place_like
 from deid_core.engine.rules.loader import Rule, compile_rule
+from deid_core.engine.rules.name_filters import first_name_ok, name_filter
 from deid_core.engine.rules.prefilter import first_class, guarded
 from deid_core.engine.rules.tagger import RuleTagger
 from deid_core.notes import Note

@@ -5,7 +5,7 @@ patterns of any loaded file) and `[[rule]]` entries: id, label (a taxonomy label
 NONPHI for a suppressor), pattern (the `regex` package's syntax; a named group `phi` marks
 the PHI part, otherwise the whole match; a group `from`, e.g. inside a look-behind, moves
 the span's start back to it), priority, description, optional `flags`
-("i" ignore case, "m" multiline), `filter` (see filters.py), `context` / `context_after`
+("i" ignore case, "m" multiline), `filter` (see filters.py; the name filters in name_filters.py), `context` / `context_after`
 (a regex that must match within `window` characters before / after the hit),
 `triggers` (words or phrases, any case: the pattern is then tried only where one of them
 starts a word, found by one Aho-Corasick pass for all rules; much faster than scanning),
