@@ -93,8 +93,11 @@ def rule_file_kinds(rule_file: str) -> dict[str, Callable[[int], str]]:
 
     def repeated(sep: str, case: Callable[[str], str]) -> Callable[[int], str]:
         def make(n: int) -> str:
-            per = max(1, n // max(1, len(triggers)))
-            return _fill("".join(_fill(case(t) + sep, per) for t in triggers) or sep, n)
+            # every trigger repeated as many times (k, fractional: runs end on a cut trigger, "f/u-f/"),
+            # k in step with n, so each size holds every trigger in the same proportions
+            k = n / max(1, sum(len(t) + len(sep) for t in triggers))
+            runs = (_fill(case(t) + sep, max(len(t) + len(sep), int(k * (len(t) + len(sep))))) for t in triggers)
+            return _fill("".join(runs) or sep, n)
         return make
 
     return {
