@@ -94,7 +94,7 @@ CLEAN = [
     ("signed by RN on 3/4", ["RN"]),
     ("Pt turned 30 degrees q2h, turned 2 times overnight.", ["30", "2"]),
     ("went to church on Sunday", ["church"]),
-    ("JUST FINISHED NURSING SCHOOL; BACK TO WORK", ["SCHOOL"]),
+    ("STARTED NURSING SCHOOL IN MAY; BACK TO WORK", ["SCHOOL"]),
     ("works at home, nights and weekends", ["home", "nights"]),
     ("lives alone, ok with plan", ["alone", "ok"]),
     ("moved from bed, in pain", ["bed"]),
