@@ -77,7 +77,8 @@ class Budget:
 
     def remaining(self) -> float | None:
         """Seconds left (at least a millisecond), or None without a limit."""
-        return None if self.seconds is None else max(self.seconds - self.used(), 0.001)
+        left = self.remaining_exact()
+        return None if left is None else max(left, 0.001)
 
     def remaining_exact(self) -> float | None:
         """Seconds left (negative once overrun), or None without a limit."""
