@@ -7,6 +7,9 @@ filter documents; unknown words ("Zelnik") are name-like.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+from deid_core.engine.propagation import SHORT_MAX, is_clinical_word
 from deid_core.engine.rules.filter_words import base, hit_words, is_initial, titled
 from deid_core.engine.vetoes import misspelt
 from deid_core.gazetteers import is_common, is_frequent, is_function_word, is_name, words
@@ -41,14 +44,18 @@ def first_name_ok(word: str, *, strong: bool = False, unknown_ok: int = 0, role:
     return strong and not (word.islower() and low.endswith(("ing", "ed", "ly")))
 
 
-def later_name_ok(word: str, first: str) -> bool:
-    """Can this word continue a name that started with `first`?"""
+def later_name_ok(word: str, first: str, credential: bool = False) -> bool:
+    """Can this word continue a name that started with `first`? `credential`: a credential follows the
+    name, where a known given name vouches for a frequent word in its case as the surname ("Holly
+    Blood, CNA"; never a function word, nor after a given name that is itself a frequent word: "Will Monitor RN")."""
     low = base(word)
     if not low or not low[0].isalpha():
         return False
     if len(low) == 1:
         return word[:1].isupper()
     if is_frequent(low):
+        if credential and base(first) in words("first_name") and not (is_frequent(base(first)) or is_function_word(base(first))):
+            return _same_case_surname(word, low, first)
         return is_name(low) and (titled(word) or _same_case_surname(word, low, first))
     if is_name(low) or not is_common(low):
         return True
@@ -66,21 +73,31 @@ def _same_case_surname(word: str, low: str, first: str) -> bool:
 _AND = {"and", "&"}
 
 
-def _cut_hyphen_tail(pieces: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
-    """End the words at the first hyphen that glues a frequent word on ("Rob-who", "KARGAS-PT")."""
+def cut_hyphen_tail(pieces: list[tuple[int, int, str]],
+                    glued: Callable[[str], bool] = is_frequent) -> list[tuple[int, int, str]]:
+    """End the words at the first part glued on by a hyphen that `glued` says is no name ("Rob-who",
+    "KARGAS-PT"; "Oakes-Vantrell" stays), unless the first part is a frequent word and no name ("follow-up")."""
     for k, (s, _, w) in enumerate(pieces):
-        if "-" in w:
-            head, *tail = w.split("-")
-            if head and any(p and is_frequent(base(p)) for p in tail) and not is_frequent(base(head)):
+        parts = w.split("-")
+        if len(parts) < 2 or not parts[0] or (is_frequent(base(parts[0])) and not is_name(base(parts[0]))):
+            continue
+        for j in range(1, len(parts)):
+            if parts[j] and glued(base(parts[j])):
+                head = "-".join(parts[:j])
                 return [*pieces[:k], (s, s + len(head), head)]
     return pieces
+
+
+def _clinical(word: str) -> bool:
+    """A frequent or clinical word: what a hyphen glues onto a name in a note ("MORROW-PT")."""
+    return is_frequent(word) or word in words("medical_word")
 
 
 def _name_run(text: str, start: int, end: int, strong: bool, from_left: bool,
               unknown_ok: int = 0, role: bool = False) -> tuple[int, int] | None:
     pieces = hit_words(text, start, end)
     if not from_left:
-        pieces = _cut_hyphen_tail(pieces)
+        pieces = cut_hyphen_tail(pieces)
     unknown_ok = 2 if from_left else unknown_ok
     if from_left:  # drop leading words until one can start a name (signatures: "called covering MD")
         while pieces and not (first_name_ok(pieces[0][2], strong=strong, unknown_ok=2) or (
@@ -109,7 +126,7 @@ def _name_run(text: str, start: int, end: int, strong: bool, from_left: bool,
                 keep += 2
                 continue
             break
-        if not later_name_ok(w, first):
+        if not later_name_ok(w, first, credential=from_left):
             break
         keep += 1
     if from_left and keep < len(pieces):
@@ -131,10 +148,17 @@ def name_filter(text: str, start: int, end: int, settings: dict) -> tuple[int, i
 
 def kin_name_filter(text: str, start: int, end: int, settings: dict) -> tuple[int, int] | None:
     """As `name`, after a family word; a word in capitals in no dictionary or name list, or a known name
-    that is also a frequent word, may start the name there ("SON QWYRT AT HOME", "NIECE PEG"),
-    unless it is one edit from a dictionary word ("SON ARIVED") or a function word ("SON WILL")."""
+    that is also a frequent word, may start the name there ("SON QWYRT AT HOME", "NIECE PEG"), and so
+    may a lower-case word of SHORT_MAX+1 letters in no list ("daughter-in-law ujunwa"), unless it is one edit
+    from a dictionary word ("SON ARIVED", "son visisted") or a function word ("SON WILL")."""
     pieces = hit_words(text, start, end)
-    if not pieces or not pieces[0][2].isupper() or "-" in pieces[0][2] or misspelt(base(pieces[0][2])):
+    if not pieces or "-" in pieces[0][2] or misspelt(base(pieces[0][2])):
+        return _name_run(text, start, end, strong=False, from_left=False)
+    if pieces[0][2].islower():  # "daughter-in-law ujunwa": a word in no list, longer than an abbreviation
+        low = base(pieces[0][2])
+        unknown = len(low) > SHORT_MAX and low.isalpha() and not is_name(low) and not is_clinical_word(low)
+        return _name_run(text, start, end, strong=False, from_left=False, unknown_ok=2 if unknown else 0)
+    if not pieces[0][2].isupper():
         return _name_run(text, start, end, strong=False, from_left=False)
     return _name_run(text, start, end, strong=False, from_left=False, unknown_ok=1, role=True)
 
@@ -178,21 +202,11 @@ def name_before_filter(text: str, start: int, end: int, settings: dict) -> tuple
     return _name_run(text, start, end, strong=False, from_left=True)
 
 
-def _clinical_hyphen_tail(pieces: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
-    """The last word without a clinical word glued on by a hyphen ("T. MORROW-PT": "MORROW")."""
-    if pieces and "-" in pieces[-1][2]:
-        s, _, w = pieces[-1]
-        head, _, tail = w.rpartition("-")
-        if head and (is_frequent(base(tail)) or base(tail) in words("medical_word")):
-            return [*pieces[:-1], (s, s + len(head), head)]
-    return pieces
-
-
 def context_name_filter(text: str, start: int, end: int, settings: dict) -> tuple[int, int] | None:
     """Words where only a name fits (a note's closing signature line, 'NP X aware'): known names that
     are also clinical words ("k. bell rrt") and unknown words pass; function words, verb forms and
     other dictionary or clinical words ("team", "catheter") do not."""
-    pieces = _clinical_hyphen_tail(hit_words(text, start, end))
+    pieces = cut_hyphen_tail(hit_words(text, start, end), _clinical)
     rest = pieces[1:] if pieces and is_initial(pieces[0][2]) else pieces
     if not rest:
         return None
