@@ -219,3 +219,25 @@ def context_name_filter(text: str, start: int, end: int, settings: dict) -> tupl
             return None
     s, e = pieces[0][0], pieces[-1][1]
     return (s, e - 1 if text[e - 1] == "." else e)
+
+
+def _one_known_name(text: str, start: int, end: int, function_ok: bool) -> tuple[int, int] | None:
+    pieces = hit_words(text, start, end)
+    if len(pieces) != 1:
+        return None
+    low = base(pieces[0][2])
+    if len(low) < 3 or not low.isalpha() or not is_name(low) or (is_function_word(low) and not function_ok):
+        return None
+    return pieces[0][0], pieces[0][1]
+
+
+def known_name_filter(text: str, start: int, end: int, settings: dict) -> tuple[int, int] | None:
+    """One known name of 3+ letters in any case, a dictionary word included but no function word, where
+    the rule's context leaves little but a name ("Art reports", "social: lima visited"; not "Will reports")."""
+    return _one_known_name(text, start, end, function_ok=False)
+
+
+def listed_name_filter(text: str, start: int, end: int, settings: dict) -> tuple[int, int] | None:
+    """As `known_name`, a function word included: the second name of a kin list before a past-tense visit
+    verb, where a modal cannot stand ("daughters viola and will visited"; "... and will visit" never matches)."""
+    return _one_known_name(text, start, end, function_ok=True)
