@@ -226,7 +226,8 @@ def _one_known_name(text: str, start: int, end: int, function_ok: bool) -> tuple
     if len(pieces) != 1:
         return None
     low = base(pieces[0][2])
-    if len(low) < 3 or not low.isalpha() or not is_name(low) or (is_function_word(low) and not function_ok):
+    if len(low) < 3 or not low.isalpha() or not is_name(low) or (
+            is_function_word(low) and not (function_ok and low in words("first_name"))):
         return None
     return pieces[0][0], pieces[0][1]
 
@@ -238,6 +239,6 @@ def known_name_filter(text: str, start: int, end: int, settings: dict) -> tuple[
 
 
 def listed_name_filter(text: str, start: int, end: int, settings: dict) -> tuple[int, int] | None:
-    """As `known_name`, a function word included: the second name of a kin list before a past-tense visit
-    verb, where a modal cannot stand ("daughters viola and will visited"; "... and will visit" never matches)."""
+    """As `known_name`, a function word that is a given name included: the second name of a kin list before a
+    past-tense visit verb, where a modal cannot stand ("daughters viola and will visited"; "and then visited" not)."""
     return _one_known_name(text, start, end, function_ok=True)
