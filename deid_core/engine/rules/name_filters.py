@@ -164,8 +164,14 @@ def kin_name_filter(text: str, start: int, end: int, settings: dict) -> tuple[in
 
 
 def name_strong_filter(text: str, start: int, end: int, settings: dict) -> tuple[int, int] | None:
-    """As `name`, but the first word may be any non-frequent word (after Dr./Mr.)."""
-    return _name_run(text, start, end, strong=True, from_left=False)
+    """As `name`, but the first word may be any non-frequent word (after Dr./Mr.); glued to the title's
+    period, a known name that is also a function word is the name ("per dr.floor"; "Dr. will call" not)."""
+    run = _name_run(text, start, end, strong=True, from_left=False)
+    if run is None and start > 0 and text[start - 1] == ".":
+        pieces = hit_words(text, start, end)
+        if pieces and pieces[0][0] == start and is_name(base(pieces[0][2])) and len(base(pieces[0][2])) > 2:
+            return pieces[0][0], pieces[0][1] - (pieces[0][2][-1] == ".")
+    return run
 
 
 def name_role_filter(text: str, start: int, end: int, settings: dict) -> tuple[int, int] | None:
