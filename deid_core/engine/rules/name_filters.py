@@ -93,6 +93,16 @@ def _clinical(word: str) -> bool:
     return is_frequent(word) or word in words("medical_word")
 
 
+def _signed_surname(word: str) -> bool:
+    """After an initial and before a credential ("K. LONG RN", "W. FANG OTR/L"): a word that can start a
+    name, or a dictionary word in capitals or Title case that is no frequent, function or clinical word
+    ("k. tube rrt", "R. ARM MD" not)."""
+    low = base(word)
+    return first_name_ok(word, unknown_ok=2, role=True) or (
+        not word.islower() and low.isalpha() and is_common(low) and not is_frequent(low)
+        and not is_function_word(low) and low not in words("medical_word"))
+
+
 def _name_run(text: str, start: int, end: int, strong: bool, from_left: bool,
               unknown_ok: int = 0, role: bool = False) -> tuple[int, int] | None:
     pieces = hit_words(text, start, end)
@@ -101,14 +111,15 @@ def _name_run(text: str, start: int, end: int, strong: bool, from_left: bool,
     unknown_ok = 2 if from_left else unknown_ok
     if from_left:  # drop leading words until one can start a name (signatures: "called covering MD")
         while pieces and not (first_name_ok(pieces[0][2], strong=strong, unknown_ok=2) or (
-                is_initial(pieces[0][2]) and len(pieces) > 1 and first_name_ok(pieces[1][2], unknown_ok=2, role=True)) or (
+                is_initial(pieces[0][2]) and len(pieces) > 1 and _signed_surname(pieces[1][2])) or (
                 len(pieces) > 2 and is_initial(pieces[1][2]) and first_name_ok(pieces[0][2], role=True))):
             pieces = pieces[1:]
     if not pieces:
         return None
     i = 0
     if is_initial(pieces[0][2]) and len(pieces) > 1:  # "E. Welsh", "s. roberto"; from the left "K. LONG RN"
-        first_ok = first_name_ok(pieces[1][2], strong=strong, unknown_ok=max(unknown_ok, 1), role=role or from_left)
+        first_ok = (_signed_surname(pieces[1][2]) if from_left else
+                    first_name_ok(pieces[1][2], strong=strong, unknown_ok=max(unknown_ok, 1), role=role))
         if not first_ok:
             return None
         i = 2
