@@ -9,9 +9,16 @@ from hypothesis import strategies as st
 
 from deid_core.config import ConfigError, load_config
 from deid_core.doc import Doc
+from deid_core.engine.rules.filter_words import hit_words
 from deid_core.engine.rules.filters import FILTERS, place_like
 from deid_core.engine.rules.loader import Rule, compile_rule
-from deid_core.engine.rules.name_filters import first_name_ok, name_filter
+from deid_core.engine.rules.name_filters import (
+    context_name_filter,
+    cut_hyphen_tail,
+    first_name_ok,
+    name_before_filter,
+    name_filter,
+)
 from deid_core.engine.rules.prefilter import first_class, guarded
 from deid_core.engine.rules.tagger import RuleTagger
 from deid_core.notes import Note
@@ -208,6 +215,36 @@ def test_name_filter_trims_trailing_words():
     assert name_filter(text, 0, len(text), {}) == (0, 16)
     assert name_filter("in to visit", 0, 11, {}) is None
 
+
+
+def test_one_hyphen_cut_for_names_and_context_names():
+    """Round 7: one cut (name runs: a frequent word glued on; context names: a clinical word too)."""
+    def words_of(text, **kw):
+        return [w for _, _, w in cut_hyphen_tail(hit_words(text, 0, len(text)), **kw)]
+    assert words_of("Rob-who called") == ["Rob"]
+    assert words_of("B. KARGAS-PT WET") == ["B.", "KARGAS"]
+    assert words_of("Oakes-Vantrell saw") == ["Oakes-Vantrell", "saw"]
+    assert words_of("follow-up visit") == ["follow-up", "visit"]  # a frequent first part: no name to cut
+    text = "per B. MORROW-PT"
+    assert context_name_filter(text, 4, len(text), {}) == (4, 13)
+
+
+def test_round7_name_filters():
+    """A lower-case word in no list after a family word; one known name (a function word only in a kin list);
+    an initial and a capitalised dictionary word before a credential; a title glued to a function-word name."""
+    text = "daughter-in-law zelunwa helps"
+    assert FILTERS["kin_name"](text, 16, len(text), {}) == (16, 23)
+    assert FILTERS["kin_name"]("son visisted", 4, 12, {}) is None  # a typo
+    assert FILTERS["kin_name"]("son abx", 4, 7, {}) is None  # clinical
+    assert FILTERS["known_name"]("Art", 0, 3, {}) == (0, 3)
+    assert FILTERS["known_name"]("Will", 0, 4, {}) is None and FILTERS["listed_name"]("will", 0, 4, {}) == (0, 4)
+    assert FILTERS["listed_name"]("then", 0, 4, {}) is None
+    text = "W. FANG OTR/L"
+    assert name_before_filter(text, 0, 7, {}) == (0, 7)
+    assert name_before_filter("R. ARM", 0, 6, {}) is None
+    text = "per dr.floor at bedside"
+    assert FILTERS["name_strong"](text, 7, 12, {}) == (7, 12)
+    assert FILTERS["name_strong"]("Dr. will call", 4, 13, {}) is None
 
 def test_place_like():
     assert place_like("Towson") and place_like("GH") and place_like("Denver")
