@@ -89,7 +89,7 @@ def main() -> None:
     pred, outs = run_pipeline(deid, corpus.notes)
     res = aggregate(corpus.notes, corpus.gold, pred, outs, bench.cfg.readable)
     rep = res["report"]
-    print(f"notes {len(test)} seed {args.seed} bundle {bundle.id[:12]}")
+    print(f"notes {len(test)} {args.corpus or f'seed {args.seed}'} bundle {bundle.id[:12]}")
     print("bin-tok R/P {:.3f}/{:.3f} strict R/P/F1 {:.3f}/{:.3f}/{:.3f} readable {}".format(
         rep["binary_token"]["recall"], rep["binary_token"]["precision"], rep["strict"]["recall"],
         rep["strict"]["precision"], rep["strict"]["f1"], res["readable"]))
