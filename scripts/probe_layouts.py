@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import sys
 from pathlib import Path
 
 from deid_core.bundle import load_bundle
@@ -51,7 +52,8 @@ def main() -> None:
     ap.add_argument("--show", type=int, default=0)
     args = ap.parse_args()
     if not Path(args.bundle).is_dir():
-        raise SystemExit(f"probe_layouts: --bundle {args.bundle}: not a directory")
+        print(f"probe_layouts: --bundle {args.bundle}: not a directory", file=sys.stderr)
+        sys.exit(2)
     bench = Bench(settings(False, None, "previous"), DEFAULT_DATA, DEFAULT_CACHE, False)
     bundle = load_bundle(args.bundle)
     corpus = to_corpus(probe_notes(args.notes, args.seed))
