@@ -3,20 +3,25 @@ fresh seed of the *training* note types only, per-label token recall, strict lab
 confusions and misses of chosen labels (training types only: the held-out types are never generated).
 
     .venv/bin/python scripts/inner_layouts.py --recipe previous [--seed 24024] [--notes 1000]
-        [--labels FAX,CITY] [--show 40] [--json FILE] [--bundle DIR]
+        [--labels FAX,CITY] [--show 40] [--json FILE] [--bundle DIR] [--dump FILE | --corpus FILE]
+
+--dump FILE writes the generated notes (a pickle) and stops; --corpus FILE scores those notes instead of
+generating: the same test notes for two revisions whose templates differ (round 7: run --dump with
+PYTHONPATH set to an export of the other revision, e.g. `git archive main | tar -x -C /tmp/main`).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import pickle
 from collections import Counter
 from pathlib import Path
 
 from deid_core.bundle import load_bundle
 from deid_core.training.corpus_eval import aggregate, run_pipeline
 from deid_core.training.evaluation.readable import readable_names
-from deid_core.training.generalization import NOTES_PER_TEST_PATIENT, Bench
+from deid_core.training.generalization import NOTES_PER_TEST_PATIENT, Bench, synth_types
 from deid_core.training.generalization_config import settings
 from deid_core.training.generalization_report import DEFAULT_CACHE, DEFAULT_DATA
 from deid_core.training.synth import generate
@@ -61,19 +66,30 @@ def main() -> None:
     ap.add_argument("--json", default=None)
     ap.add_argument("--pairs", default="", help="GOLD>PRED,... show gold spans of GOLD tagged PRED")
     ap.add_argument("--readable", type=int, default=0, help="show up to N gold names still readable in the output")
+    ap.add_argument("--dump", default=None, help="write the generated test notes to this file (pickle) and stop")
+    ap.add_argument("--corpus", default=None, help="score the notes of this --dump file instead of generating")
     ap.add_argument("--bundle", default=None, help="tag with this trained bundle (no training; e.g. the "
                                                    "previous code's bundle with this code's rules and merge)")
     args = ap.parse_args()
+    if args.dump:
+        held_out = tuple(synth_types(settings(False, None, args.recipe))[1])
+        test = generate(args.notes, args.seed, max(1, args.notes // NOTES_PER_TEST_PATIENT), exclude=held_out)
+        Path(args.dump).write_bytes(pickle.dumps(test))
+        print(f"wrote {len(test)} notes of the training types, seed {args.seed}, to {args.dump}")
+        return
     bench = Bench(settings(False, None, args.recipe), DEFAULT_DATA, DEFAULT_CACHE, False)
     bundle = load_bundle(args.bundle) if args.bundle else bench.main_bundle()
     deid = bench.deid(bundle)
-    test = generate(args.notes, args.seed, max(1, args.notes // NOTES_PER_TEST_PATIENT),
-                    exclude=tuple(bench.held_out_types))
+    if args.corpus:
+        test = pickle.loads(Path(args.corpus).read_bytes())  # noqa: S301 (our own --dump file)
+    else:
+        test = generate(args.notes, args.seed, max(1, args.notes // NOTES_PER_TEST_PATIENT),
+                        exclude=tuple(bench.held_out_types))
     corpus = to_corpus(test)
     pred, outs = run_pipeline(deid, corpus.notes)
     res = aggregate(corpus.notes, corpus.gold, pred, outs, bench.cfg.readable)
     rep = res["report"]
-    print(f"notes {len(test)} seed {args.seed} bundle {bundle.id[:12]}")
+    print(f"notes {len(test)} {args.corpus or f'seed {args.seed}'} bundle {bundle.id[:12]}")
     print("bin-tok R/P {:.3f}/{:.3f} strict R/P/F1 {:.3f}/{:.3f}/{:.3f} readable {}".format(
         rep["binary_token"]["recall"], rep["binary_token"]["precision"], rep["strict"]["recall"],
         rep["strict"]["precision"], rep["strict"]["f1"], res["readable"]))
