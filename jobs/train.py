@@ -36,7 +36,7 @@ def _partition_sequences(conf: CrfSettings, dconf: Config, model: str, clusters,
         from deid_core.engine.pipeline import build_stage
         from deid_core.training.train import TrainDoc, model_sequences
 
-        rules = build_stage(dconf, "rules", None).tag if use_rules else None
+        rules = build_stage(dconf, "rules", None).feature_spans if use_rules else None
         docs = [TrainDoc(Doc(n), g, d) for n, g, d in records]
         spans = [rules(d.doc) if rules else () for d in docs]
         yield from model_sequences(docs, conf, model, clusters=clusters, rule_spans=spans, easy=easy)
@@ -85,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
             return rdd.mapPartitions(_partition_sequences(conf, dconf, model, clusters, easy_on, use_rules)).toLocalIterator()
 
         docs = make_docs(notes, gold) + extra
-        bundle = train_bundle(docs, conf, Path(args.output), rules=build_stage(dconf, "rules", None).tag if use_rules else None,
+        bundle = train_bundle(docs, conf, Path(args.output), rules=build_stage(dconf, "rules", None).feature_spans if use_rules else None,
                               models=models, easy=easy, sequence_provider=provider,
                               extra={"target_corpus": Path(args.physionet).name,
                                      "source_corpora": [Path(p).name for p in args.synthetic], "spark": True})

@@ -128,7 +128,7 @@ class DeidBundleEstimator(Estimator, _DeidParams, DefaultParamsReadable, Default
         dconf = pipeline_config(self._opt(self.config))
         path = Path(self.getOrDefault(self.bundlePath))
         train_bundle(make_docs(notes, gold), crf_config(self._opt(self.crfConfig)), path,
-                     rules=build_stage(dconf, "rules", None).tag, extra={"trained_by": "DeidBundleEstimator"})
+                     rules=build_stage(dconf, "rules", None).feature_spans, extra={"trained_by": "DeidBundleEstimator"})
         names = [p.name for p in _DeidParams().params if p.name != "bundle"]
         shared = {n: self.getOrDefault(n) for n in names if self.isDefined(self.getParam(n))}
         return DeidTransformer(bundle=str(path), **shared)

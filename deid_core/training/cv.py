@@ -50,7 +50,7 @@ def cv_stage_spans(
         if augment is not None:
             docs += augment(train_notes, train_gold)
         with tempfile.TemporaryDirectory(prefix="deid-cv-") as tmp:
-            bundle = train_bundle(docs, conf, Path(tmp), rules=rules.tag if rules else None, c1=c1, c2=c2,
+            bundle = train_bundle(docs, conf, Path(tmp), rules=rules.feature_spans if rules else None, c1=c1, c2=c2,
                                   models=models, easy=easy)
             stages: list[Stage] = [] if rules is None else [rules]
             # tagged like the target corpus it is scored on (EasyAdapt bundles: the target copy)

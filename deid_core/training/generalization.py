@@ -121,7 +121,7 @@ class Bench:
         extra = {"benchmark": "generalization", "physionet_notes": len(notes), "recipe": self.cfg.recipe.name,
                  "synthetic_note_types": dict(sorted(self.synth_type_counts.items()))}
         t0 = time.process_time()
-        bundle, trained = cached_bundle(docs, self.config, self.cache, name, rules=self.rules.tag, extra=extra)
+        bundle, trained = cached_bundle(docs, self.config, self.cache, name, rules=self.rules.feature_spans, extra=extra)
         self.results.setdefault("setup", {}).setdefault("bundles", {})[name] = {
             "id": bundle.id[:12], "path": str(bundle.path), "trained_now": trained,
             "train_cpu_s": round(time.process_time() - t0) if trained else 0,

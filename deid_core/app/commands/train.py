@@ -93,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
         cv_report = run_cv(notes, gold, conf, dconf, args.cv, extra=extra, use_rules=use_rules,
                            models=models, easy=easy, augment=augment)
     docs = target_docs(notes, gold, conf, recipe) + extra
-    rules = build_stage(dconf, "rules", None).tag if use_rules else None  # the rule_hits features' spans
+    rules = build_stage(dconf, "rules", None).feature_spans if use_rules else None  # the rule_hits features' spans
     bundle = train_bundle(docs, conf, Path(args.output), rules=rules, models=models, easy=easy,
                           extra={"target_corpus": Path(args.physionet).name,
                                  "source_corpora": [Path(p).name for p in args.synthetic],

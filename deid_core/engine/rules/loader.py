@@ -15,7 +15,9 @@ e.g. `\\d{5}` for a rule ending in a ZIP code; every example must contain it), `
 case: the rule runs only on a note where one of them begins a word, found in the triggers' one
 Aho-Corasick pass, so nearly free; a necessary condition like `needs`, every example holds one), `guard` (true: the
 note is scanned with a first-character look-ahead derived from the pattern, prefilter.py: same
-matches, faster for patterns opening with look-behinds), and
+matches, faster for patterns opening with look-behinds), `crf_feature` (false: the rule's spans reach
+the merge but not the CRF's rule_hits features, so adding such a rule leaves the trained CRF as it
+was: for high-precision context rules whose spans win at the merge anyway), and
 `examples` / `negatives`: example texts with the expected PHI marked as [[...]].
 """
 
@@ -56,6 +58,7 @@ class Rule:
     needs: str = ""
     anchors: tuple[str, ...] = ()
     guard: bool = False
+    crf_feature: bool = True
     examples: tuple[str, ...] = ()
     negatives: tuple[str, ...] = ()
     file: str = ""

@@ -114,6 +114,7 @@ class RuleTagger(PerNoteStage):
     def _compile(self) -> None:
         s = self.settings
         self.rules: list[Rule] = load_rules(s.files)
+        self.merge_only = frozenset(r.id for r in self.rules if not r.crf_feature)  # not CRF rule_hits features
         self.filter_settings = {**asdict(s), **load_settings(s.files)}
         self.filter_settings["_kw_words"] = frozenset(self.filter_settings.get("place_keywords", ()))
         self.gazetteer_rules = load_gazetteer_rules(s.gazetteer_file) if s.gazetteer_file else []
@@ -331,15 +332,28 @@ class RuleTagger(PerNoteStage):
         non-PHI contexts (suppressor hits: vent settings, scores, fractions) to the merge."""
         hits = self.regex_hits(doc)
         state.nonphi = sorted(hits[1], key=lambda s: s.start)
-        spans = state.rule_spans = self.tag(doc, hits)
+        raw = self.tag_raw(doc, hits)
+        spans = self._resolve(raw)
+        state.rule_spans = self._resolve(self._features_only(raw)) if self.merge_only else spans
         return spans
 
     def tag(self, doc: Doc, hits: tuple[list[Span], list[Span]] | None = None) -> list[Span]:
         """Non-overlapping PHI spans: higher priority, then longer, wins."""
+        return self._resolve(self.tag_raw(doc, hits))
+
+    def feature_spans(self, doc: Doc) -> list[Span]:
+        """The spans the CRF's rule_hits features read: `tag` as if the rules marked
+        `crf_feature = false` were absent (they reach the merge only), in training and tagging alike."""
+        raw = self.tag_raw(doc)
+        return self._resolve(self._features_only(raw) if self.merge_only else raw)
+
+    def _features_only(self, raw: list[Span]) -> list[Span]:
+        return [s for s in raw if s.source not in self.merge_only]
+
+    def _resolve(self, raw: list[Span]) -> list[Span]:
         prio = self.priority
         mp = self.settings.metadata_priority
-        return resolve_overlaps(self.tag_raw(doc, hits),
-                            rank=lambda s: (prio.get(s.source, mp), s.end - s.start, s.confidence, -s.start))
+        return resolve_overlaps(raw, rank=lambda s: (prio.get(s.source, mp), s.end - s.start, s.confidence, -s.start))
 
 
 def rule_stage(config: Config, bundle) -> RuleTagger:
