@@ -40,6 +40,25 @@ def confusions(notes, gold, pred) -> Counter:
     return out
 
 
+def show_label_misses(gold, pred, texts, label: str, limit: int, types=None, exact: bool = False) -> None:
+    """Print up to `limit` gold spans of `label` that no prediction of that label covers (`exact`: with
+    the gold extent), with what was predicted there."""
+    shown = 0
+    for nid, gs in gold.items():
+        t = texts[nid]
+        for g in gs:
+            if g.label != label or shown >= limit:
+                continue
+            ps = [p for p in pred.get(nid, []) if p.overlaps(g)]
+            if any(p.label == label and ((p.start, p.end) == (g.start, g.end) if exact
+                                         else p.start <= g.start and p.end >= g.end) for p in ps):
+                continue
+            got = ";".join(f"{p.label}:{t[p.start:p.end]!r}/{p.source}" for p in ps) or "MISS"
+            where = f"{types[nid]:18s} " if types else ""
+            print(f"  {where}{t[max(0, g.start - 40):g.start]!r} [[{t[g.start:g.end]}]] {t[g.end:g.end + 25]!r} -> {got}")
+            shown += 1
+
+
 def show_readable(corpus, pred, outs, settings, types, limit: int) -> None:
     """Gold person names still standing in the output (training types), with what was predicted there."""
     print("-- names readable in the output (training types)")
@@ -71,20 +90,18 @@ def main() -> None:
     ap.add_argument("--bundle", default=None, help="tag with this trained bundle (no training; e.g. the "
                                                    "previous code's bundle with this code's rules and merge)")
     args = ap.parse_args()
-    if args.dump:
+    if args.corpus:
+        test = pickle.loads(Path(args.corpus).read_bytes())  # noqa: S301 (our own --dump file)
+    else:
         held_out = tuple(synth_types(settings(False, None, args.recipe))[1])
         test = generate(args.notes, args.seed, max(1, args.notes // NOTES_PER_TEST_PATIENT), exclude=held_out)
+    if args.dump:
         Path(args.dump).write_bytes(pickle.dumps(test))
         print(f"wrote {len(test)} notes of the training types, seed {args.seed}, to {args.dump}")
         return
     bench = Bench(settings(False, None, args.recipe), DEFAULT_DATA, DEFAULT_CACHE, False)
     bundle = load_bundle(args.bundle) if args.bundle else bench.main_bundle()
     deid = bench.deid(bundle)
-    if args.corpus:
-        test = pickle.loads(Path(args.corpus).read_bytes())  # noqa: S301 (our own --dump file)
-    else:
-        test = generate(args.notes, args.seed, max(1, args.notes // NOTES_PER_TEST_PATIENT),
-                        exclude=tuple(bench.held_out_types))
     corpus = to_corpus(test)
     pred, outs = run_pipeline(deid, corpus.notes)
     res = aggregate(corpus.notes, corpus.gold, pred, outs, bench.cfg.readable)
@@ -104,20 +121,8 @@ def main() -> None:
     texts = {n.note_id: n.text for n in corpus.notes}
     types = {n.note_id: s.note_type for n, s in zip(corpus.notes, test, strict=True)}
     for lab in wanted:
-        shown = 0
         print(f"-- {lab}: gold spans not tagged {lab} (training types)")
-        for nid, gs in corpus.gold.items():
-            for g in gs:
-                if g.label != lab or shown >= args.show:
-                    continue
-                ps = [p for p in pred.get(nid, []) if p.overlaps(g)]
-                if any(p.label == lab and p.start <= g.start and p.end >= g.end for p in ps):
-                    continue
-                t = texts[nid]
-                got = ";".join(f"{p.label}:{t[p.start:p.end]!r}/{p.source}" for p in ps) or "MISS"
-                print(f"  {types[nid]:18s} {t[max(0, g.start - 40):g.start]!r} [[{t[g.start:g.end]}]] "
-                      f"{t[g.end:g.end + 25]!r} -> {got}")
-                shown += 1
+        show_label_misses(corpus.gold, pred, texts, lab, args.show, types=types)
     for pair in [x for x in args.pairs.split(",") if x]:
         gl, pl = pair.split(">")
         print(f"-- {gl} tagged {pl} (training types)")

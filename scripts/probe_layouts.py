@@ -44,6 +44,10 @@ def probe_notes(n_notes: int, seed: int, per_patient: int = 4) -> list[SynthNote
 
 
 def main() -> None:
+    from inner_layouts import (
+        show_label_misses,  # scripts/, beside this file (on sys.path when run as a script)
+    )
+
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--bundle", required=True)
     ap.add_argument("--seed", type=int, default=27127)
@@ -68,18 +72,8 @@ def main() -> None:
         print(f"{lab:15s} tokR {v['recall']:.3f} strictF1 {strict.get(lab, {}).get('f1', 0):.3f} n {v['tp'] + v['fn']:5d}")
     texts = {n.note_id: n.text for n in corpus.notes}
     for lab in [x for x in args.labels.split(",") if x]:
-        shown = 0
         print(f"-- {lab}: gold spans not tagged {lab} with its extent")
-        for nid, gs in corpus.gold.items():
-            t = texts[nid]
-            for g in gs:
-                ps = [p for p in pred.get(nid, []) if p.overlaps(g)]
-                if g.label != lab or shown >= args.show or any(
-                        p.label == lab and p.start == g.start and p.end == g.end for p in ps):
-                    continue
-                got = ";".join(f"{p.label}:{t[p.start:p.end]!r}/{p.source}" for p in ps) or "MISS"
-                print(f"  {t[max(0, g.start - 40):g.start]!r} [[{t[g.start:g.end]}]] {t[g.end:g.end + 20]!r} -> {got}")
-                shown += 1
+        show_label_misses(corpus.gold, pred, texts, lab, args.show, exact=True)
 
 
 if __name__ == "__main__":

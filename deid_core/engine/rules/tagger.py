@@ -334,7 +334,9 @@ class RuleTagger(PerNoteStage):
         state.nonphi = sorted(hits[1], key=lambda s: s.start)
         raw = self.tag_raw(doc, hits)
         spans = self._resolve(raw)
-        state.rule_spans = self._resolve(self._features_only(raw)) if self.merge_only else spans
+        # the CRF's rule_hits features read the rules as if those marked `crf_feature = false` were absent
+        state.rule_spans = (self._resolve([s for s in raw if s.source not in self.merge_only])
+                            if self.merge_only else spans)
         return spans
 
     def tag(self, doc: Doc, hits: tuple[list[Span], list[Span]] | None = None) -> list[Span]:
@@ -342,13 +344,11 @@ class RuleTagger(PerNoteStage):
         return self._resolve(self.tag_raw(doc, hits))
 
     def feature_spans(self, doc: Doc) -> list[Span]:
-        """The spans the CRF's rule_hits features read: `tag` as if the rules marked
-        `crf_feature = false` were absent (they reach the merge only), in training and tagging alike."""
-        raw = self.tag_raw(doc)
-        return self._resolve(self._features_only(raw) if self.merge_only else raw)
-
-    def _features_only(self, raw: list[Span]) -> list[Span]:
-        return [s for s in raw if s.source not in self.merge_only]
+        """The spans the CRF's rule_hits features read, as `run` hands them over: training reads the
+        rules exactly as tagging does (the rules marked `crf_feature = false` reach the merge only)."""
+        state = NoteState()
+        self.run(doc, state)
+        return state.rule_spans or []
 
     def _resolve(self, raw: list[Span]) -> list[Span]:
         prio = self.priority
