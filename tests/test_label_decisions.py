@@ -4,7 +4,12 @@ rules stage and union merge of the default configuration (invented text)."""
 
 from deid_core.config import load_config
 from deid_core.doc import Doc
-from deid_core.engine.label_decisions import rule_labels_win, split_crf_lines, trim_person_spans, whole_words
+from deid_core.engine.label_decisions import (
+    rule_labels_win,
+    split_crf_lines,
+    trim_person_spans,
+    whole_words,
+)
 from deid_core.engine.merge import union_merge
 from deid_core.engine.pipeline import build_stage
 from deid_core.notes import Note
