@@ -73,7 +73,9 @@ def test_crf_person_spans_lose_a_lead_role_or_kin_word_and_split_at_and():
     text = "pills brought by cousin Miloslav and colleagues."
     net = _at(text, "cousin Miloslav and colleagues", "PATIENT", "names:net")  # any source is cut
     assert [text[s.start:s.end] for s in trim_person_spans([net], text, lead)] == ["Miloslav"]
-    place = _at(text, "cousin Miloslav", "HOSPITAL", "crf:single")  # other labels are not
+    kin = _at(text, "cousin", "USERNAME", "crf:single")  # a span on the lead word alone goes with it
+    assert [text[s.start:s.end] for s in trim_person_spans([kin, net], text, lead)] == ["Miloslav"]
+    place = _at(text, "cousin Miloslav", "HOSPITAL", "crf:single")  # other labels are not cut
     assert trim_person_spans([place], text, lead) == [place]
     assert trim_person_spans([place], text, frozenset()) == [place]
 

@@ -52,8 +52,9 @@ def trim_person_spans(spans: Sequence[Span], text: str, lead_words: frozenset[st
     they took in more than a name: two names joined by 'and' are two spans ('ZV and aimee lee'), a piece
     that is one dictionary word and no known name is dropped ('Auvil and colleagues'), and a lower-case
     role or kin word before a capitalised name is left out ('cousin Miloslav', 'hospitalist Arlette
-    Osei'; 'COUSIN, GEORGES' and 'Georges Cousin' stay whole)."""
+    Osei'; 'COUSIN, GEORGES' and 'Georges Cousin' stay whole), with any other span on that word alone."""
     out: list[Span] = []
+    dropped: set[tuple[int, int]] = set()
     for s in spans:
         if s.label not in _PERSON:
             out.append(s)
@@ -66,6 +67,7 @@ def trim_person_spans(spans: Sequence[Span], text: str, lead_words: frozenset[st
         for a, b in cuts:
             lead = _LEAD.match(text, a, b)
             if lead and lead.group(1) in lead_words:
+                dropped.add(lead.span(1))
                 a = lead.end()
             piece = text[a:b]
             if len(cuts) > 1 and piece.isalpha() and is_common(piece) and not is_name(piece):
@@ -74,7 +76,7 @@ def trim_person_spans(spans: Sequence[Span], text: str, lead_words: frozenset[st
                 out.append(s)
             elif b > a:
                 out.append(Span(a, b, s.label, s.source, s.confidence))
-    return out
+    return [s for s in out if (s.start, s.end) not in dropped] if dropped else out
 
 
 def rule_labels_win(spans: Sequence[Span], text: str, sources: Sequence[str]) -> list[Span]:
