@@ -40,6 +40,38 @@ def confusions(notes, gold, pred) -> Counter:
     return out
 
 
+def error_kind(g, pred_spans) -> str:
+    """Why gold span `g` is a strict error: miss, label (same extent), short / long / shifted (same label),
+    or label+extent; "" when a prediction matches it strictly."""
+    ps = [p for p in pred_spans if p.overlaps(g)]
+    if any((p.start, p.end, p.label) == (g.start, g.end, g.label) for p in ps):
+        return ""
+    if not ps:
+        return "miss"
+    if any((p.start, p.end) == (g.start, g.end) for p in ps):
+        return "label"
+    same = [p for p in ps if p.label == g.label]
+    if not same:
+        return "label+extent"
+    if len(same) > 1:
+        return "split"
+    p = same[0]
+    if p.start >= g.start and p.end <= g.end:
+        return "short"
+    return "long" if p.start <= g.start and p.end >= g.end else "shifted"
+
+
+def error_kinds(notes, gold, pred) -> Counter:
+    """(gold label, error kind) counts of the gold spans without a strict match (error_kind)."""
+    out: Counter = Counter()
+    for n in notes:
+        for g in gold.get(n.note_id, []):
+            k = error_kind(g, pred.get(n.note_id, []))
+            if k:
+                out[(g.label, k)] += 1
+    return out
+
+
 def show_label_misses(gold, pred, texts, label: str, limit: int, types=None, exact: bool = False) -> None:
     """Print up to `limit` gold spans of `label` that no prediction of that label covers (`exact`: with
     the gold extent), with what was predicted there."""
@@ -83,6 +115,8 @@ def main() -> None:
     ap.add_argument("--labels", default="")
     ap.add_argument("--show", type=int, default=30)
     ap.add_argument("--json", default=None)
+    ap.add_argument("--kinds", type=int, default=0, help="print the N commonest strict errors by label and kind")
+    ap.add_argument("--kind", default="", help="LABEL:KIND,... show gold spans of LABEL with that error kind")
     ap.add_argument("--pairs", default="", help="GOLD>PRED,... show gold spans of GOLD tagged PRED")
     ap.add_argument("--readable", type=int, default=0, help="show up to N gold names still readable in the output")
     ap.add_argument("--dump", default=None, help="write the generated test notes to this file (pickle) and stop")
@@ -123,6 +157,23 @@ def main() -> None:
     for lab in wanted:
         print(f"-- {lab}: gold spans not tagged {lab} (training types)")
         show_label_misses(corpus.gold, pred, texts, lab, args.show, types=types)
+    if args.kinds:
+        kinds = error_kinds(corpus.notes, corpus.gold, pred)
+        print(f"-- strict errors by kind ({sum(kinds.values())} gold spans)")
+        for (lab, k), c in kinds.most_common(args.kinds):
+            print(f"  {lab:15s} {k:13s} {c}")
+    for lk in [x for x in args.kind.split(",") if x]:
+        lab, kind = lk.split(":")
+        print(f"-- {lab} {kind} (training types)")
+        shown = 0
+        for nid, gs in corpus.gold.items():
+            t = texts[nid]
+            for g in gs:
+                if g.label == lab and shown < args.show and error_kind(g, pred.get(nid, [])) == kind:
+                    got = ";".join(f"{p.label}:{t[p.start:p.end]!r}/{p.source}" for p in pred.get(nid, []) if p.overlaps(g))
+                    print(f"  {types[nid]:18s} {t[max(0, g.start - 40):g.start]!r} [[{t[g.start:g.end]}]] "
+                          f"{t[g.end:g.end + 25]!r} -> {got}")
+                    shown += 1
     for pair in [x for x in args.pairs.split(",") if x]:
         gl, pl = pair.split(">")
         print(f"-- {gl} tagged {pl} (training types)")

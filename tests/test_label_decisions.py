@@ -1,10 +1,15 @@
 """Label decisions around the merge (engine/label_decisions.py): CRF spans cut at line breaks, deciding
-rules' labels over the CRF's, identifiers grown to their whole word; and the same through the real
+rules' labels over the CRF's, identifiers grown to their whole word, person spans cut to the names; and the same through the real
 rules stage and union merge of the default configuration (invented text)."""
 
 from deid_core.config import load_config
 from deid_core.doc import Doc
-from deid_core.engine.label_decisions import rule_labels_win, split_crf_lines, whole_words
+from deid_core.engine.label_decisions import (
+    rule_labels_win,
+    split_crf_lines,
+    trim_person_spans,
+    whole_words,
+)
 from deid_core.engine.merge import union_merge
 from deid_core.engine.pipeline import build_stage
 from deid_core.notes import Note
@@ -47,6 +52,32 @@ def test_username_grows_to_its_whole_word_but_not_over_an_address():
     out = whole_words(spans, text, ["USERNAME"])
     assert [text[s.start:s.end] for s in out] == ["gracem9", "kq.lo77", "host.org", "u307621"]
     assert whole_words(spans, text, []) == spans
+
+
+def test_crf_person_spans_lose_a_lead_role_or_kin_word_and_split_at_and():
+    lead = frozenset(load_config().merge.crf_name_lead_words)
+    cases = [("Dear Dr. Tovrin and colleagues:", "Tovrin and colleagues", ["Tovrin"]),
+             ("met with Dr. QX and elsa brandvik rn", "QX and elsa brandvik", ["QX", "elsa brandvik"]),
+             ("Rose and Will visited", "Rose and Will", ["Rose", "Will"]),  # known names stay, common or not
+             ("pills brought by cousin Miloslav.", "cousin Miloslav", ["Miloslav"]),
+             ("spoke with hospitalist Arlette Osei at 1900", "hospitalist Arlette Osei", ["Arlette Osei"]),
+             ("F/u GINGER WILSON, MD", "u GINGER WILSON", ["GINGER WILSON"]),
+             # a kin word that may be a surname stays when the case does not set it apart
+             ("COUSIN, GEORGES seen", "COUSIN, GEORGES", ["COUSIN, GEORGES"]),
+             ("Georges Cousin seen", "Georges Cousin", ["Georges Cousin"]),
+             ("cousin georges seen", "cousin georges", ["cousin georges"])]
+    for text, part, want in cases:
+        out = trim_person_spans([_at(text, part, "DOCTOR", "crf:single")], text, lead)
+        assert [text[s.start:s.end] for s in out] == want, text
+        assert all(s.label == "DOCTOR" and s.source == "crf:single" for s in out)
+    text = "pills brought by cousin Miloslav and colleagues."
+    net = _at(text, "cousin Miloslav and colleagues", "PATIENT", "names:net")  # any source is cut
+    assert [text[s.start:s.end] for s in trim_person_spans([net], text, lead)] == ["Miloslav"]
+    kin = _at(text, "cousin", "USERNAME", "crf:single")  # a span on the lead word alone goes with it
+    assert [text[s.start:s.end] for s in trim_person_spans([kin, net], text, lead)] == ["Miloslav"]
+    place = _at(text, "cousin Miloslav", "HOSPITAL", "crf:single")  # other labels are not cut
+    assert trim_person_spans([place], text, lead) == [place]
+    assert trim_person_spans([place], text, frozenset()) == [place]
 
 
 def test_default_pipeline_labels_fax_by_its_cue_word_and_towns_before_state_and_zip():

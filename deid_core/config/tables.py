@@ -95,6 +95,7 @@ class Merge:
     crf_split_lines: bool
     rule_label_sources: tuple[str, ...]
     whole_word_labels: tuple[Label, ...]
+    crf_name_lead_words: tuple[str, ...]
 
 
 @dataclass(frozen=True)

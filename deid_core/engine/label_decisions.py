@@ -1,17 +1,24 @@
 """Label decisions before and after the merge policy (issue 14, unseen layouts): where a contextual
 rule knows the label better than the CRF (a number after its fax cue word is a FAX, a town before its
 state and ZIP is a CITY), where a CRF span runs over a line break, and where an identifier was cut
-inside its word. Configured by [merge] rule_label_sources, crf_split_lines and whole_word_labels."""
+inside its word, and where a person span took in a role or kin word or a second name joined by
+'and'. Configured by [merge] rule_label_sources, crf_split_lines, whole_word_labels and crf_name_lead_words."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from fnmatch import fnmatchcase
 
+import regex
+
 from deid_core.engine.propagation import is_crf
+from deid_core.gazetteers import is_common, is_name
 from deid_core.spans import Span
 
 _WORD_CHARS = frozenset("._-")
+_PERSON = frozenset({"PATIENT", "DOCTOR"})
+_AND = regex.compile(r"[ \t]+(?:and|AND|&)[ \t]+")
+_LEAD = regex.compile(r"(\p{Ll}+)[ \t]+(?=\p{Lu})")
 
 
 def _trimmed(text: str, start: int, end: int) -> tuple[int, int] | None:
@@ -38,6 +45,38 @@ def split_crf_lines(spans: Sequence[Span], text: str) -> list[Span]:
                 out.append(Span(part[0], part[1], s.label, s.source, s.confidence))
             pos += len(line) + 1
     return out
+
+
+def trim_person_spans(spans: Sequence[Span], text: str, lead_words: frozenset[str]) -> list[Span]:
+    """Person spans of any source (CRF, name net, title rules: the union merge joins them) cut where
+    they took in more than a name: two names joined by 'and' are two spans ('ZV and aimee lee'), a piece
+    that is one dictionary word and no known name is dropped ('Auvil and colleagues'), and a lower-case
+    role or kin word before a capitalised name is left out ('cousin Miloslav', 'hospitalist Arlette
+    Osei'; 'COUSIN, GEORGES' and 'Georges Cousin' stay whole), with any other span on that word alone."""
+    out: list[Span] = []
+    dropped: set[tuple[int, int]] = set()
+    for s in spans:
+        if s.label not in _PERSON:
+            out.append(s)
+            continue
+        pos, cuts = s.start, []
+        for m in _AND.finditer(text, s.start, s.end):
+            cuts.append((pos, m.start()))
+            pos = m.end()
+        cuts.append((pos, s.end))
+        for a, b in cuts:
+            lead = _LEAD.match(text, a, b)
+            if lead and lead.group(1) in lead_words:
+                dropped.add(lead.span(1))
+                a = lead.end()
+            piece = text[a:b]
+            if len(cuts) > 1 and piece.isalpha() and is_common(piece) and not is_name(piece):
+                continue
+            if (a, b) == (s.start, s.end):
+                out.append(s)
+            elif b > a:
+                out.append(Span(a, b, s.label, s.source, s.confidence))
+    return [s for s in out if (s.start, s.end) not in dropped] if dropped else out
 
 
 def rule_labels_win(spans: Sequence[Span], text: str, sources: Sequence[str]) -> list[Span]:

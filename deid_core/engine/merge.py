@@ -22,7 +22,12 @@ from deid_core.config import Config
 from deid_core.config import Merge as MergeOptions
 from deid_core.doc import Doc
 from deid_core.engine.contract import CrfMarginals, NoteState
-from deid_core.engine.label_decisions import rule_labels_win, split_crf_lines, whole_words
+from deid_core.engine.label_decisions import (
+    rule_labels_win,
+    split_crf_lines,
+    trim_person_spans,
+    whole_words,
+)
 from deid_core.engine.propagation import PatientPropagation, propagate_note, source_kind
 from deid_core.engine.vetoes import guard_crf_context, guard_crf_names, guard_crf_places
 from deid_core.spans import Span, default_rank, resolve_overlaps, sort_spans
@@ -79,6 +84,8 @@ class Merger:
         if doc is not None:
             if self.options.crf_split_lines:
                 spans = split_crf_lines(spans, doc.text)
+            if self.options.crf_name_lead_words:
+                spans = trim_person_spans(spans, doc.text, frozenset(self.options.crf_name_lead_words))
             spans = rule_labels_win(spans, doc.text, self.options.rule_label_sources)
         merged = POLICIES[self.policy](self, spans)
         if doc is not None:
