@@ -75,6 +75,10 @@ def test_crf_person_spans_lose_a_lead_role_or_kin_word_and_split_at_and():
     assert [text[s.start:s.end] for s in trim_person_spans([net], text, lead)] == ["Miloslav"]
     kin = _at(text, "cousin", "USERNAME", "crf:single")  # a span on the lead word alone goes with it
     assert [text[s.start:s.end] for s in trim_person_spans([kin, net], text, lead)] == ["Miloslav"]
+    text2 = "spoke with hospitalist Arlette Osei at 1900"
+    role = _at(text2, "hospitalist", "PROFESSION", "crf:single")  # a PROFESSION on the role word stays
+    person = _at(text2, "hospitalist Arlette Osei", "DOCTOR", "crf:single")
+    assert [text2[s.start:s.end] for s in trim_person_spans([role, person], text2, lead)] == ["hospitalist", "Arlette Osei"]
     place = _at(text, "cousin Miloslav", "HOSPITAL", "crf:single")  # other labels are not cut
     assert trim_person_spans([place], text, lead) == [place]
     assert trim_person_spans([place], text, frozenset()) == [place]

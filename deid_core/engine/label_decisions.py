@@ -52,7 +52,8 @@ def trim_person_spans(spans: Sequence[Span], text: str, lead_words: frozenset[st
     they took in more than a name: two names joined by 'and' are two spans ('ZV and aimee lee'), a piece
     that is one dictionary word and no known name is dropped ('Auvil and colleagues'), and a lower-case
     role or kin word before a capitalised name is left out ('cousin Miloslav', 'hospitalist Arlette
-    Osei'; 'COUSIN, GEORGES' and 'Georges Cousin' stay whole), with any other span on that word alone."""
+    Osei'; 'COUSIN, GEORGES' and 'Georges Cousin' stay whole), with any other span on that word alone
+    but a PROFESSION (the role word itself may be PHI)."""
     out: list[Span] = []
     dropped: set[tuple[int, int]] = set()
     for s in spans:
@@ -76,7 +77,9 @@ def trim_person_spans(spans: Sequence[Span], text: str, lead_words: frozenset[st
                 out.append(s)
             elif b > a:
                 out.append(Span(a, b, s.label, s.source, s.confidence))
-    return [s for s in out if (s.start, s.end) not in dropped] if dropped else out
+    if not dropped:
+        return out
+    return [s for s in out if s.label == "PROFESSION" or (s.start, s.end) not in dropped]
 
 
 def rule_labels_win(spans: Sequence[Span], text: str, sources: Sequence[str]) -> list[Span]:
