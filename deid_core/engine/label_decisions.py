@@ -6,10 +6,9 @@ inside its word. Configured by [merge] rule_label_sources, crf_split_lines and w
 from __future__ import annotations
 
 from collections.abc import Sequence
-from fnmatch import fnmatchcase
 
 from deid_core.engine.propagation import is_crf
-from deid_core.spans import Span
+from deid_core.spans import Span, source_in
 
 _WORD_CHARS = frozenset("._-")
 
@@ -45,12 +44,13 @@ def rule_labels_win(spans: Sequence[Span], text: str, sources: Sequence[str]) ->
     rule ids) keeps only its parts outside the rule span, so the rule's label and extent stand."""
     if not sources:
         return list(spans)
-    deciding = [s for s in spans if not is_crf(s) and any(fnmatchcase(s.source, g) for g in sources)]
+    crf = [is_crf(s) for s in spans]
+    deciding = [s for s, c in zip(spans, crf, strict=True) if not c and source_in(s.source, sources)]
     if not deciding:
         return list(spans)
     out: list[Span] = []
-    for s in spans:
-        rivals = [r for r in deciding if is_crf(s) and r.label != s.label and r.overlaps(s)]
+    for s, c in zip(spans, crf, strict=True):
+        rivals = [r for r in deciding if r.label != s.label and r.overlaps(s)] if c else None
         if not rivals:
             out.append(s)
             continue
