@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_right
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
+from fnmatch import translate
+from functools import lru_cache
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,3 +111,13 @@ def trim_span(s: Span, text: str) -> Span | None:
     if start >= end:
         return None
     return s if (start, end) == (s.start, s.end) else replace(s, start=start, end=end)
+
+
+def source_in(source: str, globs: Sequence[str]) -> bool:
+    """Does a span source (rule id) match any of the globs? As fnmatchcase, one compiled pattern per glob list."""
+    return _globs(tuple(globs)).match(source) is not None
+
+
+@lru_cache(maxsize=64)
+def _globs(globs: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile("|".join(translate(g) for g in globs) or "(?!)")

@@ -25,7 +25,7 @@ UNGATED = {
     "phone-us": 7.3, "phone-local": 2.2, "ssn": 2.2, "date-mdy": 2.8, "date-mdy-dash": 4.5, "date-iso": 5.7,
     "date-md": 5.8, "date-my-glued": 2.3, "date-my": 2.8, "date-year-context": 8.9, "date-year-standalone": 8.6,
     "hospital-acronym": 6.9, "city-state": 1.6, "state-after-city": 1.7, "zip": 8.3,
-    "hospital-ward-number": 8.4, "hospital-saint": 2.5, "name-initial-last": 5.1, "name-initial-surname": 9.6,
+    "hospital-ward-number": 8.4, "name-initial-last": 5.1, "name-initial-surname": 9.6,
     "name-dictation-initials": 3.9, "name-transcriptionist-initials": 3.6, "nonphi-strength": 1.4,
     "nonphi-strength-after": 1.2, "nonphi-pain-score": 0.8, "nonphi-ratio-time": 2.6, "nonphi-vent-settings": 4.3,
     "nonphi-fraction-exam": 3.4, "nonphi-same-fraction": 1.4, "nonphi-fraction-of": 3.1, "nonphi-vital-range": 5.7,

@@ -7,13 +7,12 @@ inside its word, and where a person span took in a role or kin word or a second 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from fnmatch import fnmatchcase
 
 import regex
 
 from deid_core.engine.propagation import is_crf
 from deid_core.gazetteers import is_common, is_name
-from deid_core.spans import Span
+from deid_core.spans import Span, source_in
 
 _WORD_CHARS = frozenset("._-")
 _PERSON = frozenset({"PATIENT", "DOCTOR"})
@@ -87,12 +86,13 @@ def rule_labels_win(spans: Sequence[Span], text: str, sources: Sequence[str]) ->
     rule ids) keeps only its parts outside the rule span, so the rule's label and extent stand."""
     if not sources:
         return list(spans)
-    deciding = [s for s in spans if not is_crf(s) and any(fnmatchcase(s.source, g) for g in sources)]
+    crf = [is_crf(s) for s in spans]
+    deciding = [s for s, c in zip(spans, crf, strict=True) if not c and source_in(s.source, sources)]
     if not deciding:
         return list(spans)
     out: list[Span] = []
-    for s in spans:
-        rivals = [r for r in deciding if is_crf(s) and r.label != s.label and r.overlaps(s)]
+    for s, c in zip(spans, crf, strict=True):
+        rivals = [r for r in deciding if r.label != s.label and r.overlaps(s)] if c else None
         if not rivals:
             out.append(s)
             continue

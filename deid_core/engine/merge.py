@@ -15,7 +15,6 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
-from fnmatch import fnmatchcase
 
 from deid_core import taxonomy
 from deid_core.config import Config
@@ -30,7 +29,7 @@ from deid_core.engine.label_decisions import (
 )
 from deid_core.engine.propagation import PatientPropagation, propagate_note, source_kind
 from deid_core.engine.vetoes import guard_crf_context, guard_crf_names, guard_crf_places
-from deid_core.spans import Span, default_rank, resolve_overlaps, sort_spans
+from deid_core.spans import Span, default_rank, resolve_overlaps, sort_spans, source_in
 
 
 class Merger:
@@ -97,8 +96,7 @@ class Merger:
 
 def gated_source(source: str, options: MergeOptions) -> bool:
     """Is a rule span of this source subject to the rule gate? (`rule_gate_sources` minus `rule_gate_exempt`, globs.)"""
-    return (any(fnmatchcase(source, g) for g in options.rule_gate_sources)
-            and not any(fnmatchcase(source, g) for g in options.rule_gate_exempt))
+    return source_in(source, options.rule_gate_sources) and not source_in(source, options.rule_gate_exempt)
 
 
 def gate_rules(spans: Sequence[Span], doc: Doc, crf: CrfMarginals, gate: float, m: Merger) -> list[Span]:

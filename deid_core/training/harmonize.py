@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from fnmatch import fnmatchcase
 
 from deid_core.config import CrfSettings, conf_file, load_config
 from deid_core.doc import Doc
 from deid_core.engine.rules.tagger import RuleTagger
 from deid_core.notes import Note
-from deid_core.spans import Span, sort_spans
+from deid_core.spans import Span, sort_spans, source_in
 
 log = logging.getLogger(__name__)
 
@@ -42,7 +41,7 @@ def complete_gold(notes: Sequence[Note], gold: dict[str, list[Span]], corpus: st
         spans = list(gold.get(note.note_id, []))
         extra = []
         for s in rules.tag(Doc(note)):
-            if not any(fnmatchcase(s.source, g) for g in globs):
+            if not source_in(s.source, globs):
                 continue
             if any(s.start < g.end and g.start < s.end for g in spans):
                 continue
