@@ -5,6 +5,7 @@ rules stage and union merge of the default configuration (invented text)."""
 from deid_core.config import load_config
 from deid_core.doc import Doc
 from deid_core.engine.label_decisions import (
+    drop_role_word_logins,
     rule_labels_win,
     split_crf_lines,
     trim_person_spans,
@@ -82,6 +83,27 @@ def test_crf_person_spans_lose_a_lead_role_or_kin_word_and_split_at_and():
     place = _at(text, "cousin Miloslav", "HOSPITAL", "crf:single")  # other labels are not cut
     assert trim_person_spans([place], text, lead) == [place]
     assert trim_person_spans([place], text, frozenset()) == [place]
+
+
+def test_a_role_or_kin_word_is_never_a_login_but_a_cut_login_is_kept():
+    words = frozenset(load_config().merge.crf_name_lead_words)
+    text = "consent signed by fiance. Signed by u on 3/4 (u307621), signed by qenby on 3/4"
+    spans = [_at(text, "fiance", "USERNAME", "username-signed-word"), _at(text, "u307621", "USERNAME", "crf:single"),
+             Span(text.index("u307621"), text.index("u307621") + 1, "USERNAME", "crf:single"),
+             _at(text, "qenby", "USERNAME", "username-signed-word"), _at(text, "fiance", "PATIENT", "crf:single")]
+    assert drop_role_word_logins(spans, text, words) == spans[1:]
+    assert drop_role_word_logins(spans, text, frozenset()) == spans
+
+
+def test_default_pipeline_drops_a_kin_word_read_as_a_login():
+    config = load_config()
+    rules = build_stage(config, "rules", None)
+    text = "Consent signed by fiance.\nNote signed by qenbyx on 3/4\n"
+    doc = Doc(Note("n", text))
+    found = rules.tag(doc)
+    assert any(text[s.start:s.end] == "fiance" and s.label == "USERNAME" for s in found)  # the rule reads it
+    out = union_merge(config)(found, doc)
+    assert {text[s.start:s.end]: s.label for s in out if s.label == "USERNAME"} == {"qenbyx": "USERNAME"}
 
 
 def test_default_pipeline_labels_fax_by_its_cue_word_and_towns_before_state_and_zip():

@@ -1,8 +1,9 @@
 """Label decisions before and after the merge policy (issue 14, unseen layouts): where a contextual
 rule knows the label better than the CRF (a number after its fax cue word is a FAX, a town before its
 state and ZIP is a CITY), where a CRF span runs over a line break, and where an identifier was cut
-inside its word, and where a person span took in a role or kin word or a second name joined by
-'and'. Configured by [merge] rule_label_sources, crf_split_lines, whole_word_labels and crf_name_lead_words."""
+inside its word, where a person span took in a role or kin word or a second name joined by
+'and', and where a role or kin word was read as a login. Configured by [merge] rule_label_sources,
+crf_split_lines, whole_word_labels and crf_name_lead_words."""
 
 from __future__ import annotations
 
@@ -79,6 +80,21 @@ def trim_person_spans(spans: Sequence[Span], text: str, lead_words: frozenset[st
     if not dropped:
         return out
     return [s for s in out if s.label == "PROFESSION" or (s.start, s.end) not in dropped]
+
+
+def drop_role_word_logins(spans: Sequence[Span], text: str, words: frozenset[str]) -> list[Span]:
+    """USERNAME spans that are a role or kin word ('consent signed by fiance.') dropped at the merge, so
+    the login rule keeps its CRF features as trained while its output loses the word (and propagation
+    cannot spread it through the patient's notes)."""
+    return [s for s in spans if s.label != "USERNAME" or text[s.start:s.end].lower() not in words
+            or _inside_word(text, s.start, s.end)]
+
+
+def _inside_word(text: str, start: int, end: int) -> bool:
+    """Is text[start:end] cut out of a longer word ('u' of 'u307621': whole_words grows it later)?"""
+    return (start > 0 and (text[start - 1].isalnum() or text[start - 1] in _WORD_CHARS)) or (
+        end < len(text) and (text[end].isalnum() or text[end] in _WORD_CHARS and end + 1 < len(text)
+                             and text[end + 1].isalnum()))
 
 
 def rule_labels_win(spans: Sequence[Span], text: str, sources: Sequence[str]) -> list[Span]:

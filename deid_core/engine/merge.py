@@ -22,6 +22,7 @@ from deid_core.config import Merge as MergeOptions
 from deid_core.doc import Doc
 from deid_core.engine.contract import CrfMarginals, NoteState
 from deid_core.engine.label_decisions import (
+    drop_role_word_logins,
     rule_labels_win,
     split_crf_lines,
     trim_person_spans,
@@ -84,7 +85,8 @@ class Merger:
             if self.options.crf_split_lines:
                 spans = split_crf_lines(spans, doc.text)
             if self.options.crf_name_lead_words:
-                spans = trim_person_spans(spans, doc.text, frozenset(self.options.crf_name_lead_words))
+                roles = frozenset(self.options.crf_name_lead_words)
+                spans = drop_role_word_logins(trim_person_spans(spans, doc.text, roles), doc.text, roles)
             spans = rule_labels_win(spans, doc.text, self.options.rule_label_sources)
         merged = POLICIES[self.policy](self, spans)
         if doc is not None:
