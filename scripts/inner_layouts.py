@@ -72,23 +72,33 @@ def error_kinds(notes, gold, pred) -> Counter:
     return out
 
 
-def show_label_misses(gold, pred, texts, label: str, limit: int, types=None, exact: bool = False) -> None:
-    """Print up to `limit` gold spans of `label` that no prediction of that label covers (`exact`: with
-    the gold extent), with what was predicted there."""
+def show_gold(gold, pred, texts, limit: int, pick, types=None) -> None:
+    """Print up to `limit` gold spans in context for which `pick(gold span, overlapping predictions)`
+    returns the predictions to show (None skips the span); "MISS" when it returns none."""
     shown = 0
     for nid, gs in gold.items():
         t = texts[nid]
         for g in gs:
-            if g.label != label or shown >= limit:
+            if shown >= limit:
+                return
+            chosen = pick(g, [p for p in pred.get(nid, []) if p.overlaps(g)])
+            if chosen is None:
                 continue
-            ps = [p for p in pred.get(nid, []) if p.overlaps(g)]
-            if any(p.label == label and ((p.start, p.end) == (g.start, g.end) if exact
-                                         else p.start <= g.start and p.end >= g.end) for p in ps):
-                continue
-            got = ";".join(f"{p.label}:{t[p.start:p.end]!r}/{p.source}" for p in ps) or "MISS"
+            got = ";".join(f"{p.label}:{t[p.start:p.end]!r}/{p.source}" for p in chosen) or "MISS"
             where = f"{types[nid]:18s} " if types else ""
             print(f"  {where}{t[max(0, g.start - 40):g.start]!r} [[{t[g.start:g.end]}]] {t[g.end:g.end + 25]!r} -> {got}")
             shown += 1
+
+
+def show_label_misses(gold, pred, texts, label: str, limit: int, types=None, exact: bool = False) -> None:
+    """Print up to `limit` gold spans of `label` that no prediction of that label covers (`exact`: with
+    the gold extent), with what was predicted there."""
+    def pick(g, ps):
+        if g.label != label or any(p.label == label and ((p.start, p.end) == (g.start, g.end) if exact
+                                                         else p.start <= g.start and p.end >= g.end) for p in ps):
+            return None
+        return ps
+    show_gold(gold, pred, texts, limit, pick, types)
 
 
 def show_readable(corpus, pred, outs, settings, types, limit: int) -> None:
@@ -165,28 +175,14 @@ def main() -> None:
     for lk in [x for x in args.kind.split(",") if x]:
         lab, kind = lk.split(":")
         print(f"-- {lab} {kind} (training types)")
-        shown = 0
-        for nid, gs in corpus.gold.items():
-            t = texts[nid]
-            for g in gs:
-                if g.label == lab and shown < args.show and error_kind(g, pred.get(nid, [])) == kind:
-                    got = ";".join(f"{p.label}:{t[p.start:p.end]!r}/{p.source}" for p in pred.get(nid, []) if p.overlaps(g))
-                    print(f"  {types[nid]:18s} {t[max(0, g.start - 40):g.start]!r} [[{t[g.start:g.end]}]] "
-                          f"{t[g.end:g.end + 25]!r} -> {got}")
-                    shown += 1
+        show_gold(corpus.gold, pred, texts, args.show,
+                  lambda g, ps, lab=lab, kind=kind: ps if g.label == lab and error_kind(g, ps) == kind else None, types)
     for pair in [x for x in args.pairs.split(",") if x]:
         gl, pl = pair.split(">")
         print(f"-- {gl} tagged {pl} (training types)")
-        shown = 0
-        for nid, gs in corpus.gold.items():
-            t = texts[nid]
-            for g in gs:
-                ps = [p for p in pred.get(nid, []) if p.overlaps(g) and p.label == pl]
-                if g.label == gl and ps and shown < args.show:
-                    got = ";".join(f"{t[p.start:p.end]!r}/{p.source}" for p in ps)
-                    print(f"  {types[nid]:18s} {t[max(0, g.start - 40):g.start]!r} [[{t[g.start:g.end]}]] "
-                          f"{t[g.end:g.end + 25]!r} -> {got}")
-                    shown += 1
+        show_gold(corpus.gold, pred, texts, args.show,
+                  lambda g, ps, gl=gl, pl=pl: [p for p in ps if p.label == pl] if g.label == gl and any(
+                      p.label == pl for p in ps) else None, types)
     if args.readable:
         show_readable(corpus, pred, outs, bench.cfg.readable, types, args.readable)
     if args.json:
