@@ -49,6 +49,7 @@ class Merger:
         # rule ids and other unnamed sources rank where "rules" stands
         self._unknown = self._pri.get("rules", len(pri))
         self._heads = frozenset(w.lower() for w in options.crf_place_heads)
+        self._roles = frozenset(options.crf_name_lead_words)
 
     def priority(self, s: Span) -> int:
         """Smaller is stronger."""
@@ -84,9 +85,8 @@ class Merger:
         if doc is not None:
             if self.options.crf_split_lines:
                 spans = split_crf_lines(spans, doc.text)
-            if self.options.crf_name_lead_words:
-                roles = frozenset(self.options.crf_name_lead_words)
-                spans = drop_role_word_logins(trim_person_spans(spans, doc.text, roles), doc.text, roles)
+            if self._roles:
+                spans = drop_role_word_logins(trim_person_spans(spans, doc.text, self._roles), doc.text, self._roles)
             spans = rule_labels_win(spans, doc.text, self.options.rule_label_sources)
         merged = POLICIES[self.policy](self, spans)
         if doc is not None:
