@@ -92,9 +92,19 @@ def drop_role_word_logins(spans: Sequence[Span], text: str, words: frozenset[str
 
 def _inside_word(text: str, start: int, end: int) -> bool:
     """Is text[start:end] cut out of a longer word ('u' of 'u307621': whole_words grows it later)?"""
-    return (start > 0 and (text[start - 1].isalnum() or text[start - 1] in _WORD_CHARS)) or (
-        end < len(text) and (text[end].isalnum() or text[end] in _WORD_CHARS and end + 1 < len(text)
-                             and text[end + 1].isalnum()))
+    return _whole_word(text, start, end) != (start, end)
+
+
+def _whole_word(text: str, start: int, end: int) -> tuple[int, int]:
+    """text[start:end] grown to the word it was cut inside (letters, digits, and dots, dashes,
+    underscores between them)."""
+    while start > 0 and (text[start - 1].isalnum() or text[start - 1] in _WORD_CHARS and start - 1 > 0
+                         and text[start - 2].isalnum()):
+        start -= 1
+    while end < len(text) and (text[end].isalnum() or text[end] in _WORD_CHARS and end + 1 < len(text)
+                               and text[end + 1].isalnum()):
+        end += 1
+    return start, end
 
 
 def rule_labels_win(spans: Sequence[Span], text: str, sources: Sequence[str]) -> list[Span]:
@@ -130,13 +140,7 @@ def whole_words(spans: Sequence[Span], text: str, labels: Sequence[str]) -> list
     out: list[Span] = []
     for s in spans:
         if s.label in labels:
-            start, end = s.start, s.end
-            while start > 0 and (text[start - 1].isalnum() or text[start - 1] in _WORD_CHARS and start - 1 > 0
-                                 and text[start - 2].isalnum()):
-                start -= 1
-            while end < len(text) and (text[end].isalnum() or text[end] in _WORD_CHARS and end + 1 < len(text)
-                                       and text[end + 1].isalnum()):
-                end += 1
+            start, end = _whole_word(text, s.start, s.end)
             if (start, end) != (s.start, s.end):
                 s = Span(start, end, s.label, s.source, s.confidence)
         out.append(s)
