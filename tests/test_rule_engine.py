@@ -19,7 +19,7 @@ from deid_core.engine.rules.name_filters import (
     name_before_filter,
     name_filter,
 )
-from deid_core.engine.rules.prefilter import first_class, guarded
+from deid_core.engine.rules.prefilter import digit_shape, first_class, guarded
 from deid_core.engine.rules.tagger import RuleTagger
 from deid_core.notes import Note
 
@@ -61,6 +61,15 @@ description = "runs only on notes holding five digits"
 needs = '\\d{5}'
 pattern = 'zip\\s+(?P<phi>\\d+)'
 examples = ["zip [[12345]]"]
+
+[[rule]]
+id = "t-digits"
+label = "IDNUM"
+priority = 50
+description = "runs only on notes holding six digits in a row"
+digits = 6
+pattern = 'ref\\s+(?P<phi>\\d{6})'
+examples = ["ref [[123456]]"]
 
 [[rule]]
 id = "t-anchor"
@@ -121,6 +130,29 @@ def test_needs_skips_notes_without_the_pattern(small):
 def test_needs_must_hold_in_every_example():
     with pytest.raises(ConfigError, match="t-bad.*needs"):
         compile_rule(Rule("t-bad", "ZIP", r"zip (?P<phi>\d+)", needs=r"\d{5}", examples=("zip [[123]]",)))
+
+
+def test_digits_skip_ascii_notes_without_the_run(small):
+    assert _tag(small, "ref 123456") == [("123456", "t-digits")]
+    assert _tag(small, "ref 12345 and 1 23456") == [], "no six digits in a row: the rule does not run"
+    # `\\d` matches any Unicode digit: a note that is not ASCII is always searched
+    arabic = "ref \u0661\u0662\u0663\u0664\u0665\u0666"
+    assert _tag(small, arabic) == [(arabic[4:], "t-digits")]
+
+
+def test_digit_shape():
+    assert digit_shape("a12 b3") == b" 00  0"
+    assert digit_shape("caf\u00e9 12345") is None
+
+
+@pytest.mark.parametrize(("digits", "example", "message"), [
+    (5, "zip [[1234]]", "no run of 5 digits"),
+    (True, "zip [[12345]]", "whole number"),
+    (17, "zip [[12345]]", "whole number"),
+])
+def test_bad_digits_are_refused(digits, example, message):
+    with pytest.raises(ConfigError, match=f"t-bad.*{message}"):
+        compile_rule(Rule("t-bad", "ZIP", r"zip (?P<phi>\d+)", digits=digits, examples=(example,)))
 
 
 def test_anchors_skip_notes_where_no_anchor_begins_a_word(small):

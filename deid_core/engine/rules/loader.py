@@ -13,7 +13,9 @@ starts a word, found by one Aho-Corasick pass for all rules; much faster than sc
 `needs` (a regex the note must contain somewhere for the rule to run: a fast necessary condition,
 e.g. `\\d{5}` for a rule ending in a ZIP code; every example must contain it), `anchors` (words, any
 case: the rule runs only on a note where one of them begins a word, found in the triggers' one
-Aho-Corasick pass, so nearly free; a necessary condition like `needs`, every example holds one), `guard` (true: the
+Aho-Corasick pass, so nearly free; a necessary condition like `needs`, every example holds one), `digits` (N: the
+pattern cannot match without N consecutive digits, e.g. `\\d{5}` of a ZIP code; on an ASCII note the rule is skipped
+unless it holds such a run, tested as a substring of the note's digit shape, prefilter.py; every example holds one), `guard` (true: the
 note is scanned with a first-character look-ahead derived from the pattern, prefilter.py: same
 matches, faster for patterns opening with look-behinds), `crf_feature` (false: the rule's spans reach
 the merge but not the CRF's rule_hits features, so adding such a rule leaves the trained CRF as it
@@ -30,6 +32,7 @@ import regex
 
 from deid_core import taxonomy
 from deid_core.config import ConfigError, conf_dir, load_toml
+from deid_core.engine.rules.prefilter import digit_shape
 from deid_core.gazetteers import normalize_phrase
 
 NONPHI = "NONPHI"
@@ -57,6 +60,7 @@ class Rule:
     requires: tuple[str, ...] = ()
     needs: str = ""
     anchors: tuple[str, ...] = ()
+    digits: int = 0
     guard: bool = False
     crf_feature: bool = True
     examples: tuple[str, ...] = ()
@@ -121,6 +125,7 @@ def compile_rule(rule: Rule) -> Rule:
         if rule.needs and any(not regex.search(rule.needs, parse_example(e)[0]) for e in rule.examples):
             raise ConfigError(f"rule {rule.id}: an example does not contain its `needs` pattern")
         _check_anchors(rule)
+        _check_digits(rule)
         compiled = regex.compile(rule.pattern, flags)
         ctx = regex.compile(rule.context, regex.IGNORECASE) if rule.context else None
         ctx_after = regex.compile(rule.context_after, regex.IGNORECASE) if rule.context_after else None
@@ -142,6 +147,16 @@ def _check_anchors(rule: Rule) -> None:
         text = " " + normalize_phrase(parse_example(e)[0])
         if words and not any(" " + w in text for w in words):
             raise ConfigError(f"rule {rule.id}: an example holds none of its `anchors`")
+
+
+def _check_digits(rule: Rule) -> None:
+    """`digits` is a small run length, and every example holds such a run of ASCII digits."""
+    if not isinstance(rule.digits, int) or isinstance(rule.digits, bool) or not 0 <= rule.digits <= 16:
+        raise ConfigError(f"rule {rule.id}: `digits` must be a whole number from 0 to 16")
+    run = "0" * rule.digits
+    if rule.digits and any(run.encode() not in (digit_shape(parse_example(e)[0]) or run.encode())
+                           for e in rule.examples):
+        raise ConfigError(f"rule {rule.id}: an example holds no run of {rule.digits} digits (`digits`)")
 
 
 def load_settings(files: list[str] | tuple[str, ...]) -> dict:

@@ -105,3 +105,15 @@ def guarded(pattern: str, flags: str = "") -> str:
     """The pattern with its first-character guard in front (the pattern itself when it has none)."""
     guard = first_class(pattern, flags)
     return pattern if guard is None else f"{guard}(?:{pattern})"
+
+
+# -- the `digits` gate -------------------------------------------------------------------------
+# Every ASCII digit as "0", every other byte as a space: a rule whose pattern needs N consecutive
+# digits can only match an ASCII note whose shape holds "0" * N. `regex`'s \d also matches other
+# Unicode digits, so a note that is not ASCII has no shape (the gate lets it through).
+_DIGIT_SHAPE = bytes(48 if 48 <= c <= 57 else 32 for c in range(256))
+
+
+def digit_shape(text: str) -> bytes | None:
+    """The note's ASCII digits as b"0", everything else as b" " (same length); None when not ASCII."""
+    return text.encode("ascii").translate(_DIGIT_SHAPE) if text.isascii() else None

@@ -23,7 +23,7 @@ from deid_core.engine.contract import NONPHI_SPANS, RULE_SPANS, NoteState, PerNo
 from deid_core.engine.rules.filters import FILTERS
 from deid_core.engine.rules.loader import NONPHI, Rule, load_rules, load_settings
 from deid_core.engine.rules.metadata import MetadataMatcher
-from deid_core.engine.rules.prefilter import guarded
+from deid_core.engine.rules.prefilter import digit_shape, guarded
 from deid_core.gazetteers import LISTS, is_common, is_frequent, lowered, normalize_phrase, rule_hits
 from deid_core.spans import Span, resolve_overlaps
 
@@ -124,9 +124,11 @@ class RuleTagger(PerNoteStage):
         self.scan_patterns = [regex.compile(guarded(r.pattern, r.flags), r.compiled[0].flags) if r.guard
                               else r.compiled[0] for r in self.rules]
         self.need_patterns = [regex.compile(r.needs) if r.needs else None for r in self.rules]
-        # per scan rule, what the loop of regex_hits reads: (index, rule, `requires`, scan pattern)
-        self.scan_plan = [(i, self.rules[i], bool(self.rules[i].anchors), self.rules[i].requires, self.scan_patterns[i])
-                          for i in self.scan_rules]
+        # per rule, the `digits` gate as the substring its note's digit shape must hold (b"" when none)
+        self.digit_runs = [b"0" * r.digits for r in self.rules]
+        # per scan rule, what the loop of regex_hits reads: (index, rule, anchors?, `requires`, digit run, scan pattern)
+        self.scan_plan = [(i, self.rules[i], bool(self.rules[i].anchors), self.rules[i].requires, self.digit_runs[i],
+                           self.scan_patterns[i]) for i in self.scan_rules]
         self.triggers = ahocorasick.Automaton()
         keys: dict[str, set[int]] = {}
         for i, r in enumerate(self.rules):
@@ -182,10 +184,13 @@ class RuleTagger(PerNoteStage):
                     starts.setdefault(i, []).append(pos)
         found: dict[str, bool] = {}  # `needs` pattern -> found in this note
         has = text.__contains__
-        for i, rule, anchors, requires, pattern in self.scan_plan:
+        shape = digit_shape(text) or b"0" * len(text)  # not ASCII: every `digits` gate lets the note in
+        for i, rule, anchors, requires, run, pattern in self.scan_plan:
             if anchors and i not in anchored:
                 continue
             if requires and not any(map(has, requires)):
+                continue
+            if run and run not in shape:
                 continue
             if rule.needs and not self._has(i, text, found, timeout):
                 continue
@@ -194,6 +199,9 @@ class RuleTagger(PerNoteStage):
                 after = first.end() if first.end() > first.start() else first.end() + 1
                 self._apply(rule, [first, *pattern.finditer(text, after, timeout=timeout)], text, phi, sup)
         for i, positions in starts.items():
+            run = self.digit_runs[i]
+            if run and run not in shape:
+                continue
             if self.rules[i].needs and not self._has(i, text, found, timeout):
                 continue
             self._apply_at(self.rules[i], sorted(set(positions)), text, phi, sup, timeout)
