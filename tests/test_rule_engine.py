@@ -302,3 +302,16 @@ def test_resolve_overlaps_equals_naive_reference(spans):
 
     assert resolve_overlaps(spans, default_rank) == naive_resolve_overlaps(spans, default_rank)
 
+
+
+@settings(deadline=None, max_examples=400)
+@given(st.text(alphabet="ab'’-.s S1\n\t,é", max_size=30), st.integers(0, 32), st.integers(0, 32))
+def test_hit_words_and_base_read_as_on_the_slice(text, start, end):
+    """hit_words searches between start and end in place, base skips the possessive pattern without an
+    apostrophe: both as the slice-and-substitute forms they replace."""
+    from deid_core.engine.rules.filter_words import _POSSESSIVE_RE, _WORD_RE, base
+
+    old = [(start + m.start(), start + m.end(), m.group(0)) for m in _WORD_RE.finditer(text[start:end])]
+    assert hit_words(text, start, end) == old
+    for word in (text, text[start:end]):
+        assert base(word) == _POSSESSIVE_RE.sub("", word).rstrip(".").lower()

@@ -10,12 +10,16 @@ _POSSESSIVE_RE = regex.compile(r"['’]s$", regex.I)
 
 def hit_words(text: str, start: int, end: int) -> list[tuple[int, int, str]]:
     """The words (and digit runs) of text[start:end] as (start, end, word), offsets into text."""
-    return [(start + m.start(), start + m.end(), m.group(0)) for m in _WORD_RE.finditer(text[start:end])]
+    # the pattern reads nothing outside its match (no look-around, no anchor): searching text between
+    # start and end finds what searching the slice would, with offsets into text already
+    return [(m.start(), m.end(), m.group(0)) for m in _WORD_RE.finditer(text, start, end)]
 
 
 def base(word: str) -> str:
     """A word lower-cased, without a possessive 's or a trailing period: the form the word lists hold."""
-    return _POSSESSIVE_RE.sub("", word).rstrip(".").lower()
+    if "'" in word or "’" in word:  # the possessive pattern needs an apostrophe: most words skip it
+        word = _POSSESSIVE_RE.sub("", word)
+    return word.rstrip(".").lower()
 
 
 def titled(word: str) -> bool:

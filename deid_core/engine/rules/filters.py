@@ -138,8 +138,9 @@ def profession_filter(text: str, start: int, end: int, settings: dict) -> tuple[
     """The longest leading run of words (up to 4) that is a known profession ('truck driver')."""
     pieces = hit_words(text, start, end)
     jobs = words("profession")
+    bases = [base(p[2]) for p in pieces[:4]]
     for n in range(min(4, len(pieces)), 0, -1):
-        phrase = " ".join(base(p[2]) for p in pieces[:n])
+        phrase = " ".join(bases[:n])
         if phrase in jobs or (phrase.endswith("s") and phrase[:-1] in jobs):
             e = pieces[n - 1][1]
             return (pieces[0][0], e - 1 if text[e - 1] == "." else e)
