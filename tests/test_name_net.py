@@ -71,3 +71,36 @@ def test_default_pipeline_runs_the_net_after_the_crf_and_merges_its_spans():
     res = deid.process(Note("n1", "Family meeting: spoke with ymfgi qqplorvik rn, plan per team.", "p1"))
     assert "ymfgi" not in res.text and "qqplorvik" not in res.text
     assert [s.source for s in res.spans] == ["names:net"]
+
+
+class _EveryContext(NameNet):
+    """The net with every candidate word's context computed (no bound): what `_hopeless` must not change."""
+
+    def _hopeless(self, *args):
+        return lambda i, base: False
+
+
+@pytest.mark.parametrize("override", [
+    {},
+    {"names": {"threshold": 1.0}},  # low enough that dictionary words after one cue pass
+    {"names": {"weights": {"initial": 2.5, "credential": 0.5, "title": 0.4}}},
+    {"names": {"weights": {"dictionary": 0.0, "weak": 2.5}}},  # dictionary words carried by neighbours
+])
+def test_skipping_hopeless_words_changes_no_span(override):
+    """Words whose context cannot lift them to the threshold are skipped: the spans are those of the net
+    that scores every word, on invented notes with titles, credentials, initials and cues."""
+    from deid_core.training.synth.generate import generate
+    from deid_core.training.synth.output import to_note
+
+    opts = load_config(override).names
+    fast, full = NameNet(opts), _EveryContext(opts)
+    notes = [to_note(n) for n in generate(120, seed=917, n_patients=30)]
+    notes += [Note("x", t) for t in (
+        "Dr. anxious seen; seen by Dr. K. Lantern today; Dr. Walnut RN; spoke with K. tired RN; per Mr. happy and T. Jones MD, nurse bell, CNA wall",
+        "MR. SILVER and Dr Maria\nrn called ms. paine; daughter worried rn; seen by Ann Lee, RRT.",
+    )]
+    differ = 0
+    for n in notes:
+        a, b = fast.run(Doc(n), NoteState()), full.run(Doc(n), NoteState())
+        differ += a != b
+    assert differ == 0

@@ -13,6 +13,7 @@ Linear in the note: each word looks at a bounded window of words around it.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -28,6 +29,7 @@ SOURCE = "names:net"
 LEX_CACHE = 200_000  # token strings whose lexical score a NameNet keeps
 _SKIPPED = frozenset((".", ",", '"', "'", "(", "“", "”", "‘", "’"))  # punctuation the left context steps over
 JOIN_GAP = 8  # most characters between two name words that join ("jon r. peters", "ann and bo")
+LEFT_REACH = 80  # characters before a word its left context (_left_words) reads words from
 
 
 @dataclass(frozen=True)
@@ -120,8 +122,9 @@ class NameNet(PerNoteStage):
         lex = self.lexicals(toks)
         scores: list[float | None] = [None] * len(toks)
         labels = [""] * len(toks)
+        hopeless = self._hopeless(low, lex, toks, starts, ends, text)
         for i, base in enumerate(lex):
-            if base is not None and not _glued(i, toks, starts, ends):
+            if base is not None and not _glued(i, toks, starts, ends) and not hopeless(i, base):
                 scores[i], labels[i] = self._context(i, base, toks, low, lex, starts, ends, text)
         w = self.opts.weights
         thr = self.opts.threshold
@@ -133,6 +136,35 @@ class NameNet(PerNoteStage):
                         proposed[i], labels[i] = True, labels[j]
                         break
         return self._spans(proposed, labels, scores, toks, starts, ends, text)
+
+    def _hopeless(self, low, lex, toks, starts, ends, text):
+        """A test of word i that is true only when its score cannot matter: a word no neighbour can carry
+        (lexical score <= 0) whose context could not lift it to the threshold. Its context is then not
+        computed: its score would only decide `proposed`, which stays false (scores and labels of words
+        not proposed are read nowhere else). The bound: _context adds the initial, title, strongest cue
+        and credential weights; a title needs a title word among the words _left_words reads (ending
+        within LEFT_REACH characters before the word), a credential the word _right_word finds."""
+        w, c = self.opts.weights, self.cues
+        free = max(0.0, w.initial) + max([0.0, *(cue[0] for cue in self.phrase_cues.values())])
+        title_w, cred_w, thr = max(0.0, w.title), max(0.0, w.credential), self.opts.threshold
+        titles = [j for j, t in enumerate(low) if t in c.titles]
+        any_cred = not c.credentials.isdisjoint(low)
+
+        def hopeless(i: int, base: float) -> bool:
+            if base > 0:
+                return False  # a neighbour may carry it: its score is read
+            bound = base + free
+            if titles:
+                k = bisect_left(titles, i) - 1  # the last title word before i ends latest
+                if k >= 0 and ends[titles[k]] > starts[i] - LEFT_REACH:
+                    bound += title_w
+            if any_cred and bound + cred_w >= thr:
+                nxt = self._right_word(i, toks, lex, starts, ends, text)
+                if nxt is not None and low[nxt] in c.credentials:
+                    bound += cred_w
+            return bound < thr
+
+        return hopeless
 
     def _context(self, i: int, base: float, toks, low, lex, starts, ends, text) -> tuple[float, str]:
         """Score of word i with its context, and its label (DOCTOR after a title or before a credential)."""
@@ -182,7 +214,7 @@ class NameNet(PerNoteStage):
         title = None
         j = i - 1
         skipped_names = 0
-        window, titles, limit = self.opts.window, self.cues.titles, starts[i] - 80
+        window, titles, limit = self.opts.window, self.cues.titles, starts[i] - LEFT_REACH
         while j >= 0 and len(out) < window and ends[j] > limit:
             t = toks[j]
             if t == "." and not (j > 0 and (len(toks[j - 1]) == 1 or low[j - 1] in titles)):
