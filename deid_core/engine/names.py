@@ -16,6 +16,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import repeat
 
 from deid_core.config import Config
 from deid_core.config import NameNet as NameNetOptions
@@ -86,12 +87,13 @@ class NameNet(PerNoteStage):
         cache = self._lex
         if len(cache) > LEX_CACHE:
             cache.clear()
-        out = []
-        for t in toks:
-            v = cache.get(t, cache)
-            if v is cache:
-                v = cache[t] = self.lexical(t)
-            out.append(v)
+        out = list(map(cache.get, toks, repeat(cache)))  # the cache itself marks a token not seen yet
+        if any(v is cache for v in out):
+            for k, t in enumerate(toks):
+                if out[k] is cache:
+                    out[k] = cache.get(t, cache)
+                    if out[k] is cache:
+                        out[k] = cache[t] = self.lexical(t)
         return out
 
     def lexical(self, word: str) -> float | None:
@@ -118,7 +120,7 @@ class NameNet(PerNoteStage):
         """Proposed name spans of one note."""
         toks, starts, ends = doc.tokens
         text = doc.text
-        low = [t.lower() for t in toks]
+        low = list(map(str.lower, toks))
         lex = self.lexicals(toks)
         scores: list[float | None] = [None] * len(toks)
         labels = [""] * len(toks)
@@ -147,7 +149,7 @@ class NameNet(PerNoteStage):
         w, c = self.opts.weights, self.cues
         free = max(0.0, w.initial) + max([0.0, *(cue[0] for cue in self.phrase_cues.values())])
         title_w, cred_w, thr = max(0.0, w.title), max(0.0, w.credential), self.opts.threshold
-        titles = [j for j, t in enumerate(low) if t in c.titles]
+        titles = [j for j, t in enumerate(low) if t in c.titles] if not c.titles.isdisjoint(low) else []
         any_cred = not c.credentials.isdisjoint(low)
 
         def hopeless(i: int, base: float) -> bool:
@@ -256,10 +258,11 @@ class NameNet(PerNoteStage):
         out: list[Span] = []
         i = 0
         thr = self.opts.threshold
-        while i < len(toks):
-            if not proposed[i]:
-                i += 1
-                continue
+        while True:
+            try:
+                i = proposed.index(True, i)  # the next proposed word (a C-level scan)
+            except ValueError:
+                break
             j = i
             while j + 1 < len(toks) and proposed[j + 1] and text[ends[j]:starts[j + 1]].isspace():
                 j += 1
