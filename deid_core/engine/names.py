@@ -30,6 +30,7 @@ SOURCE = "names:net"
 LEX_CACHE = 200_000  # token strings whose lexical score a NameNet keeps
 _SKIPPED = frozenset((".", ",", '"', "'", "(", "“", "”", "‘", "’"))  # punctuation the left context steps over
 JOIN_GAP = 8  # most characters between two name words that join ("jon r. peters", "ann and bo")
+_UNSEEN = object()  # a token whose lexical score is not cached yet
 LEFT_REACH = 80  # characters before a word its left context (_left_words) reads words from
 
 
@@ -87,12 +88,12 @@ class NameNet(PerNoteStage):
         cache = self._lex
         if len(cache) > LEX_CACHE:
             cache.clear()
-        out = list(map(cache.get, toks, repeat(cache)))  # the cache itself marks a token not seen yet
-        if any(v is cache for v in out):
+        out = list(map(cache.get, toks, repeat(_UNSEEN)))
+        if _UNSEEN in out:
             for k, t in enumerate(toks):
-                if out[k] is cache:
-                    out[k] = cache.get(t, cache)
-                    if out[k] is cache:
+                if out[k] is _UNSEEN:
+                    out[k] = cache.get(t, _UNSEEN)  # an earlier copy of the token may have filled it
+                    if out[k] is _UNSEEN:
                         out[k] = cache[t] = self.lexical(t)
         return out
 
