@@ -55,7 +55,7 @@ def _texts(rule) -> list[str]:
     return [v for t in plain for v in (t, t.upper(), t.lower(), t.title())]
 
 
-@pytest.mark.parametrize("rule", [r for r in SCAN if r.needs or r.anchors], ids=lambda r: r.id)
+@pytest.mark.parametrize("rule", [r for r in TAGGER.rules if r.needs or r.anchors], ids=lambda r: r.id)
 def test_gates_hold_wherever_the_pattern_matches(rule):
     """`needs` and `anchors` are necessary conditions: wherever the pattern matches, the gate lets the note in."""
     anchors = [" " + normalize_phrase(a) for a in rule.anchors]
