@@ -114,3 +114,12 @@ def test_titles_inside_known_values_are_not_names():
     text = "Dr. Lund and the MD saw him; Brisco aware."
     got = [text[s.start:s.end] for s in MetadataMatcher().match(Doc(Note("t", text, known_phi=names)))]
     assert got == ["Brisco"]
+
+
+def test_values_split_once_per_tuple_and_also_when_unhashable():
+    from deid_core.engine.rules.metadata import _split, _split_values
+
+    assert _split_values(NAMES) == _split(NAMES) and _split_values(NAMES) is _split_values(NAMES)
+    listed = (["Hal Brisco", "DOCTOR"], ["Quentin", "PATIENT"])  # not the typed input: still split
+    assert _split_values(listed) == _split(listed)
+    assert ("H.B.", "DOCTOR") in _found("signed H.B. today", names=listed)

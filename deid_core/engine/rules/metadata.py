@@ -29,7 +29,16 @@ _GLUE = 4  # letters a long name may be glued to ("smithpt")
 
 
 def _split_values(pairs: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
-    """Each value and each of its words, lower-cased, with its label (first label wins)."""
+    """Each value and each of its words, lower-cased, with its label (first label wins); computed once per
+    distinct tuple of pairs (a patient's notes share theirs), as _compiled is."""
+    try:
+        hash(pairs)
+    except TypeError:  # an unhashable value (not the typed input): computed each time
+        return _split(pairs)
+    return _split_cached(pairs)
+
+
+def _split(pairs: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
     seen: dict[str, str] = {}
     for value, label in pairs:
         if not isinstance(value, str):
@@ -46,6 +55,19 @@ def _split_values(pairs: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], 
             if len(part) >= _MIN_LEN and (is_name(part) or not is_frequent(part)):
                 seen.setdefault(part, label or "PATIENT")
     return tuple(seen.items())
+
+
+_split_cached = lru_cache(maxsize=4096)(_split)
+
+
+@lru_cache(maxsize=4096)
+def _initials_pattern(value: str) -> regex.Pattern | None:
+    """The dotted-initials pattern of a multi-word value ('J. S.', 'J.S.'), or None for one word."""
+    parts = value.split()
+    if len(parts) < 2:
+        return None
+    return regex.compile(r"(?<![\w.])" + r"\.?\s?".join(regex.escape(p[0]) for p in parts) + r"\.(?!\w)",
+                         regex.IGNORECASE)
 
 
 class _Compiled:
@@ -223,11 +245,10 @@ class MetadataMatcher:
         """Dotted initials of multi-word known values, e.g. 'J. S.' or 'J.S.'."""
         out = []
         for value, label in names:
-            parts = value.split()
-            if len(parts) < 2:
+            pat = _initials_pattern(value)
+            if pat is None:
                 continue
-            pat = r"(?<![\w.])" + r"\.?\s?".join(regex.escape(p[0]) for p in parts) + r"\.(?!\w)"
-            for m in regex.finditer(pat, text, flags=regex.IGNORECASE):
+            for m in pat.finditer(text):
                 if "." in m.group(0)[:-1]:
                     out.append(Span(m.start(), m.end(), label, SOURCE + "-initials", 0.7))
         return out
