@@ -10,6 +10,9 @@ until it gets a gate or its per-note cost is measured and it is added to UNGATED
 from __future__ import annotations
 
 import pytest
+import regex
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from deid_core.config import load_config
 from deid_core.doc import Doc
@@ -106,3 +109,15 @@ def test_digit_gates_hold_wherever_the_pattern_matches(rule):
         checked += 1
         assert run in digit_shape(text), f"{rule.id}: matches {text!r} without {rule.digits} digits in a row"
     assert checked, f"{rule.id}: no example matches the pattern"
+
+
+# `needs` rewritten literal-first for speed: the old form, which the shipped one must agree with everywhere.
+REWRITTEN_NEEDS = {"age-not-temperature": r"(?i:[\d°gs]\s{0,2}f\b)"}
+
+
+@settings(deadline=None, max_examples=2000)
+@given(st.text(alphabet="0123456789°gsGSfFſK \t\n.x_aé", max_size=16))
+def test_rewritten_needs_agree_with_their_old_form(text):
+    for rid, old in REWRITTEN_NEEDS.items():
+        i = [r.id for r in TAGGER.rules].index(rid)
+        assert (regex.search(old, text) is None) == (TAGGER.need_patterns[i].search(text) is None), (rid, text)
