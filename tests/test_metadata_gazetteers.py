@@ -123,3 +123,13 @@ def test_values_split_once_per_tuple_and_also_when_unhashable():
     listed = (["Hal Brisco", "DOCTOR"], ["Quentin", "PATIENT"])  # not the typed input: still split
     assert _split_values(listed) == _split(listed)
     assert ("H.B.", "DOCTOR") in _found("signed H.B. today", names=listed)
+
+
+@given(st.text(max_size=80) | st.text(alphabet="aZ09 '-.,;:\t\n/()[]{}\"#@~`^|\\_x\x7f\x00", max_size=80))
+def test_lowered_ascii_path_maps_as_the_table(text):
+    from deid_core.gazetteers import _TABLE, _padded_lower
+
+    low = text.lower()
+    if len(low) != len(text):
+        low = "".join(c.lower() if len(c.lower()) == 1 else c for c in text)
+    assert _padded_lower(text) == " " + low.translate(_TABLE) + " "

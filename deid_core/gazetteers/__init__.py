@@ -81,6 +81,7 @@ def automaton() -> ahocorasick.Automaton:
 
 
 _TABLE = {i: " " for i in range(128) if not chr(i).isalnum() and chr(i) not in "'"}
+_ASCII_TABLE = bytes(32 if i in _TABLE else i for i in range(256))  # _TABLE for ASCII text as bytes
 
 
 def normalize_phrase(s: str) -> str:
@@ -126,6 +127,8 @@ def lowered(doc: Doc) -> str:
 
 
 def _padded_lower(text: str) -> str:
+    if text.isascii():  # the same mapping as _TABLE on bytes: one C pass instead of a dict lookup per character
+        return " " + text.lower().encode("ascii").translate(_ASCII_TABLE).decode("ascii") + " "
     low = text.lower()
     if len(low) != len(text):  # a few characters lower-case to two code points
         low = "".join(c.lower() if len(c.lower()) == 1 else c for c in text)

@@ -343,8 +343,14 @@ class RuleTagger(PerNoteStage):
         raw = self.tag_raw(doc, hits)
         spans = self._resolve(raw)
         # the CRF's rule_hits features read the rules as if those marked `crf_feature = false` were absent
-        state.rule_spans = (self._resolve([s for s in raw if s.source not in self.merge_only])
-                            if self.merge_only else spans)
+        # (when no such rule fired, the same input resolves to the same spans: a copy, not a second pass)
+        merge_only = self.merge_only
+        if not merge_only:
+            state.rule_spans = spans
+        elif any(s.source in merge_only for s in raw):
+            state.rule_spans = self._resolve([s for s in raw if s.source not in merge_only])
+        else:
+            state.rule_spans = list(spans)
         return spans
 
     def tag(self, doc: Doc, hits: tuple[list[Span], list[Span]] | None = None) -> list[Span]:
