@@ -104,3 +104,12 @@ def test_skipping_hopeless_words_changes_no_span(override):
         a, b = fast.run(Doc(n), NoteState()), full.run(Doc(n), NoteState())
         differ += a != b
     assert differ == 0
+
+
+def test_lexicals_cold_warm_and_partly_cached_agree_with_lexical():
+    net = NameNet(load_config().names)
+    toks = ["Maria", "maria", "Qqplorvik", "the", "Maria", "AF", "9am", "x", "Zelnik"]
+    want = [net.lexical(t) for t in toks]
+    assert net.lexicals(toks) == want  # cold, with a token repeated
+    assert net.lexicals(toks) == want  # warm
+    assert net.lexicals(["Zelnik", "Brandnewword", "Brandnewword"]) == [net.lexical("Zelnik"), *[net.lexical("Brandnewword")] * 2]

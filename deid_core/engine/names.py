@@ -88,6 +88,10 @@ class NameNet(PerNoteStage):
         cache = self._lex
         if len(cache) > LEX_CACHE:
             cache.clear()
+        try:
+            return list(map(cache.__getitem__, toks))  # every token seen before: one C-level pass
+        except KeyError:
+            pass
         out = list(map(cache.get, toks, repeat(_UNSEEN)))
         if _UNSEEN in out:
             for k, t in enumerate(toks):
