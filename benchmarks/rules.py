@@ -1,6 +1,6 @@
 """Rule tagger on the PhysioNet dev split: overlap recall / PPV per category, and throughput.
 
-`python -m benchmarks rules [--data DIR] [--no-metadata] [--errors N]`. Overlap
+`python -m benchmarks rules [--data DIR] [--no-metadata] [--errors N] [--per-rule N]`. Overlap
 (deid_core.training.evaluation.metrics.overlap, PhysioNet's own scorer): a gold PHI is found when a
 predicted span overlaps it; PPV = share of predicted spans overlapping a gold span. Labels are compared at the category level, and the corpus's
 coarse Location is compared with every LOCATION subtype (`physionet_label`). Throughput is
@@ -81,6 +81,58 @@ def throughput(tagger: RuleTagger, notes, repeats: int = 3) -> tuple[float, floa
     return size / best_wall / 1e6, size / best_cpu / 1e6
 
 
+def _best_ns(fn, repeats: int) -> int:
+    """CPU nanoseconds of the fastest of `repeats` calls of fn (this thread only)."""
+    best = None
+    for _ in range(repeats):
+        t0 = time.thread_time_ns()
+        fn()
+        took = time.thread_time_ns() - t0
+        best = took if best is None else min(best, took)
+    return best or 0
+
+
+def per_rule(tagger: RuleTagger, notes, repeats: int = 3) -> list[tuple[str, float, str]]:
+    """(rule id, µs per note, what it did) for every regex rule, each timed alone over all notes (one clock
+    read per pass, so no per-call clock cost): its gates (`requires`, `digits`, `needs`), then its search
+    (scan rules, on the notes its gates let through) or its matches at its trigger positions (triggered
+    rules), spans and filters included. Anchors and the trigger automaton are shared and not counted."""
+    from deid_core.engine.rules.prefilter import digit_shape
+    from deid_core.gazetteers import lowered
+
+    docs = [Doc(n) for n in notes]
+    texts = [d.text for d in docs]
+    shapes = [digit_shape(t) or b"0" * len(t) for t in texts]
+    starts: list[dict[int, list[int]]] = []  # per note: rule -> trigger positions (anchored rules: -1)
+    for d in docs:
+        per: dict[int, list[int]] = {}
+        for end_idx, (length, idx) in tagger.triggers.iter(lowered(d)) if tagger.has_triggers else ():
+            for i in idx:
+                per.setdefault(i, []).append(end_idx - 1 - length if length >= 0 else -1)
+        starts.append(per)
+    out = []
+    for i, rule in enumerate(tagger.rules):
+        need, run = tagger.need_patterns[i], tagger.digit_runs[i]
+        has = [k for k in range(len(texts)) if not (rule.triggers or rule.anchors) or i in starts[k]]
+        has = [k for k in has if not rule.requires or any(r in texts[k] for r in rule.requires)]
+        has = [k for k in has if not run or run in shapes[k]]
+        gate_ns = _best_ns(lambda has=has, need=need: [need.search(texts[k]) for k in has], repeats) if need else 0
+        passed = [k for k in has if need is None or need.search(texts[k])]
+        phi: list = []
+        if rule.triggers:
+            work_ns = _best_ns(lambda passed=passed, rule=rule, i=i, phi=phi: [tagger._apply_at(
+                rule, sorted(set(starts[k][i])), texts[k], phi, phi) for k in passed], repeats)
+            tries = sum(len(set(starts[k][i])) for k in passed)
+            what = f"{len(passed)} notes pass, {tries} trigger tries"
+        else:
+            pattern = tagger.scan_patterns[i]
+            work_ns = _best_ns(lambda passed=passed, rule=rule, pattern=pattern, phi=phi: [tagger._apply(
+                rule, pattern.finditer(texts[k]), texts[k], phi, phi) for k in passed], repeats)
+            what = f"{len(passed)} notes searched"
+        out.append((rule.id, (gate_ns + work_ns) / len(notes) / 1000, what + (f", needs {gate_ns / len(notes) / 1000:.1f}" if need else "")))
+    return sorted(out, key=lambda r: -r[1])
+
+
 def main(argv: list[str]) -> int:
     """Print the recall/PPV table and the throughput."""
     ap = argparse.ArgumentParser(prog="python -m benchmarks rules")
@@ -88,6 +140,8 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--no-metadata", action="store_true")
     ap.add_argument("--errors", type=int, default=0, help="print up to N errors with context (terminal only)")
     ap.add_argument("--no-speed", action="store_true")
+    ap.add_argument("--per-rule", type=int, default=0, metavar="N",
+                    help="print the N costliest regex rules (CPU µs per note, each rule timed alone)")
     args = ap.parse_args(argv)
     if not (args.data / "id.text").is_file():
         print(f"rules benchmark: no PhysioNet data at {args.data}; skipped")
@@ -109,6 +163,11 @@ def main(argv: list[str]) -> int:
             text = by_id[nid].text
             ctx = (text[max(0, s.start - 30):s.start] + "[[" + text[s.start:s.end] + "]]" + text[s.end:s.end + 20])
             print(kind, s.label, s.source, repr(ctx))
+    if args.per_rule:
+        rows = per_rule(tagger, corpus.notes)
+        print(f"per rule, µs per note (all {len(rows)} regex rules: {sum(r[1] for r in rows):.0f}), the {args.per_rule} costliest:")
+        for rid, us, what in rows[: args.per_rule]:
+            print(f"  {rid:34s} {us:7.1f}  {what}")
     if not args.no_speed:
         wall, cpu = throughput(tagger, corpus.notes)
         load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")

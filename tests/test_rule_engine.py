@@ -315,3 +315,14 @@ def test_hit_words_and_base_read_as_on_the_slice(text, start, end):
     assert hit_words(text, start, end) == old
     for word in (text, text[start:end]):
         assert base(word) == _POSSESSIVE_RE.sub("", word).rstrip(".").lower()
+
+
+def test_per_rule_table_times_every_regex_rule_behind_its_gates(small):
+    from benchmarks.rules import per_rule
+
+    notes = [Note("a", "the code word 123, acct # 42, zip 12345, ref 123456, Walden Pond"), Note("b", "nothing")]
+    rows = {rid: (us, what) for rid, us, what in per_rule(small, notes, repeats=1)}
+    assert set(rows) == {r.id for r in small.rules} and all(us >= 0 for us, _ in rows.values())
+    assert rows["t-trig"][1].startswith("1 notes pass, 1 trigger tries")
+    assert rows["t-digits"][1] == "1 notes searched" and rows["t-anchor"][1] == "1 notes searched"
+    assert rows["t-needs"][1].startswith("1 notes searched, needs")
