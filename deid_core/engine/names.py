@@ -136,6 +136,8 @@ class NameNet(PerNoteStage):
         w = self.opts.weights
         thr = self.opts.threshold
         proposed = [s is not None and s >= thr for s in scores]
+        if True not in proposed:  # nothing proposed: no neighbour to carry a word, no span
+            return []
         for i, s in enumerate(scores):  # a name-like word beside a proposed one ("jon peters")
             if s is not None and not proposed[i] and lex[i] is not None and lex[i] > 0:
                 for j in (self._adjacent(i, -1, starts, ends, text), self._adjacent(i, 1, starts, ends, text)):
