@@ -81,6 +81,7 @@ class NameNet(PerNoteStage):
                 if weight >= self.phrase_cues.get(p, (float("-inf"), False))[0]:
                     self.phrase_cues[p] = (weight, doctor)
         self.longest_cue = max((len(p) for p in self.phrase_cues), default=0)
+        self._strongest_cue = max([0.0, *(cue[0] for cue in self.phrase_cues.values())])  # the most a cue adds
         self._lex: dict[str, float | None] = {}  # lexical() per token string, emptied past LEX_CACHE
 
     def lexicals(self, toks: list[str]) -> list[float | None]:
@@ -154,7 +155,7 @@ class NameNet(PerNoteStage):
         and credential weights; a title needs a title word among the words _left_words reads (ending
         within LEFT_REACH characters before the word), a credential the word _right_word finds."""
         w, c = self.opts.weights, self.cues
-        free = max(0.0, w.initial) + max([0.0, *(cue[0] for cue in self.phrase_cues.values())])
+        free = max(0.0, w.initial) + self._strongest_cue
         title_w, cred_w, thr = max(0.0, w.title), max(0.0, w.credential), self.opts.threshold
         titles = [j for j, t in enumerate(low) if t in c.titles] if not c.titles.isdisjoint(low) else []
         any_cred = not c.credentials.isdisjoint(low)
