@@ -11,14 +11,16 @@ worker sends back). Prints CPU ms per note by phase, exclusive (a phase's time e
 phases inside it): arrow in, decode (screen the batch, build the Notes), engine (tag: the stages
 and merge), cross-note, surrogates (the Replacer and the output profile), replace (apply the
 replacements, audit rows), digests (original_digest HMACs), staged columns (the NoteResults as
-Arrow arrays), arrow out. The digest of the output stream shows whether two code versions wrote
-the same rows. --cprofile N adds the N costliest functions (tottime) of one more pass.
+Arrow arrays), arrow out, gc. The digest of the output stream shows whether two code versions wrote
+the same rows; "gc" is the garbage collector's time (--gc worker: tuned as a Spark worker tunes it
+after building the Deidentifier, udfs/deidentify.settle_worker_heap). --cprofile N adds the N costliest functions (tottime) of one more pass.
 """
 
 from __future__ import annotations
 
 import argparse
 import cProfile
+import gc
 import hashlib
 import io
 import os
@@ -36,7 +38,7 @@ import pyarrow.parquet as pq
 from benchmarks.job import NAME_COLUMNS, ROOT, make_input
 
 PHASES = ("arrow in", "decode", "engine", "cross-note", "surrogates", "replace", "digests", "staged columns",
-          "arrow out")
+          "arrow out", "gc")
 
 
 class PhaseClock:
@@ -62,6 +64,17 @@ class PhaseClock:
                     stack[-1][2] += took
 
         return timed
+
+    def on_gc(self, phase: str, info: dict) -> None:
+        """gc.callbacks hook: a collection counts under "gc", not under the phase it interrupted."""
+        if phase == "start":
+            self._stack.append(["gc", time.process_time(), 0.0])
+        elif self._stack and self._stack[-1][0] == "gc":
+            _, t0, _ = self._stack.pop()
+            took = time.process_time() - t0
+            self.spent["gc"] += took
+            if self._stack:
+                self._stack[-1][2] += took
 
     def reset(self) -> None:
         """Zero every phase."""
@@ -158,6 +171,8 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--batch-size", type=int, default=None, help="default: [job] batch_size")
     ap.add_argument("--mode", default=None, help="replacement mode (default: the config's)")
     ap.add_argument("--repeat", type=int, default=2, help="timed passes after a cold one (best is kept)")
+    ap.add_argument("--gc", choices=("worker", "default"), default="worker",
+                    help="garbage collector as a Spark worker sets it after the build, or CPython's defaults")
     ap.add_argument("--cprofile", type=int, default=0, help="print the N costliest functions of one more pass")
     a = ap.parse_args(argv)
     from deid_core.config import load_config
@@ -167,8 +182,13 @@ def main(argv: list[str]) -> int:
     c0 = time.process_time()
     deid = make_deidentifier(config, load_bundle(None), DEMO_KEY)
     build_s = time.process_time() - c0
+    if a.gc == "worker":
+        from deid_spark.udfs.deidentify import settle_worker_heap
+
+        settle_worker_heap()  # as the job's tagging function does after the build
     clock = PhaseClock()
     _instrument(deid, clock)
+    gc.callbacks.append(clock.on_gc)
     print(f"worker: {a.notes} notes of the job (batches of {batch_size}), mode {config.pipeline.mode}; "
           f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
     best: dict[str, float] | None = None
