@@ -115,14 +115,20 @@ def test_unpacked_bundle_removed_once_built(tmp_path, monkeypatch, demo_key_file
 
 
 def test_worker_heap_settled_once_after_the_build(demo_key_file):
+    from pyspark import cloudpickle
+
     table = pq.read_table(SAMPLES)
     table = table.append_column("_deid_duplicate", pa.array([False] * table.num_rows))
     p = payload(demo_key_file, effective_config(str(LITERAL_CONF), {"job": {"batch_size": 5}}))
+
+    def shipped():  # the tagging function as a Spark worker gets it: pickled by value
+        return cloudpickle.loads(cloudpickle.dumps(worker.tag_batches(p)))
+
     gc.set_threshold(700, 10, 10)
-    first = pa.Table.from_batches(list(worker.tag_batches(p)(iter(table.to_batches(16)))))
+    first = pa.Table.from_batches(list(shipped()(iter(table.to_batches(16)))))
     assert gc.get_freeze_count() > 0 and gc.get_threshold()[0] == worker.GC_YOUNG_THRESHOLD
     gc.unfreeze()
     gc.set_threshold(700, 10, 10)
-    again = pa.Table.from_batches(list(worker.tag_batches(p)(iter(table.to_batches(16)))))
+    again = pa.Table.from_batches(list(shipped()(iter(table.to_batches(16)))))
     assert gc.get_freeze_count() == 0 and gc.get_threshold()[0] == 700  # built before: not settled again
     assert again.equals(first)  # the collector's settings change no output

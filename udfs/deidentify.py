@@ -55,7 +55,10 @@ class WorkerPayload:
 
 
 def worker_deidentifier(payload: WorkerPayload) -> Deidentifier:
-    """This worker's Deidentifier for the payload, built (bundle unpacked) on first use only."""
+    """This worker's Deidentifier for the payload, built (bundle unpacked, heap settled) on first use only.
+
+    The state lives in this module, not in the tagging function: Spark pickles that closure by value,
+    so a global it read directly (a counter, a flag) would be the pickled copy, not the worker's."""
     deid = _CACHE.get(payload.cache_key)
     if deid is None:
         with OwnedDir(BUNDLE_DIR_PREFIX) as folder:  # removed once built: the models are in memory
@@ -66,6 +69,7 @@ def worker_deidentifier(payload: WorkerPayload) -> Deidentifier:
             deid = make_deidentifier(payload.config, bundle, read_key(payload.key))
         _CACHE[payload.cache_key] = deid
         BUILDS["count"] += 1
+        settle_worker_heap()
     return deid
 
 
@@ -82,10 +86,7 @@ def tag_batches(payload: WorkerPayload) -> Callable[[Iterator[pa.RecordBatch]], 
     """The mapInArrow function: staged results for every input batch (plain values in its closure)."""
 
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        built = BUILDS["count"]
         deid = worker_deidentifier(payload)
-        if BUILDS["count"] != built:  # this Python worker's first task with this payload
-            settle_worker_heap()
         for batch in patient_batches(batches, PATIENT_BATCH_MAX):
             yield process_batch(batch, deid, payload.spec, staged_schema(batch.schema, payload.spec))
 
