@@ -11,7 +11,7 @@ unpacked into a private folder that is removed as soon as the Deidentifier is bu
 are in memory by then); a worker killed mid-build leaves a folder the next unpack removes.
 Once built, the worker's heap is settled (settle_worker_heap): the models are frozen out of the
 garbage collector's full passes and young collections run less often. Outputs do not change: the
-collector only frees cycles; the CPU it cost was ~8 % of a worker's (docs/BENCHMARKS.md, round 8).
+collector only frees cycles; the CPU it cost was ~10-12 % of a worker's (docs/BENCHMARKS.md, round 8).
 """
 
 from __future__ import annotations
