@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import pickle
 
 import pyarrow as pa
@@ -23,6 +24,15 @@ def demo_key_file(tmp_path_factory):
     path = tmp_path_factory.mktemp("key") / "demo.key"
     path.write_bytes(DEMO_KEY)
     return str(path)
+
+
+@pytest.fixture(autouse=True)
+def _gc_restored():
+    """The tagging function settles a worker's heap (gc.freeze, thresholds): undone after each test here."""
+    before = gc.get_threshold()
+    yield
+    gc.unfreeze()
+    gc.set_threshold(*before)
 
 
 def payload(key_file, config=None):
@@ -102,3 +112,23 @@ def test_unpacked_bundle_removed_once_built(tmp_path, monkeypatch, demo_key_file
     assert worker.BUILDS["count"] == before + 1
     assert not list(tmp_path.glob("deid-bundle-*"))  # ours removed after the build, the orphan swept
     assert deid.process_many([]) == []
+
+
+def test_worker_heap_settled_once_after_the_build(demo_key_file):
+    from pyspark import cloudpickle
+
+    table = pq.read_table(SAMPLES)
+    table = table.append_column("_deid_duplicate", pa.array([False] * table.num_rows))
+    p = payload(demo_key_file, effective_config(str(LITERAL_CONF), {"job": {"batch_size": 5}}))
+
+    def shipped():  # the tagging function as a Spark worker gets it: pickled by value
+        return cloudpickle.loads(cloudpickle.dumps(worker.tag_batches(p)))
+
+    gc.set_threshold(700, 10, 10)
+    first = pa.Table.from_batches(list(shipped()(iter(table.to_batches(16)))))
+    assert gc.get_freeze_count() > 0 and gc.get_threshold()[0] == worker.GC_YOUNG_THRESHOLD
+    gc.unfreeze()
+    gc.set_threshold(700, 10, 10)
+    again = pa.Table.from_batches(list(shipped()(iter(table.to_batches(16)))))
+    assert gc.get_freeze_count() == 0 and gc.get_threshold()[0] == 700  # built before: not settled again
+    assert again.equals(first)  # the collector's settings change no output

@@ -29,9 +29,9 @@ from deid_core.config import Config
 from deid_core.engine.pipeline import Deidentifier, build_deidentifier
 from deid_core.engine.surrogates.settings import shifts_note_date  # noqa: F401 - used by app/run.py
 from deid_core.io.tables import SPAN_STRUCT
-from deid_core.notes import Note, NoteResult
+from deid_core.notes import AuditSpan, Note, NoteResult
 
-_SPAN_VALUES = attrgetter(*(f.name for f in SPAN_STRUCT))
+_SPAN_FIELDS = [(attrgetter(f.name), f) for f in SPAN_STRUCT]  # one getter per audit struct field
 PATIENT_BATCH_MAX = 20_000  # rows one patient's notes may gather into a batch (cross-note propagation)
 
 
@@ -129,14 +129,14 @@ def _known_phi(batch: pa.RecordBatch, spec: BatchSpec) -> tuple[list[tuple[tuple
 
 
 def _spans_array(results: list[NoteResult]) -> pa.Array:
-    """The staged spans column: one list of audit structs per result (empty when quarantined)."""
+    """The staged spans column: one list of audit structs per result (empty when quarantined), built
+    column by column (one pass per field over the batch's spans, no row tuples)."""
     offsets = [0]
-    rows: list[tuple] = []
+    spans: list[AuditSpan] = []
     for r in results:
-        rows.extend(_SPAN_VALUES(s) for s in r.spans)
-        offsets.append(len(rows))
-    columns = list(zip(*rows, strict=True)) if rows else [()] * SPAN_STRUCT.num_fields
-    values = pa.StructArray.from_arrays([pa.array(c, f.type) for c, f in zip(columns, SPAN_STRUCT, strict=True)],
+        spans.extend(r.spans)
+        offsets.append(len(spans))
+    values = pa.StructArray.from_arrays([pa.array(list(map(get, spans)), f.type) for get, f in _SPAN_FIELDS],
                                         fields=list(SPAN_STRUCT))
     return pa.ListArray.from_arrays(pa.array(offsets, pa.int32()), values, type=pa.list_(SPAN_STRUCT))
 
