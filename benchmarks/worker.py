@@ -13,7 +13,7 @@ and merge), cross-note, surrogates (the Replacer and the output profile), replac
 replacements, audit rows), digests (original_digest HMACs), staged columns (the NoteResults as
 Arrow arrays), arrow out, gc. The digest of the output stream shows whether two code versions wrote
 the same rows; "gc" is the garbage collector's time (--gc worker: tuned as a Spark worker tunes it
-after building the Deidentifier, udfs/deidentify.settle_worker_heap). --cprofile N adds the N costliest functions (tottime) of one more pass.
+after building the Deidentifier, deid_core/app/heap.settle_heap). --cprofile N adds the N costliest functions (tottime) of one more pass.
 """
 
 from __future__ import annotations
@@ -183,9 +183,9 @@ def main(argv: list[str]) -> int:
     deid = make_deidentifier(config, load_bundle(None), DEMO_KEY)
     build_s = time.process_time() - c0
     if a.gc == "worker":
-        from deid_spark.udfs.deidentify import settle_worker_heap
+        from deid_core.app.heap import settle_heap
 
-        settle_worker_heap()  # as the job's tagging function does after the build
+        settle_heap()  # as the job's tagging function does after the build
     clock = PhaseClock()
     _instrument(deid, clock)
     gc.callbacks.append(clock.on_gc)

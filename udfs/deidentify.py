@@ -9,20 +9,20 @@ once per executor. The Deidentifier is built on first use in each Python worker 
 there by (bundle id, config digest, key id); workers are reused across tasks. The bundle is
 unpacked into a private folder that is removed as soon as the Deidentifier is built (its models
 are in memory by then); a worker killed mid-build leaves a folder the next unpack removes.
-Once built, the worker's heap is settled (settle_worker_heap): the models are frozen out of the
+Once built, the worker's heap is settled (settle_heap): the models are frozen out of the
 garbage collector's full passes and young collections run less often. Outputs do not change: the
 collector only frees cycles; the CPU it cost was ~10-12 % of a worker's (docs/BENCHMARKS.md, round 8).
 """
 
 from __future__ import annotations
 
-import gc
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 import pyarrow as pa
 
 from deid_core.app.batch import PATIENT_BATCH_MAX, make_deidentifier, patient_batches, process_batch
+from deid_core.app.heap import settle_heap
 from deid_core.app.schema import BatchSpec, staged_schema
 from deid_core.bundle import BundleError, unpack_bundle
 from deid_core.config import Config
@@ -33,9 +33,6 @@ from deid_spark.udfs.shipping import KeyRef, read_key
 _CACHE: dict[str, Deidentifier] = {}
 BUILDS = {"count": 0}  # how many Deidentifiers this worker built (tests, diagnostics)
 BUNDLE_DIR_PREFIX = "deid-bundle-"
-# Allocations between two young-generation collections in a worker (CPython's default is 700): a
-# batch allocates millions of short-lived, mostly acyclic objects that reference counting frees.
-GC_YOUNG_THRESHOLD = 10_000
 
 
 @dataclass(frozen=True)
@@ -69,17 +66,8 @@ def worker_deidentifier(payload: WorkerPayload) -> Deidentifier:
             deid = make_deidentifier(payload.config, bundle, read_key(payload.key))
         _CACHE[payload.cache_key] = deid
         BUILDS["count"] += 1
-        settle_worker_heap()
+        settle_heap()  # the worker process is ours: settled for its life
     return deid
-
-
-def settle_worker_heap() -> None:
-    """Collect once and freeze what survives (rules, automata, models: never garbage, no longer scanned by
-    each full collection), then collect the young generation every GC_YOUNG_THRESHOLD allocations."""
-    gc.collect()
-    gc.freeze()
-    young, *older = gc.get_threshold()
-    gc.set_threshold(max(young, GC_YOUNG_THRESHOLD), *older)
 
 
 def tag_batches(payload: WorkerPayload) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:

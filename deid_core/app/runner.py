@@ -22,6 +22,7 @@ from deid_core.app.batch import (
     process_batch,
     valid_ids,
 )
+from deid_core.app.heap import settled_heap
 from deid_core.app.manifest import enforce_quality
 from deid_core.app.options import RunOptions
 from deid_core.app.policies import DEDUP_NULLS_FIRST, IdPlan, InputCounts
@@ -163,8 +164,9 @@ class ArrowBackend:
         if "patient_id" in frame.column_names:
             frame = frame.sort_by([("patient_id", "ascending")])
         batches = patient_batches(frame.to_batches(task.batch_size), max(task.batch_size, PATIENT_BATCH_MAX))
-        return pa.Table.from_batches([process_batch(b, deid, task.spec, out_schema) for b in batches],
-                                     schema=out_schema)
+        with settled_heap():  # as the job's workers tag (heap.py); the caller's settings back after
+            return pa.Table.from_batches([process_batch(b, deid, task.spec, out_schema) for b in batches],
+                                         schema=out_schema)
 
     def select(self, frame: pa.Table, selection: Selection, sink: Sink) -> tuple[pa.Table, dict[str, int] | None, Any]:
         """The rows this run takes (runs.py's rules), why each was taken or left, and the new high-water mark."""

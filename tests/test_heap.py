@@ -1,0 +1,45 @@
+"""The collector's settings while tagging: settled for the block, the caller's back after (deid tag, API)."""
+
+from __future__ import annotations
+
+import gc
+
+import pytest
+
+from deid_core.app.heap import GC_YOUNG_THRESHOLD, settled_heap
+
+
+@pytest.fixture
+def default_collector():
+    gc.unfreeze()
+    before = gc.get_threshold()
+    gc.set_threshold(700, 10, 10)
+    yield
+    gc.unfreeze()
+    gc.set_threshold(*before)
+
+
+def test_settled_heap_freezes_and_raises_the_young_threshold_then_restores(default_collector):
+    with settled_heap():
+        assert gc.get_freeze_count() > 0 and gc.get_threshold() == (GC_YOUNG_THRESHOLD, 10, 10)
+    assert gc.get_freeze_count() == 0 and gc.get_threshold() == (700, 10, 10)
+
+
+def test_restored_when_the_block_raises(default_collector):
+    with pytest.raises(RuntimeError), settled_heap():
+        raise RuntimeError("stage failed")
+    assert gc.get_freeze_count() == 0 and gc.get_threshold() == (700, 10, 10)
+
+
+def test_deid_tag_leaves_the_callers_collector_as_it_was(default_collector, tmp_path, monkeypatch):
+    from deid_core.app import heap
+    from deid_core.app.cli import main as deid_main
+    from tests.helpers_job import LITERAL_CONF, NAME_COLUMNS, SAMPLES
+
+    seen = []
+    real = heap.settle_heap
+    monkeypatch.setattr(heap, "settle_heap", lambda: (real(), seen.append(gc.get_threshold()[0])))
+    assert deid_main(["tag", "--input", str(SAMPLES), "--output", str(tmp_path / "out"), "--config",
+                      str(LITERAL_CONF), "--name-columns", NAME_COLUMNS, "--demo-key"]) == 0
+    assert seen == [GC_YOUNG_THRESHOLD]  # tagged with the settled heap, once
+    assert gc.get_freeze_count() == 0 and gc.get_threshold() == (700, 10, 10)
