@@ -225,6 +225,35 @@ def test_quick_benchmark_runs_and_reuses_its_bundles(physionet_dir, tmp_path, ca
     assert res["reinsert"]["tune_cv"]["original_physionet"]["report"] == res_tune_cv_profiled["report"]
 
 
+def test_easyadapt_switch_trains_domains_and_the_domain_is_a_tagging_choice(physionet_dir, tmp_path):
+    from deid_core.bundle import load_bundle
+    from deid_core.training.generalization_report import main
+
+    def tune(*flags: str) -> dict:
+        out = tmp_path / "tune.json"
+        assert main(["--quick", "--part", "tune", "--json", str(out), "--cache", str(tmp_path / "cache"),
+                     "--data", str(physionet_dir), *flags]) == 0
+        return json.loads(out.read_text())
+
+    general = tune("--easyadapt", "on", "--domain", "general")
+    assert general["setup"]["easyadapt"] and general["setup"]["domain"] == "general"
+    for b in general["setup"]["bundles"].values():  # fold bundles trained with a domain copy per corpus
+        assert b["trained_now"]
+        crf = load_bundle(b["path"]).manifest["components"]["crf"]
+        assert crf["easyadapt"] and crf["target_domain"] == "T"
+    source = tune("--easyadapt", "on")  # the recipe's domain ([crf.tagging] domain): the same fold bundles
+    assert source["setup"]["domain"] == "source"
+    assert all(not b["trained_now"] for b in source["setup"]["bundles"].values())
+    assert [b["id"] for b in source["setup"]["bundles"].values()] == [
+        b["id"] for b in general["setup"]["bundles"].values()]
+    cv_general, cv_source = general["reinsert"]["tune_cv"], source["reinsert"]["tune_cv"]
+    assert cv_general["original_physionet"]["report"] == cv_source["original_physionet"]["report"]  # the profile's copy
+    off = tune("--easyadapt", "off")
+    assert not off["setup"]["easyadapt"]
+    for b in off["setup"]["bundles"].values():
+        assert b["trained_now"] and not load_bundle(b["path"]).manifest["components"]["crf"]["easyadapt"]
+
+
 def test_bad_data_folder_exits_2(tmp_path, capsys):
     from deid_core.training.generalization_report import main
 

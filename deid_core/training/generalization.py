@@ -59,13 +59,18 @@ PROFILED = "original_physionet"  # tune CV: original notes, comparability profil
 EVAL_KEY = DEMO_KEY  # the pipeline's key: public, like the demo's (no real data is ever output)
 
 
-def recipe_config(cfg: Generalization, quick: bool) -> Config:
+def recipe_config(cfg: Generalization, quick: bool, easyadapt: bool | None = None) -> Config:
     """The recipe's configuration: conf/ with its CRF file and override file (and, quick, the
-    [quick] override file) merged like --config FILE."""
+    [quick] override file) merged like --config FILE; `easyadapt` (--easyadapt on|off, like
+    `deid train --easyadapt`) overrides its [crf.training] easyadapt."""
     config = load_config(crf_file=cfg.recipe.crf_config)
     if cfg.recipe.pipeline_config:
         config = config.with_file(cfg.recipe.pipeline_config)
-    return config.with_file(cfg.quick.config) if quick else config
+    if quick:
+        config = config.with_file(cfg.quick.config)
+    if easyadapt is not None and easyadapt != config.crf.training.easyadapt:  # (as is: the same cached bundles)
+        config = config.override({"crf": {"training": {"easyadapt": easyadapt}}})
+    return config
 
 
 def synth_types(cfg: Generalization) -> tuple[list[str], list[str]]:
@@ -95,10 +100,15 @@ class Bench:
     show_misses: int = 0
     results: dict = field(default_factory=dict)
     show_fps: int = 0
+    easyadapt: bool | None = None  # None: the recipe's [crf.training] easyadapt
+    domain: str | None = None  # the default rows' [crf.tagging] domain (None: the recipe's); not the profile's
     _memo: dict = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        self.config = recipe_config(self.cfg, self.quick)
+        self.config = recipe_config(self.cfg, self.quick, self.easyadapt)  # what the bundles are trained with
+        # what the default rows tag with: the EasyAdapt copy is a tagging choice, so no bundle is retrained for it
+        self.tagging = self.config if self.domain is None else self.config.override(
+            {"crf": {"tagging": {"domain": self.domain}}})
         self.recipe = training_recipe(self.cfg, self.quick)
         self.insert_config = load_config().with_file(self.cfg.reinsert.config)
         self.profile = self.config.with_file(self.cfg.blind.profile)  # checked now, before any work
@@ -131,7 +141,7 @@ class Bench:
 
     def deid(self, bundle: Bundle, config: Config | None = None):
         """The recipe's pipeline (or another configuration, e.g. the profile's) on a bundle, evaluation key."""
-        return build_deidentifier(config or self.config, bundle, EVAL_KEY)
+        return build_deidentifier(config or self.tagging, bundle, EVAL_KEY)
 
     def main_bundle(self) -> Bundle:
         """Tune patients + synthetic training types: parts 1, 2, 4 and the blind re-insertion."""
@@ -252,7 +262,8 @@ def run(bench: Bench, parts: Sequence[str]) -> dict:
         "recipe": {**asdict(bench.cfg.recipe), "training": asdict(bench.recipe)}, "quick": bench.quick, "blind": bench.blind.size(),
         "tune": {"notes": len(bench.tune), "patients": len({n.patient_id for n in bench.tune})},
         "synthetic_training_types": bench.train_types, "held_out_types": bench.held_out_types,
-        "max_iterations": bench.config.crf.training.max_iterations})
+        "max_iterations": bench.config.crf.training.max_iterations,
+        "easyadapt": bench.config.crf.training.easyadapt, "domain": bench.tagging.crf.tagging.domain})
     kinds = list(bench.cfg.reinsert.kinds)
     if "blind" in parts:
         res["blind"] = {"default": bench.blind_default(), "physionet_profile": bench.blind_profile()}

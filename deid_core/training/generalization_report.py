@@ -142,6 +142,7 @@ def format_report(res: Mapping) -> str:
     lines = [f"generalization benchmark{quick}: bundles {bundles}",
              f"  trained on {s['tune']['patients']} tune patients ({s['tune']['notes']} notes) + synthetic types "
              f"{', '.join(s['synthetic_training_types'])}; max_iterations {s['max_iterations']}; "
+             f"EasyAdapt {'on, default rows tag with the ' + s['domain'] + ' copy' if s['easyadapt'] else 'off'}; "
              f"{s.get('machine', '')}; {s['cpu_s']} s CPU", ""]
     for key, fmt in (("blind", format_blind), ("layouts", format_layouts), ("reinsert", format_reinsert),
                      ("readable", format_readable)):
@@ -168,6 +169,7 @@ DEFAULT_CACHE = Path(__file__).resolve().parents[2] / "out" / "cache" / "general
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Parse options, run the asked parts, print the table, write the JSON."""
+    from deid_core.engine.crf.tagger import DOMAINS
     from deid_core.training.generalization import PARTS, TUNE, Bench, run
     from deid_core.training.generalization_config import settings
 
@@ -186,6 +188,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--config", default=None, help="another file shaped like conf/evaluation/generalization.toml")
     ap.add_argument("--recipe", default=None, metavar="NAME|FILE",
                     help="train this recipe (conf/recipes/NAME.toml or a .toml file) instead of [recipe] name")
+    ap.add_argument("--easyadapt", choices=("on", "off"), default=None,
+                    help="override the recipe's [crf.training] easyadapt (like `deid train --easyadapt`)")
+    ap.add_argument("--domain", choices=DOMAINS, default=None,
+                    help="EasyAdapt copy the default rows tag with (override [crf.tagging] domain; the "
+                         "physionet-profile row keeps the profile's; no bundle is retrained for it)")
     args = ap.parse_args(argv)
     if not (args.data / "id.text").is_file():
         print(f"generalization: --data {args.data}: no PhysioNet corpus (id.text) there", file=sys.stderr)
@@ -196,7 +203,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
     try:  # settings, splits and corpora are checked here, before any training
         bench = Bench(settings(args.quick, args.config, args.recipe), args.data, args.cache, args.quick,
-                      show_misses=args.show_misses, show_fps=args.show_fps)
+                      show_misses=args.show_misses, show_fps=args.show_fps,
+                      easyadapt=None if args.easyadapt is None else args.easyadapt == "on", domain=args.domain)
     except (ConfigError, KeyError) as exc:
         print(f"generalization: {exc}", file=sys.stderr)
         return 2
