@@ -6,24 +6,16 @@ import datetime as dt
 import hashlib
 import json
 from collections.abc import Mapping
-from importlib import metadata
 from typing import Any
 
 import deid_core
 from deid_core.app.policies import INPUT_STAGES
 from deid_core.bundle import Bundle
 from deid_core.config import Config, conf_dir
+from deid_core.engine.surrogates.locations import faker_version
 from deid_core.keys import key_id
 
 MANIFEST_NAME = "_manifest.json"
-
-
-def faker_version() -> str | None:
-    """The installed Faker release: surrogates of several kinds are drawn from its lists."""
-    try:
-        return metadata.version("faker")
-    except metadata.PackageNotFoundError:
-        return None
 
 
 def rules_version(bundle: Bundle, config: Config) -> str:

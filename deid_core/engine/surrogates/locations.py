@@ -6,6 +6,7 @@ import importlib
 import random
 import re
 from functools import lru_cache
+from importlib import metadata
 
 from faker import Faker
 
@@ -25,6 +26,15 @@ def _lead_digits(text: str) -> int:
 _WORD = re.compile(r"\w+")
 POOL_SIZE = 1500
 POOL_SEED = 20240601  # fixed: the pools depend on the Faker version and locale only
+
+
+def faker_version() -> str | None:
+    """The installed Faker release: surrogates of several kinds (and the synthetic training notes'
+    names and places) are drawn from its lists."""
+    try:
+        return metadata.version("faker")
+    except metadata.PackageNotFoundError:
+        return None
 
 
 @lru_cache(maxsize=32)
