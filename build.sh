@@ -88,8 +88,8 @@ usage: ./build.sh COMMAND [ARGS]
              (--update rewrites it and the README example; commit it with a deliberate change)
   package    build dist/: the project wheel, the default bundle and a packed environment
              (venv-pack) for spark-submit --archives
-  bench      run a benchmark: tokenize | rules | surrogates | leakcheck | synth | job | tagger |
-             generalization | all (see benchmarks/)
+  bench      run a benchmark: tokenize | rules | surrogates | leakcheck | synth | job | worker |
+             tagger | generalization | all (see benchmarks/)
   help       this text
 HELP
 }
