@@ -85,6 +85,8 @@ class _EveryContext(NameNet):
     {"names": {"threshold": 1.0}},  # low enough that dictionary words after one cue pass
     {"names": {"weights": {"initial": 2.5, "credential": 0.5, "title": 0.4}}},
     {"names": {"weights": {"dictionary": 0.0, "weak": 2.5}}},  # dictionary words carried by neighbours
+    # a score exactly at the threshold, whose terms add up a hair lower in the bound's order (review finding)
+    {"names": {"threshold": 1.6, "weights": {"initial": 0.7, "weak": 0.6, "relation": 0.6, "contact": 0.6}}},
 ])
 def test_skipping_hopeless_words_changes_no_span(override):
     """Words whose context cannot lift them to the threshold are skipped: the spans are those of the net
@@ -96,7 +98,7 @@ def test_skipping_hopeless_words_changes_no_span(override):
     fast, full = NameNet(opts), _EveryContext(opts)
     notes = [to_note(n) for n in generate(120, seed=917, n_patients=30)]
     notes += [Note("x", t) for t in (
-        "Dr. anxious seen; seen by Dr. K. Lantern today; Dr. Walnut RN; spoke with K. tired RN; per Mr. happy and T. Jones MD, nurse bell, CNA wall",
+        "seen per K. lantern RN today; Dr. anxious seen; seen by Dr. K. Lantern today; Dr. Walnut RN; spoke with K. tired RN; per Mr. happy and T. Jones MD, nurse bell, CNA wall",
         "MR. SILVER and Dr Maria\nrn called ms. paine; daughter worried rn; seen by Ann Lee, RRT.",
     )]
     differ = 0

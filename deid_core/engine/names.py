@@ -32,6 +32,7 @@ _SKIPPED = frozenset((".", ",", '"', "'", "(", "“", "”", "‘", "’"))  # p
 JOIN_GAP = 8  # most characters between two name words that join ("jon r. peters", "ann and bo")
 _UNSEEN = object()  # a token whose lexical score is not cached yet
 LEFT_REACH = 80  # characters before a word its left context (_left_words) reads words from
+BOUND_SLACK = 1e-9  # _hopeless skips a word only when its bound is this far below the threshold (float sums)
 
 
 @dataclass(frozen=True)
@@ -168,11 +169,11 @@ class NameNet(PerNoteStage):
                 k = bisect_left(titles, i) - 1  # the last title word before i ends latest
                 if k >= 0 and ends[titles[k]] > starts[i] - LEFT_REACH:
                     bound += title_w
-            if any_cred and bound + cred_w >= thr:
+            if any_cred and bound + cred_w >= thr - BOUND_SLACK:
                 nxt = self._right_word(i, toks, lex, starts, ends, text)
                 if nxt is not None and low[nxt] in c.credentials:
                     bound += cred_w
-            return bound < thr
+            return bound < thr - BOUND_SLACK
 
         return hopeless
 
