@@ -31,6 +31,29 @@ def test_restored_when_the_block_raises(default_collector):
     assert gc.get_freeze_count() == 0 and gc.get_threshold() == (700, 10, 10)
 
 
+def test_objects_the_caller_froze_stay_frozen(default_collector):
+    gc.freeze()
+    mine = gc.get_freeze_count()
+    with settled_heap():
+        assert gc.get_freeze_count() == mine and gc.get_threshold()[0] == GC_YOUNG_THRESHOLD
+    assert gc.get_freeze_count() == mine and gc.get_threshold() == (700, 10, 10)
+
+
+def test_nested_blocks_restore_once_at_the_end(default_collector):
+    with settled_heap():
+        with settled_heap():
+            pass
+        assert gc.get_freeze_count() > 0 and gc.get_threshold()[0] == GC_YOUNG_THRESHOLD  # still settled
+    assert gc.get_freeze_count() == 0 and gc.get_threshold() == (700, 10, 10)
+
+
+def test_automatic_collection_left_off_stays_off(default_collector):
+    gc.set_threshold(0, 10, 10)
+    with settled_heap():
+        assert gc.get_threshold()[0] == 0
+    assert gc.get_threshold() == (0, 10, 10)
+
+
 def test_deid_tag_leaves_the_callers_collector_as_it_was(default_collector, tmp_path, monkeypatch):
     from deid_core.app import heap
     from deid_core.app.cli import main as deid_main
@@ -38,7 +61,7 @@ def test_deid_tag_leaves_the_callers_collector_as_it_was(default_collector, tmp_
 
     seen = []
     real = heap.settle_heap
-    monkeypatch.setattr(heap, "settle_heap", lambda: (real(), seen.append(gc.get_threshold()[0])))
+    monkeypatch.setattr(heap, "settle_heap", lambda: (real(), seen.append(gc.get_threshold()[0]))[0])
     assert deid_main(["tag", "--input", str(SAMPLES), "--output", str(tmp_path / "out"), "--config",
                       str(LITERAL_CONF), "--name-columns", NAME_COLUMNS, "--demo-key"]) == 0
     assert seen == [GC_YOUNG_THRESHOLD]  # tagged with the settled heap, once

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -10,24 +11,40 @@ from contextlib import contextmanager
 # batch allocates millions of short-lived, mostly acyclic objects that reference counting frees.
 GC_YOUNG_THRESHOLD = 10_000
 
+_LOCK = threading.Lock()
+_BLOCKS = {"depth": 0, "threshold": None, "froze": False}  # settled_heap blocks open in this process
 
-def settle_heap() -> None:
+
+def settle_heap() -> bool:
     """Collect once and freeze what survives (rules, automata, models: never garbage, no longer scanned by
-    each full collection), then collect the young generation every GC_YOUNG_THRESHOLD allocations."""
-    gc.collect()
-    gc.freeze()
+    each full collection), then collect the young generation every GC_YOUNG_THRESHOLD allocations.
+    Objects someone else froze stay as they are (no second freeze); automatic collection left off stays
+    off. Returns whether it froze."""
+    froze = gc.get_freeze_count() == 0
+    if froze:
+        gc.collect()
+        gc.freeze()
     young, *older = gc.get_threshold()
-    gc.set_threshold(max(young, GC_YOUNG_THRESHOLD), *older)
+    if young:
+        gc.set_threshold(max(young, GC_YOUNG_THRESHOLD), *older)
+    return froze
 
 
 @contextmanager
 def settled_heap() -> Iterator[None]:
-    """settle_heap() for a block, the caller's collector settings back after it (a notebook's process
-    is not ours to change for good)."""
-    before = gc.get_threshold()
-    settle_heap()
+    """settle_heap() for a block, the caller's collector settings back after the last open block (a
+    notebook's process is not ours to change for good; nested or concurrent blocks settle once)."""
+    with _LOCK:
+        if _BLOCKS["depth"] == 0:
+            _BLOCKS["threshold"] = gc.get_threshold()
+            _BLOCKS["froze"] = settle_heap()
+        _BLOCKS["depth"] += 1
     try:
         yield
     finally:
-        gc.set_threshold(*before)
-        gc.unfreeze()
+        with _LOCK:
+            _BLOCKS["depth"] -= 1
+            if _BLOCKS["depth"] == 0:
+                gc.set_threshold(*_BLOCKS["threshold"])
+                if _BLOCKS["froze"]:
+                    gc.unfreeze()
