@@ -19,7 +19,6 @@ from deid_core.engine.crf.batch import outliers
 from deid_core.engine.crf.scorer import DenseEmission, decode, read_weights, restricted_viterbi
 from deid_core.engine.crf.tagger import crf_stage, load_models
 from deid_core.engine.pipeline import build_stage
-from deid_core.engine.surrogates.locations import faker_version
 from deid_core.notes import Note
 from deid_core.training.synth.generate import generate
 from deid_core.training.synth.output import to_note
@@ -164,11 +163,6 @@ def tiny_bundles(tmp_path_factory):
     assert easy.manifest["components"]["crf"]["easyadapt"]
     return plain, easy
 
-
-def test_a_bundle_with_synthetic_notes_records_the_faker_release(tiny_bundles):
-    plain, easy = tiny_bundles  # the synthetic notes' names and places come from Faker's lists
-    assert easy.manifest["training"]["synthetic_faker_version"] == faker_version() and faker_version()
-    assert "synthetic_faker_version" not in plain.manifest["training"]  # no synthetic notes, no Faker
 
 
 @pytest.mark.parametrize("which,domain", [(0, "target"), (1, "target"), (1, "source")])

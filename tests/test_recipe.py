@@ -12,6 +12,7 @@ import pytest
 from deid_core.app.cli import main as deid_main
 from deid_core.config import ConfigError, recipe_settings
 from deid_core.config.recipe import Kind
+from deid_core.engine.surrogates.locations import faker_version
 from deid_core.io.corpus import Corpus
 from deid_core.io.physionet import write_physionet
 from deid_core.notes import Note
@@ -109,4 +110,5 @@ def test_deid_train_with_a_recipe(tmp_path):
     training = json.loads((out / "bundle.json").read_text())["training"]
     assert training["notes"] == 6 + 6 * 2 + 12 and training["harmonized"] is True
     assert training["recipe"]["reinsert"]["kinds"] == ["oov", "lower"]
+    assert training["synthetic_faker_version"] == faker_version() and faker_version()  # the notes drawn now
     assert deid_main(["train", "--physionet", str(data), "--recipe", "nosuch", "--output", str(out)]) == 2

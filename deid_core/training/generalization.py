@@ -43,7 +43,7 @@ from deid_core.training.corpus_eval import (
 )
 from deid_core.training.evaluation.readable import Readable
 from deid_core.training.generalization_config import Generalization, training_recipe
-from deid_core.training.recipe import synthetic_docs, target_docs
+from deid_core.training.recipe import synthetic_docs, synthetic_provenance, target_docs
 from deid_core.training.reinsert import reinsert
 from deid_core.training.synth import SynthNote, generate
 from deid_core.training.synth.catalog import type_names
@@ -129,7 +129,7 @@ class Bench:
         synthetic training types (cached)."""
         docs = target_docs(notes, self.tune_gold, self.config.crf, self.recipe) + self.synth_docs
         extra = {"benchmark": "generalization", "physionet_notes": len(notes), "recipe": self.cfg.recipe.name,
-                 "synthetic_note_types": dict(sorted(self.synth_type_counts.items()))}
+                 "synthetic_note_types": dict(sorted(self.synth_type_counts.items())), **synthetic_provenance(self.recipe)}
         t0 = time.process_time()
         bundle, trained = cached_bundle(docs, self.config, self.cache, name, rules=self.rules.feature_spans, extra=extra)
         self.results.setdefault("setup", {}).setdefault("bundles", {})[name] = {

@@ -13,6 +13,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from deid_core.config import CrfSettings, Recipe, conf_dir, load_config
+from deid_core.engine.surrogates.locations import faker_version
 from deid_core.notes import Note
 from deid_core.spans import Span
 from deid_core.training.harmonize import training_gold
@@ -61,6 +62,12 @@ def target_docs(notes: Sequence[Note], gold: dict[str, list[Span]], conf: CrfSet
     if recipe is not None:
         docs += reinserted_docs(notes, gold, recipe)
     return docs
+
+
+def synthetic_provenance(recipe: Recipe) -> dict[str, str | None]:
+    """What a bundle's manifest records of the synthetic notes generated for it now: their names and places
+    come from Faker's lists, so another Faker release draws other notes (and trains another CRF)."""
+    return {"synthetic_faker_version": faker_version()} if recipe.synthetic.notes else {}
 
 
 def synthetic_docs(recipe: Recipe, exclude_types: Sequence[str] = ()) -> tuple[list[TrainDoc], Counter]:

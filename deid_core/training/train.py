@@ -21,7 +21,6 @@ from deid_core.engine.crf.clusters import save_clusters, train_clusters
 from deid_core.engine.crf.features import FeatureConfig, FeatureExtractor, easyadapt
 from deid_core.engine.crf.labels import check_scheme, encode, mention_counts
 from deid_core.engine.crf.versions import current_versions
-from deid_core.engine.surrogates.locations import faker_version
 from deid_core.notes import Note
 from deid_core.spans import Span
 
@@ -178,8 +177,6 @@ def train_bundle(
             "notes": len(docs), "patients": len({d.doc.note.patient_id for d in docs}),
             "domains": dict(Counter(d.domain for d in docs)), "gold_spans": dict(sorted(gold_counts.items())),
             "rules_used": rules is not None,
-            # the synthetic notes' names and places come from Faker's lists: another release, other notes
-            **({"synthetic_faker_version": faker_version()} if any(d.domain == "S" for d in docs) else {}),
             **(extra or {}),
         },
     }

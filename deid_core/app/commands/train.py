@@ -22,7 +22,12 @@ from pathlib import Path
 from deid_core.config import recipe_settings
 from deid_core.training.corpora import pipeline_config, read_training_corpus
 from deid_core.training.cv import f_beta, run_cv
-from deid_core.training.recipe import reinserted_docs, synthetic_docs, target_docs
+from deid_core.training.recipe import (
+    reinserted_docs,
+    synthetic_docs,
+    synthetic_provenance,
+    target_docs,
+)
 from deid_core.training.train import (
     TrainDoc,
     crf_config,
@@ -98,7 +103,8 @@ def run(args: argparse.Namespace) -> int:
                           extra={"target_corpus": Path(args.physionet).name,
                                  "source_corpora": [Path(p).name for p in args.synthetic],
                                  "harmonized": conf.training.harmonize,
-                                 **({"recipe": asdict(recipe), "recipe_name": args.recipe} if recipe else {})})
+                                 **({"recipe": asdict(recipe), "recipe_name": args.recipe,
+                                     **synthetic_provenance(recipe)} if recipe else {})})
     if cv_report is not None:
         set_bundle_metadata(bundle.path, "cv", cv_report)
         if args.report:
