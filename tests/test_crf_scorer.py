@@ -164,7 +164,6 @@ def tiny_bundles(tmp_path_factory):
     return plain, easy
 
 
-
 @pytest.mark.parametrize("which,domain", [(0, "target"), (1, "target"), (1, "source")])
 def test_agreement_on_freshly_trained_bundles(tiny_bundles, config, which, domain):
     bundle = tiny_bundles[which]
