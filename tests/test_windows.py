@@ -89,6 +89,36 @@ def test_windowed_output_equals_the_whole_note_output_on_real_notes(physionet):
     assert outputs(windowed, notes) == outputs(whole, notes)
 
 
+def test_windows_leave_type_agreement_to_the_whole_note():
+    """A window's merge does not reconcile labels on its own: votes over part of the note could differ
+    from the whole note's (a place read CITY in one window, LOCATION-OTHER in another); whole_note()
+    reconciles once over every window's spans."""
+    from deid_core.app.options import effective_config
+    from deid_core.bundle import load_bundle
+    from deid_core.engine.pipeline import build_deidentifier
+
+    deid = build_deidentifier(effective_config(), load_bundle(), b"windows-test-key-0123456789abcdef")
+    deid.limits = replace(deid.limits, window_chars=300, window_overlap_chars=100)
+    calls: list[bool] = []
+    merge, whole_note = deid.merge, deid.merge.whole_note
+
+    class Spy:
+        def __call__(self, spans, doc=None, state=None, note_wide=True):
+            calls.append(note_wide)
+            return merge(spans, doc, state, note_wide=note_wide)
+
+        def whole_note(self, spans, text):
+            calls.append("whole")
+            return whole_note(spans, text)
+
+    deid.merge = Spy()
+    long = max(sample_notes(), key=lambda n: len(n.text))
+    assert len(long.text) > 3 * 300
+    deid.process(long)
+    assert calls[-1] == "whole" and calls.count("whole") == 1
+    assert len(calls) > 3 and not any(calls[:-1])  # every window merged with note_wide=False
+
+
 def test_configured_windows_are_checked():
     from deid_core.config import ConfigError, load_config
 

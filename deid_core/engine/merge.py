@@ -70,7 +70,8 @@ class Merger:
             return reconcile(spans, text, self)
         return spans
 
-    def __call__(self, spans: Sequence[Span], doc: Doc | None = None, state: NoteState | None = None) -> list[Span]:
+    def __call__(self, spans: Sequence[Span], doc: Doc | None = None, state: NoteState | None = None,
+                 note_wide: bool = True) -> list[Span]:
         gate = self.options.rule_gate
         if gate > 0 and doc is not None and state is not None and state.crf is not None:
             spans = gate_rules(spans, doc, state.crf, gate, self)
@@ -91,8 +92,8 @@ class Merger:
         merged = POLICIES[self.policy](self, spans)
         if doc is not None:
             merged = whole_words(merged, doc.text, self.options.whole_word_labels)
-        if doc is not None and (self.options.reconcile or self.options.propagate):
-            merged = reconcile(merged, doc.text, self)
+        if note_wide and doc is not None and (self.options.reconcile or self.options.propagate):
+            merged = reconcile(merged, doc.text, self)  # a window's spans: whole_note() does it over the note
         return merged
 
 

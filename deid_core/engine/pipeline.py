@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 
 from deid_core import taxonomy
 from deid_core.config import Config
@@ -138,7 +139,7 @@ class Deidentifier:
     def _windowed(self, doc: Doc, view: TextView, spent: budget.Budget) -> Tagged:
         """A long note: every window tagged alone, then the merge's note-wide step over all of them."""
         def one(window: Doc) -> list[Span]:
-            return spans_or_raise(self._tag_docs([window], [spent])[0])
+            return spans_or_raise(self._tag_docs([window], [spent], note_wide=False)[0])
 
         spans = tag_in_windows(doc, one, self.limits.window_chars or 0, self.limits.window_overlap_chars)
         spans = self.merge.whole_note(spans, doc.text)  # type agreement, propagation: over the whole note
@@ -158,10 +159,12 @@ class Deidentifier:
         except Exception as exc:  # noqa: BLE001 - fail closed for this note only
             return exc
 
-    def _tag_docs(self, docs: Sequence[Doc], budgets: Sequence[budget.Budget]) -> list[Outcome]:
+    def _tag_docs(self, docs: Sequence[Doc], budgets: Sequence[budget.Budget],
+                  note_wide: bool = True) -> list[Outcome]:
         """Every stage over the batch, then the merge; per doc its merged spans, or the exception of the
         first stage (or the merge) that failed for it. A per-note stage runs under the note's budget;
-        a batch stage (the numpy CRF: linear, bounded by [tagging] batch_tokens) is checked after."""
+        a batch stage (the numpy CRF: linear, bounded by [tagging] batch_tokens) is checked after.
+        note_wide=False (a window of a long note): the merge's note-wide step is left to the whole note."""
         states = [NoteState() for _ in docs]
         out: list[Outcome] = [[] for _ in docs]
         for stage in self.stages:
@@ -185,7 +188,8 @@ class Deidentifier:
                     out[i].extend(spans)  # type: ignore[union-attr]
         for i, found_i in enumerate(out):
             if not isinstance(found_i, Exception):
-                out[i] = _under(budgets[i], "merge", self.merge, found_i, docs[i], states[i])
+                out[i] = _under(budgets[i], "merge", partial(self.merge, note_wide=note_wide), found_i, docs[i],
+                                states[i])
         return out
 
     def process(self, note: Note) -> NoteResult:
