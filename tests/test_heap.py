@@ -32,11 +32,10 @@ def test_restored_when_the_block_raises(default_collector):
 
 
 def test_objects_the_caller_froze_stay_frozen(default_collector):
-    gc.freeze()
-    mine = gc.get_freeze_count()
+    gc.freeze()  # (the count itself moves as frozen objects are freed: only "still frozen" is checked)
     with settled_heap():
-        assert gc.get_freeze_count() == mine and gc.get_threshold()[0] == GC_YOUNG_THRESHOLD
-    assert gc.get_freeze_count() == mine and gc.get_threshold() == (700, 10, 10)
+        assert gc.get_freeze_count() > 0 and gc.get_threshold()[0] == GC_YOUNG_THRESHOLD
+    assert gc.get_freeze_count() > 0 and gc.get_threshold() == (700, 10, 10)  # not thawed by the block
 
 
 def test_nested_blocks_restore_once_at_the_end(default_collector):

@@ -188,8 +188,8 @@ class Deidentifier:
                     out[i].extend(spans)  # type: ignore[union-attr]
         for i, found_i in enumerate(out):
             if not isinstance(found_i, Exception):
-                out[i] = _under(budgets[i], "merge", partial(self.merge, note_wide=note_wide), found_i, docs[i],
-                                states[i])
+                merge = self.merge if note_wide else partial(self.merge, note_wide=False)
+                out[i] = _under(budgets[i], "merge", merge, found_i, docs[i], states[i])
         return out
 
     def process(self, note: Note) -> NoteResult:
