@@ -97,12 +97,12 @@ def per_rule(tagger: RuleTagger, notes, repeats: int = 3) -> list[tuple[str, flo
     read per pass, so no per-call clock cost): its gates (`requires`, `digits`, `needs`), then its search
     (scan rules, on the notes its gates let through) or its matches at its trigger positions (triggered
     rules), spans and filters included. Anchors and the trigger automaton are shared and not counted."""
-    from deid_core.engine.rules.prefilter import digit_shape
+    from deid_core.engine.rules.prefilter import gate_shape
     from deid_core.gazetteers import lowered
 
     docs = [Doc(n) for n in notes]
     texts = [d.text for d in docs]
-    shapes = [digit_shape(t) or b"0" * len(t) for t in texts]
+    shapes = [gate_shape(t) for t in texts]
     starts: list[dict[int, list[int]]] = []  # per note: rule -> trigger positions (anchored rules: -1)
     for d in docs:
         per: dict[int, list[int]] = {}

@@ -186,9 +186,9 @@ class Deidentifier:
                 else:
                     states[i].spans[stage.name] = spans
                     out[i].extend(spans)  # type: ignore[union-attr]
+        merge = self.merge if note_wide else partial(self.merge, note_wide=False)
         for i, found_i in enumerate(out):
             if not isinstance(found_i, Exception):
-                merge = self.merge if note_wide else partial(self.merge, note_wide=False)
                 out[i] = _under(budgets[i], "merge", merge, found_i, docs[i], states[i])
         return out
 

@@ -117,3 +117,9 @@ _DIGIT_SHAPE = bytes(48 if 48 <= c <= 57 else 32 for c in range(256))
 def digit_shape(text: str) -> bytes | None:
     """The note's ASCII digits as b"0", everything else as b" " (same length); None when not ASCII."""
     return text.encode("ascii").translate(_DIGIT_SHAPE) if text.isascii() else None
+
+
+def gate_shape(text: str) -> bytes:
+    """The shape a `digits` gate tests: the note's digit shape, or all digits when it is not ASCII (every
+    gate lets such a note in)."""
+    return digit_shape(text) or b"0" * len(text)

@@ -23,7 +23,7 @@ from deid_core.engine.contract import NONPHI_SPANS, RULE_SPANS, NoteState, PerNo
 from deid_core.engine.rules.filters import FILTERS
 from deid_core.engine.rules.loader import NONPHI, Rule, load_rules, load_settings
 from deid_core.engine.rules.metadata import MetadataMatcher
-from deid_core.engine.rules.prefilter import digit_shape, guarded
+from deid_core.engine.rules.prefilter import gate_shape, guarded
 from deid_core.gazetteers import LISTS, is_common, is_frequent, lowered, normalize_phrase, rule_hits
 from deid_core.spans import Span, resolve_overlaps
 
@@ -184,7 +184,7 @@ class RuleTagger(PerNoteStage):
                     starts.setdefault(i, []).append(pos)
         found: dict[str, bool] = {}  # `needs` pattern -> found in this note
         has = text.__contains__
-        shape = digit_shape(text) or b"0" * len(text)  # not ASCII: every `digits` gate lets the note in
+        shape = gate_shape(text)
         for i, rule, anchors, requires, run, pattern in self.scan_plan:
             if anchors and i not in anchored:
                 continue
