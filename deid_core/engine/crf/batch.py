@@ -15,7 +15,7 @@ import numpy as np
 from deid_core.doc import Doc
 from deid_core.engine.crf.emissions import Emissions, EncodedNote
 from deid_core.engine.crf.labels import recall_knob
-from deid_core.engine.crf.scorer import CrfWeights, Decoded, decode
+from deid_core.engine.crf.scorer import CrfWeights, Decoded, Workspace, decode
 from deid_core.spans import Span
 
 Prediction = tuple[list[str], list[float]]  # Viterbi tags (recall knob applied), per-token PHI marginal
@@ -64,6 +64,7 @@ class BatchPredictor:
         self.begin = begin  # prefix of a tag the recall knob starts
         self.max_tokens = max_tokens
         self.other = weights.labels.index("O")
+        self.work = Workspace()  # a chunk's big arrays, reused from chunk to chunk
 
     def predict_many(self, docs: Sequence[Doc], rules: Sequence[Sequence[Span]], threshold: float,
                      marginals: bool, gates: Sequence[Sequence[int]]) -> list[Prediction | Exception]:
@@ -108,7 +109,7 @@ class BatchPredictor:
     def _score(self, idx: list[int], encoded: dict[int, EncodedNote], threshold: float, marginals: bool,
                gates: Sequence[Sequence[int]], out: list) -> None:
         emission, lengths = self.emissions.scores([encoded[i] for i in idx])
-        dec = decode(emission, lengths, self.weights.trans, self.other)
+        dec = decode(emission, lengths, self.weights.trans, self.other, self.work)
         start = 0
         for i, n in zip(idx, lengths.tolist(), strict=True):
             out[i] = self._note(dec, start, start + n, threshold, marginals, gates[i])

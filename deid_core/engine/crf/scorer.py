@@ -16,6 +16,7 @@ passing labels runs on the runs of undecided tokens.
 from __future__ import annotations
 
 import struct
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -128,11 +129,37 @@ class TimeMajor:
         return slice(self.first[s], self.first[s] + (self.active[s] if n is None else n))
 
 
+class Workspace:
+    """Reusable buffers for a batch's (tokens x labels) arrays, one set per thread.
+
+    A fresh ~10 MB array per chunk is fresh pages from the OS each time (the allocator hands large
+    blocks back): their page faults cost about a quarter of the scoring (measured, docs/BENCHMARKS.md
+    round 10). Every element of a buffer handed out is written before it is read.
+    """
+
+    def __init__(self) -> None:
+        self._local = threading.local()
+
+    def array(self, name: str, rows: int, cols: int, dtype: type = np.float64) -> np.ndarray:
+        """An uninitialized C-contiguous (rows, cols) array of this thread's buffer `name` (grown as needed)."""
+        bufs = self._local.__dict__.setdefault("bufs", {})
+        buf = bufs.get(name)
+        if buf is None or len(buf) < rows or buf.shape[1:] != (cols,) or buf.dtype != dtype:
+            buf = bufs[name] = np.empty((max(rows, 1), cols), dtype=dtype)
+        return buf[:rows]
+
+
+def work_array(work: Workspace | None, name: str, rows: int, cols: int, dtype: type = np.float64) -> np.ndarray:
+    """work.array(...), or a new array without a workspace."""
+    return np.empty((rows, cols), dtype=dtype) if work is None else work.array(name, rows, cols, dtype)
+
+
 class Emission(Protocol):
     """A batch's emission scores E (the notes' tokens stacked, note-major), however they are stored."""
 
-    def scaled_exp(self, order: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(exp(E[order] - shift[:, None]), shift): rows in `order`, each scaled so nothing over- or underflows."""
+    def scaled_exp(self, order: np.ndarray, work: Workspace | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """(exp(E[order] - shift[:, None]), shift): rows in `order`, each scaled so nothing over- or underflows
+        (the first array may be `work`'s buffer "ee")."""
 
     def rows(self, tokens: np.ndarray) -> np.ndarray:
         """E[tokens] (every label)."""
@@ -147,7 +174,7 @@ class DenseEmission:
     def __init__(self, scores: np.ndarray) -> None:
         self.scores = np.asarray(scores, dtype=float)
 
-    def scaled_exp(self, order: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def scaled_exp(self, order: np.ndarray, work: Workspace | None = None) -> tuple[np.ndarray, np.ndarray]:
         """See Emission."""
         e = self.scores[order]
         shift = e.max(axis=1) if len(e) else np.zeros(0)
@@ -163,17 +190,20 @@ class DenseEmission:
         return self.scores[tokens, labels]
 
 
-def forward_backward(ee: np.ndarray, tm: TimeMajor, trans: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def forward_backward(ee: np.ndarray, tm: TimeMajor, trans: np.ndarray,
+                     work: Workspace | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Unnormalized marginals (time-major; divide each row by its sum) and per-row log scale factors
     whose sum over a note is log Z minus the note's emission shifts. `ee`: exp of the time-major
     emissions, scaled per row.
 
     Rows are rescaled every `every` positions only (often enough that nothing over- or underflows).
+    With `work`, the marginals are its buffer "alpha" (valid until its next use).
     """
     n = len(ee)
     exp_trans = np.exp(trans)
-    alpha = np.empty_like(ee)
-    beta = np.ones_like(ee)
+    alpha = work_array(work, "alpha", n, ee.shape[1])
+    beta = work_array(work, "beta", n, ee.shape[1])
+    beta.fill(1.0)
     logc = np.zeros(n)
     if n == 0:
         return alpha, logc
@@ -218,15 +248,16 @@ def _matmul(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> None:
         np.matmul(a[i:i + step], b, out=out[i:i + step])
 
 
-def decode(emission: Emission, lengths: np.ndarray, trans: np.ndarray, other: int = 0) -> Decoded:
+def decode(emission: Emission, lengths: np.ndarray, trans: np.ndarray, other: int = 0,
+           work: Workspace | None = None) -> Decoded:
     """MAP labels and marginals of every note of a batch (`lengths`: tokens per note, in emission order).
 
-    `other`: the id of label O (excluded from `best_other`).
+    `other`: the id of label O (excluded from `best_other`); `work`: buffers reused across calls.
     """
     lengths = np.asarray(lengths, dtype=np.int64)
     tm = TimeMajor(lengths)
-    ee, shift = emission.scaled_exp(tm.rows)
-    marg, logc = forward_backward(ee, tm, trans)
+    ee, shift = emission.scaled_exp(tm.rows, work)
+    marg, logc = forward_backward(ee, tm, trans, work)
     del ee
     n = len(marg)
     arange = np.arange(n)
@@ -234,10 +265,13 @@ def decode(emission: Emission, lengths: np.ndarray, trans: np.ndarray, other: in
     path_tm = marg.argmax(axis=1)
     p_o_tm = marg[:, other] / total
     rest_tm = 1.0 - marg[arange, path_tm] / total  # probability mass outside the argmax label
-    col = marg[:, other].copy()
-    marg[:, other] = -1.0
-    best_tm = marg.argmax(axis=1)
-    marg[:, other] = col
+    if other == 0 and marg.shape[1] > 1:  # the first maximum past column O (marginals are >= 0)
+        best_tm = marg[:, 1:].argmax(axis=1) + 1
+    else:
+        col = marg[:, other].copy()
+        marg[:, other] = -1.0
+        best_tm = marg.argmax(axis=1)
+        marg[:, other] = col
     path, p_o, best, rest, logs = (np.empty_like(x) for x in (path_tm, p_o_tm, best_tm, rest_tm, logc))
     for out, x in ((path, path_tm), (p_o, p_o_tm), (best, best_tm), (rest, rest_tm), (logs, logc + shift)):
         out[tm.rows] = x
