@@ -110,22 +110,32 @@ class BatchPredictor:
                gates: Sequence[Sequence[int]], out: list) -> None:
         emission, lengths = self.emissions.scores([encoded[i] for i in idx])
         dec = decode(emission, lengths, self.weights.trans, self.other, self.work)
-        start = 0
-        for i, n in zip(idx, lengths.tolist(), strict=True):
-            out[i] = self._note(dec, start, start + n, threshold, marginals, gates[i])
-            start += n
+        bounds = np.concatenate(([0], np.cumsum(lengths))).tolist()
+        if threshold >= 1.0 and not marginals:
+            for k, i in enumerate(idx):
+                out[i] = self._note(dec, bounds[k], bounds[k + 1], gates[i])
+            return
+        # the whole chunk's tags, PHI marginals and recall-knob positions at once, then cut per note
+        labels = self.weights.labels
+        tags = list(map(labels.__getitem__, dec.path.tolist()))
+        phi_arr = 1.0 - dec.p_o
+        phi = phi_arr.tolist()
+        knob = np.flatnonzero((phi_arr > threshold) & (dec.path == self.other))
+        cut = np.searchsorted(knob, bounds).tolist()
+        knob = knob.tolist()
+        best = dec.best_other
+        for k, i in enumerate(idx):
+            a, b = bounds[k], bounds[k + 1]
+            note_tags = tags[a:b]
+            recall_knob(note_tags, [j - a for j in knob[cut[k]:cut[k + 1]]],
+                        lambda j, a=a: labels[best[a + j]], self.begin)
+            out[i] = note_tags, phi[a:b]
 
-    def _note(self, dec: Decoded, a: int, b: int, threshold: float, marginals: bool,
-              gate: Sequence[int]) -> Prediction:
+    def _note(self, dec: Decoded, a: int, b: int, gate: Sequence[int]) -> Prediction:
+        """Tags of one note without the recall knob; phi 1.0 on PHI tags, else 0.0, but the marginal at `gate`."""
         labels = self.weights.labels
         path = dec.path[a:b]
         tags = [labels[k] for k in path.tolist()]
-        phi_arr = 1.0 - dec.p_o[a:b]
-        if threshold >= 1.0 and not marginals:
-            phi = (path != self.other).astype(float)
-            phi[list(gate)] = phi_arr[list(gate)]
-            return tags, phi.tolist()
-        best = dec.best_other[a:b]
-        knob = np.flatnonzero((phi_arr > threshold) & (path == self.other)).tolist()
-        recall_knob(tags, knob, lambda i: labels[best[i]], self.begin)
-        return tags, phi_arr.tolist()
+        phi = (path != self.other).astype(float)
+        phi[list(gate)] = 1.0 - dec.p_o[a:b][list(gate)]
+        return tags, phi.tolist()

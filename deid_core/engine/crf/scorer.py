@@ -26,6 +26,7 @@ import numpy as np
 _FEATURE = np.dtype([("type", "<u4"), ("src", "<u4"), ("dst", "<u4"), ("weight", "<f8")])
 _STATE, _TRANSITION = 0, 1
 _DUMP_ROUNDING = 5e-7 + 1e-12  # Tagger.info() prints weights with %f
+_BLAS_MACS = 400_000  # multiply-adds per matrix product call (OpenBLAS goes multi-threaded past ~2^19)
 
 
 @dataclass(frozen=True)
@@ -210,27 +211,36 @@ def forward_backward(ee: np.ndarray, tm: TimeMajor, trans: np.ndarray,
     # one position multiplies a row's sum by at most L * max exp(T) and at least min exp(T)
     spread = np.log(len(trans)) + float(np.abs(trans).max()) + 1.0
     every = int(min(16, max(1, 300 // spread)))
-    # per position s: its rows, and the rows of position s - 1 continued at s (the longest notes)
-    cur = [tm.block(s) for s in range(tm.maxlen)]
-    prev = [tm.block(s - 1, tm.active[s]) for s in range(1, tm.maxlen)]
-    alpha[cur[0]] = ee[cur[0]]
+    # position s: rows first[s]..first[s] + active[s]; position s - 1's first active[s] rows continue at s
+    first, active = tm.first.tolist(), tm.active.tolist()
+    one_call = max(16, _BLAS_MACS // (len(trans) * len(trans)))  # rows a single-threaded product takes
+    matmul, multiply = np.matmul, np.multiply
+    alpha[:active[0]] = ee[:active[0]]
     for s in range(1, tm.maxlen):
-        a = alpha[cur[s]]
-        _matmul(alpha[prev[s - 1]], exp_trans, a)
-        a *= ee[cur[s]]
+        f, k, p = first[s], active[s], first[s - 1]
+        a = alpha[f:f + k]
+        if k <= one_call:
+            matmul(alpha[p:p + k], exp_trans, out=a)
+        else:
+            _matmul(alpha[p:p + k], exp_trans, a)
+        multiply(a, ee[f:f + k], out=a)
         if s % every == 0:
             c = a.sum(axis=1)
             a /= c[:, None]
-            logc[cur[s]] = np.log(c)
+            logc[f:f + k] = np.log(c)
     ends = tm.ends()
     logc[ends] += np.log(alpha[ends].sum(axis=1))
     back = np.ascontiguousarray(exp_trans.T)
-    tmp = np.empty_like(ee[cur[0]])
+    tmp = np.empty((active[0], ee.shape[1]))
     for s in range(tm.maxlen - 2, -1, -1):
-        t = tmp[: tm.active[s + 1]]
-        np.multiply(beta[cur[s + 1]], ee[cur[s + 1]], out=t)
-        b = beta[prev[s]]  # the rows of position s that continue at s + 1
-        _matmul(t, back, b)
+        f1, k1 = first[s + 1], active[s + 1]
+        t = tmp[:k1]
+        multiply(beta[f1:f1 + k1], ee[f1:f1 + k1], out=t)
+        b = beta[first[s]:first[s] + k1]  # the rows of position s that continue at s + 1
+        if k1 <= one_call:
+            matmul(t, back, out=b)
+        else:
+            _matmul(t, back, b)
         if s % every == 0:
             b /= b.sum(axis=1, keepdims=True)
     alpha *= beta
@@ -240,7 +250,7 @@ def forward_backward(ee: np.ndarray, tm: TimeMajor, trans: np.ndarray,
 def _matmul(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> None:
     """out = a @ b, a block of rows at a time: OpenBLAS runs a product of more than ~2^19 multiply-adds
     on several threads, which only costs CPU time here (and oversubscribes a Spark worker's cores)."""
-    step = max(16, 400_000 // (b.shape[0] * b.shape[1]))
+    step = max(16, _BLAS_MACS // (b.shape[0] * b.shape[1]))
     if len(a) <= step:
         np.matmul(a, b, out=out)
         return
