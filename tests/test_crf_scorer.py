@@ -15,8 +15,16 @@ from deid_core.bundle import load_bundle
 from deid_core.config import ConfigError, conf_dir, load_config
 from deid_core.doc import Doc
 from deid_core.engine.contract import NoteState
+from deid_core.engine.crf import emissions as emissions_module
 from deid_core.engine.crf.batch import outliers
-from deid_core.engine.crf.scorer import DenseEmission, decode, read_weights, restricted_viterbi
+from deid_core.engine.crf.emissions import Emissions
+from deid_core.engine.crf.scorer import (
+    DenseEmission,
+    Workspace,
+    decode,
+    read_weights,
+    restricted_viterbi,
+)
 from deid_core.engine.crf.tagger import crf_stage, load_models
 from deid_core.engine.pipeline import build_stage
 from deid_core.notes import Note
@@ -204,6 +212,44 @@ def test_length_outliers_are_scored_note_by_note(default_bundle, config):
     (model,) = crf_stage(config, default_bundle).models
     assert outliers([len(d.tokens[0]) for d in docs], model.batch.max_tokens) == {5}
     assert_same_spans(default_bundle, config, docs, [Doc(d.note) for d in docs])
+
+
+def _encoded(bundle, config, notes):
+    """The default model and the notes encoded by its numpy scorer."""
+    docs, rules = _with_rules(bundle, config, notes)
+    np_model, _ = _pair(bundle)
+    encoded = np_model.batch.encode_many(docs, rules, [None] * len(docs))
+    return np_model, [encoded[i] for i in range(len(docs))]
+
+
+def test_reused_buffers_change_nothing(default_bundle, config):
+    """Decoding with a Workspace (buffers kept across chunks) gives the bit-identical result of fresh arrays,
+    whatever the buffers held before: chunks bigger, smaller and bigger again, buffers poisoned with NaN."""
+    model, encoded = _encoded(default_bundle, config, [to_note(n) for n in generate(40, seed=21, n_patients=5)])
+    trans, other, work = model.batch.weights.trans, model.batch.other, Workspace()
+    for part in (encoded, encoded[:5], encoded[10:], encoded[3:4], encoded):
+        emission, lengths = model.batch.emissions.scores(part)
+        for name in ("ee", "alpha", "beta"):
+            work.array(name, 2 * int(lengths.sum()), len(model.labels)).fill(np.nan)
+        fresh = decode(emission, lengths, trans, other)
+        reused = decode(emission, lengths, trans, other, work)
+        for a, b in ((fresh.path, reused.path), (fresh.p_o, reused.p_o), (fresh.best_other, reused.best_other)):
+            assert np.array_equal(a, b)
+        assert not np.isnan(reused.p_o).any()
+
+
+def test_dense_shape_triples_agree_with_the_dict(default_bundle, config, monkeypatch):
+    """Shape n-gram rows from the dense (shape, shape, shape) table equal those of the dict path it falls back to."""
+    model, encoded = _encoded(default_bundle, config, [to_note(n) for n in generate(20, seed=22, n_patients=4)])
+    got = model.batch.emissions.scores(encoded)[0].ids
+    monkeypatch.setattr(emissions_module, "_DENSE_SHAPES", 2)  # fewer than the shapes seen: the dict path
+    emissions = Emissions(model.batch.weights, model.extractor)
+    again = [emissions.encode(Doc(n.note), r) for n, r in zip(*_with_rules(default_bundle, config, [
+        to_note(n) for n in generate(20, seed=22, n_patients=4)]), strict=True)]
+    assert len(emissions.shape_names) > 2
+    ids = emissions.scores(again)[0].ids
+    keys = [emissions.row_keys, model.batch.emissions.row_keys]
+    assert [[keys[0][r] for r in row] for row in ids.tolist()] == [[keys[1][r] for r in row] for row in got.tolist()]
 
 
 def test_scorer_settings_are_typed_config(default_bundle):

@@ -125,10 +125,6 @@ class TimeMajor:
         return np.concatenate([np.arange(self.first[s] + self.active[s + 1] if s + 1 < self.maxlen else self.first[s],
                                          self.first[s] + self.active[s]) for s in stop]) if len(stop) else stop
 
-    def block(self, s: int, n: int | None = None) -> slice:
-        """Time-major rows of position s of the first n (default: all active) notes."""
-        return slice(self.first[s], self.first[s] + (self.active[s] if n is None else n))
-
 
 class Workspace:
     """Reusable buffers for a batch's (tokens x labels) arrays, one set per thread.
