@@ -96,6 +96,7 @@ class Merge:
     rule_label_sources: tuple[str, ...]
     whole_word_labels: tuple[Label, ...]
     crf_name_lead_words: tuple[str, ...]
+    propagate_cue_words: tuple[str, ...]
 
 
 @dataclass(frozen=True)
