@@ -187,8 +187,17 @@ def test_a_dictionary_word_name_spreads_only_after_a_person_cue():
     assert [(a[s.start:s.end], s.label) for s in out[0]] == [("Pebble", "PATIENT"), ("PEBBLE", "PATIENT")]
     assert [(b[s.start:s.end], b[s.start - 3:s.start]) for s in out[1]] == [
         ("Pebble", "nd "), ("PEBBLE", "D ("), ("pebble", "aw ")]
-    off = load_config({"merge": {"propagate_patient": True, "propagate_cue_words": []}}).merge
+    off = load_config({"merge": {"propagate_patient": True, "propagate_cue_words": [],
+                                 "propagate_kin_words": []}}).merge
     assert propagate_patient([(a, spans_a), (b, [])], off) == [spans_a, []]
+
+
+def test_a_repeat_after_a_kin_word_is_a_relative_and_after_a_title_keeps_its_label():
+    """A name found as DOCTOR elsewhere, repeated after a kin word, is a relative (PATIENT in i2b2 2014)."""
+    a = "Seen by Dr. Pebble today."
+    b = "Her husband Pebble came along. Dr. Pebble aware."
+    out = propagate_patient([(a, [Span(12, 18, "DOCTOR", "crf:single")]), (b, [])], OPTS)
+    assert [(b[s.start - 4:s.start], s.label) for s in out[1]] == [("and ", "PATIENT"), ("Dr. ", "DOCTOR")]
 
 
 def test_a_one_word_crf_guess_crosses_notes_only_after_a_person_cue():

@@ -23,6 +23,7 @@ from deid_core.doc import Doc
 from deid_core.engine.contract import CrfMarginals, NoteState
 from deid_core.engine.label_decisions import (
     drop_role_word_logins,
+    person_field_labels,
     rule_labels_win,
     split_crf_lines,
     trim_person_spans,
@@ -92,6 +93,9 @@ class Merger:
         merged = POLICIES[self.policy](self, spans)
         if doc is not None:
             merged = whole_words(merged, doc.text, self.options.whole_word_labels)
+            if self.options.patient_field_keys or self.options.doctor_field_keys:
+                merged = person_field_labels(merged, doc.text, self.options.patient_field_keys,
+                                             self.options.doctor_field_keys)
         if note_wide and doc is not None and (self.options.reconcile or self.options.propagate):
             merged = reconcile(merged, doc.text, self)  # a window's spans: whole_note() does it over the note
         return merged

@@ -179,7 +179,7 @@ def cued_strings(spans: Sequence[Span], text: str, opts: MergeOptions, skip: Map
     dictionary word ("Ping", "Bill", "GANG"), or across notes a CRF guess of one word. Lower case ->
     label, for repeats right after a person cue only (`person_cue_before`); words shorter than
     propagate_part_min_length letters are left out."""
-    if not opts.propagate_cue_words:
+    if not (opts.propagate_cue_words or opts.propagate_kin_words):
         return {}
     out: dict[str, str] = {}
     for s in spans:
@@ -200,11 +200,16 @@ def _person_cue(cues: tuple[str, ...]) -> regex.Pattern | None:
                          regex.IGNORECASE)
 
 
-def person_cue_before(text: str, start: int, opts: MergeOptions) -> bool:
-    """Is the word at `start` right after a person cue ([merge] propagate_cue_words: a kin word, a
-    title or a role; "girlfriend (Ping)", "HUSBAND GANG", "Dr. Gram"), on the same line?"""
-    cue = _person_cue(tuple(opts.propagate_cue_words))
-    return cue is not None and cue.search(text, max(0, start - _CUE_REACH), start) is not None
+def person_cue_before(text: str, start: int, opts: MergeOptions) -> str | None:
+    """The person cue right before the word at `start`, on its line ("girlfriend (Ping)", "HUSBAND GANG",
+    "Dr. Gram"): "kin" after a [merge] propagate_kin_words word (a relative: PATIENT in i2b2 2014),
+    "cue" after a propagate_cue_words title or role, None without one."""
+    lo = max(0, start - _CUE_REACH)
+    for kind, cues in (("kin", opts.propagate_kin_words), ("cue", opts.propagate_cue_words)):
+        cue = _person_cue(tuple(cues))
+        if cue is not None and cue.search(text, lo, start) is not None:
+            return kind
+    return None
 
 
 def add_occurrences(spans: list[Span], text: str, strings: dict[str, str], source: str,
@@ -213,7 +218,7 @@ def add_occurrences(spans: list[Span], text: str, strings: dict[str, str], sourc
     """`spans` plus every untagged whole-word occurrence of `strings` in `text` (label from the map),
     but those a dose, route or frequency follows (`dosing`: "flovent bid", "Celebrex 400 mg": a drug)
     and, with `opts`, those in a not-name context (`not_name_context`: "very SOB", "Fio2"); `cued`
-    (with `opts`): only those right after a person cue (`person_cue_before`).
+    (with `opts`): only those right after a person cue (`person_cue_before`), PATIENT after a kin word.
 
     Linear in the text: one Aho-Corasick pass (engine/occurrences.py), not a regex alternation."""
     if not strings:
@@ -228,8 +233,11 @@ def add_occurrences(spans: list[Span], text: str, strings: dict[str, str], sourc
             continue
         if opts is not None and not_name_context(text, a, b, opts, person=taxonomy.category_of(label) == "NAME"):
             continue
-        if cued and (opts is None or not person_cue_before(text, a, opts)):
-            continue
+        if cued:
+            kind = person_cue_before(text, a, opts) if opts is not None else None
+            if kind is None:
+                continue
+            label = "PATIENT" if kind == "kin" and label == "DOCTOR" else label
         added.append(Span(a, b, label, source, 0.5))
     return sort_spans(spans + added) if added else spans
 
