@@ -7,6 +7,7 @@ from deid_core.doc import Doc
 from deid_core.engine.label_decisions import (
     drop_role_word_logins,
     person_field_labels,
+    place_head_labels,
     rule_labels_win,
     split_crf_lines,
     trim_person_spans,
@@ -171,3 +172,23 @@ def test_a_field_key_before_a_person_span_says_whose_name_it_is():
     assert person_field_labels([other], "Patient: Qx-77 | DOB", m.patient_field_keys, m.doctor_field_keys) == [other]
     span = _at("PCP: Onoh\n", "Onoh", "PATIENT", "crf:single")
     assert person_field_labels([span], "PCP: Onoh\n", [], []) == [span]
+
+
+def test_the_head_word_of_a_named_place_decides_hospital_or_organization():
+    """Round 10: 'South Quell General' is a hospital, 'Quell High School' an organization, whatever the
+    tagger said; ambiguous heads ('Quell Health') and other labels stay (invented places)."""
+    m = union_merge(load_config())
+    cases = [("Lab draw at South Quell General.", "South Quell General", "ORGANIZATION", "HOSPITAL"),
+             ("faxed to QUELL NURSING admissions", "QUELL NURSING", "ORGANIZATION", "HOSPITAL"),
+             ("from Quellby Medical Center today", "Quellby Medical Center", "CITY", "HOSPITAL"),
+             ("To the school nurse, Quell High School:", "Quell High School", "HOSPITAL", "ORGANIZATION"),
+             ("attends Quell Baptist Church", "Quell Baptist Church", "LOCATION-OTHER", "ORGANIZATION"),
+             ("PCP at Quell Health (fax)", "Quell Health", "ORGANIZATION", "ORGANIZATION"),
+             ("lives on Quell Memorial Drive", "Quell Memorial Drive", "STREET", "STREET"),
+             ("seen in Quell Hospital Unit 4", "Quell Hospital Unit 4", "DEPARTMENT", "DEPARTMENT")]
+    for text, part, label, want in cases:
+        span = _at(text, part, label, "crf:single")
+        out = place_head_labels([span], text, m._heads_of)
+        assert [(s.start, s.end, s.label) for s in out] == [(span.start, span.end, want)], text
+    span = _at("Lab draw at South Quell General.", "South Quell General", "ORGANIZATION", "crf:single")
+    assert place_head_labels([span], "Lab draw at South Quell General.", {}) == [span]

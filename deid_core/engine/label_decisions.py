@@ -4,7 +4,8 @@ state and ZIP is a CITY), where a CRF span runs over a line break, and where an 
 inside its word, where a person span took in a role or kin word or a second name joined by
 'and', where a role or kin word was read as a login, and where a field key names whose name it is
 ('Patient: X', 'PCP: X'). Configured by [merge] rule_label_sources, crf_split_lines, whole_word_labels,
-crf_name_lead_words, patient_field_keys and doctor_field_keys."""
+crf_name_lead_words, patient_field_keys, doctor_field_keys, hospital_head_words and
+organization_head_words."""
 
 from __future__ import annotations
 
@@ -192,5 +193,29 @@ def person_field_labels(spans: Sequence[Span], text: str, patient_keys: Sequence
                 if label != s.label and pattern is not None and pattern.search(text, lo, s.start):
                     s = s.with_label(label)
                     break
+        out.append(s)
+    return out
+
+
+_PLACE_NAMES = frozenset({"HOSPITAL", "ORGANIZATION", "LOCATION-OTHER", "CITY"})
+_LAST_WORDS = regex.compile(r"(\p{L}+)(?:[ \t]+(\p{L}+))?[^\p{L}]*\Z")
+
+
+def place_head_labels(spans: Sequence[Span], text: str, heads: dict[str, str]) -> list[Span]:
+    """Named places (HOSPITAL, ORGANIZATION, LOCATION-OTHER, CITY; any source) labelled by their head word,
+    the last word or two (`heads`, lower case -> label: [merge] hospital_head_words and
+    organization_head_words): 'South Quell General' and
+    'Quell Nursing' are hospitals, 'Quell High School' and 'Quell Baptist Church' organizations (i2b2 2014
+    keeps schools, churches and firms apart from the places of care)."""
+    if not heads:
+        return list(spans)
+    out: list[Span] = []
+    for s in spans:
+        if s.label in _PLACE_NAMES and (m := _LAST_WORDS.search(text, s.start, s.end)):
+            last = m.group(2) or m.group(1)
+            label = heads.get(f"{m.group(1)} {m.group(2)}".lower()) if m.group(2) else None
+            label = label or heads.get(last.lower())
+            if label and label != s.label:
+                s = s.with_label(label)
         out.append(s)
     return out

@@ -24,6 +24,7 @@ from deid_core.engine.contract import CrfMarginals, NoteState
 from deid_core.engine.label_decisions import (
     drop_role_word_logins,
     person_field_labels,
+    place_head_labels,
     rule_labels_win,
     split_crf_lines,
     trim_person_spans,
@@ -51,6 +52,8 @@ class Merger:
         self._unknown = self._pri.get("rules", len(pri))
         self._heads = frozenset(w.lower() for w in options.crf_place_heads)
         self._roles = frozenset(options.crf_name_lead_words)
+        self._heads_of = {**{w.lower(): "ORGANIZATION" for w in options.organization_head_words},
+                          **{w.lower(): "HOSPITAL" for w in options.hospital_head_words}}
 
     def priority(self, s: Span) -> int:
         """Smaller is stronger."""
@@ -96,6 +99,7 @@ class Merger:
             if self.options.patient_field_keys or self.options.doctor_field_keys:
                 merged = person_field_labels(merged, doc.text, self.options.patient_field_keys,
                                              self.options.doctor_field_keys)
+            merged = place_head_labels(merged, doc.text, self._heads_of)
         if note_wide and doc is not None and (self.options.reconcile or self.options.propagate):
             merged = reconcile(merged, doc.text, self)  # a window's spans: whole_note() does it over the note
         return merged
