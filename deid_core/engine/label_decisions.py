@@ -198,6 +198,7 @@ def person_field_labels(spans: Sequence[Span], text: str, patient_keys: Sequence
 
 
 _PLACE_NAMES = frozenset({"HOSPITAL", "ORGANIZATION", "LOCATION-OTHER", "CITY"})
+_HEAD_REACH = 60  # characters at a place span's end read for its head (linear on a crafted long span)
 _LAST_WORDS = regex.compile(r"(\p{L}+)(?:[ \t]+(\p{L}+))?[^\p{L}]*\Z")
 
 
@@ -211,7 +212,7 @@ def place_head_labels(spans: Sequence[Span], text: str, heads: dict[str, str]) -
         return list(spans)
     out: list[Span] = []
     for s in spans:
-        if s.label in _PLACE_NAMES and (m := _LAST_WORDS.search(text, s.start, s.end)):
+        if s.label in _PLACE_NAMES and (m := _LAST_WORDS.search(text, max(s.start, s.end - _HEAD_REACH), s.end)):
             last = m.group(2) or m.group(1)
             label = heads.get(f"{m.group(1)} {m.group(2)}".lower()) if m.group(2) else None
             label = label or heads.get(last.lower())
