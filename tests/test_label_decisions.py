@@ -8,6 +8,7 @@ from deid_core.engine.label_decisions import (
     drop_role_word_logins,
     person_field_labels,
     place_head_labels,
+    place_heads,
     rule_labels_win,
     split_crf_lines,
     trim_person_spans,
@@ -177,7 +178,8 @@ def test_a_field_key_before_a_person_span_says_whose_name_it_is():
 def test_the_head_word_of_a_named_place_decides_hospital_or_organization():
     """Round 10: 'South Quell General' is a hospital, 'Quell High School' an organization, whatever the
     tagger said; ambiguous heads ('Quell Health') and other labels stay (invented places)."""
-    m = union_merge(load_config())
+    m = load_config().merge
+    heads = place_heads(m.hospital_head_words, m.organization_head_words)
     cases = [("Lab draw at South Quell General.", "South Quell General", "ORGANIZATION", "HOSPITAL"),
              ("faxed to QUELL NURSING admissions", "QUELL NURSING", "ORGANIZATION", "HOSPITAL"),
              ("from Quellby Medical Center today", "Quellby Medical Center", "CITY", "HOSPITAL"),
@@ -188,7 +190,7 @@ def test_the_head_word_of_a_named_place_decides_hospital_or_organization():
              ("seen in Quell Hospital Unit 4", "Quell Hospital Unit 4", "DEPARTMENT", "DEPARTMENT")]
     for text, part, label, want in cases:
         span = _at(text, part, label, "crf:single")
-        out = place_head_labels([span], text, m._heads_of)
+        out = place_head_labels([span], text, heads)
         assert [(s.start, s.end, s.label) for s in out] == [(span.start, span.end, want)], text
     span = _at("Lab draw at South Quell General.", "South Quell General", "ORGANIZATION", "crf:single")
     assert place_head_labels([span], "Lab draw at South Quell General.", {}) == [span]

@@ -202,10 +202,15 @@ _HEAD_REACH = 60  # characters at a place span's end read for its head (linear o
 _LAST_WORDS = regex.compile(r"(\p{L}+)(?:[ \t]+(\p{L}+))?[^\p{L}]*\Z")
 
 
+def place_heads(hospital_words: Sequence[str], organization_words: Sequence[str]) -> dict[str, str]:
+    """Head word or two (lower case) -> label, for place_head_labels ([merge] hospital_head_words and
+    organization_head_words; a head in both lists is a hospital)."""
+    return {**{w.lower(): "ORGANIZATION" for w in organization_words}, **{w.lower(): "HOSPITAL" for w in hospital_words}}
+
+
 def place_head_labels(spans: Sequence[Span], text: str, heads: dict[str, str]) -> list[Span]:
     """Named places (HOSPITAL, ORGANIZATION, LOCATION-OTHER, CITY; any source) labelled by their head word,
-    the last word or two (`heads`, lower case -> label: [merge] hospital_head_words and
-    organization_head_words): 'South Quell General' and
+    the last word or two (`heads`: place_heads): 'South Quell General' and
     'Quell Nursing' are hospitals, 'Quell High School' and 'Quell Baptist Church' organizations (i2b2 2014
     keeps schools, churches and firms apart from the places of care)."""
     if not heads:

@@ -25,6 +25,7 @@ from deid_core.engine.label_decisions import (
     drop_role_word_logins,
     person_field_labels,
     place_head_labels,
+    place_heads,
     rule_labels_win,
     split_crf_lines,
     trim_person_spans,
@@ -52,8 +53,7 @@ class Merger:
         self._unknown = self._pri.get("rules", len(pri))
         self._heads = frozenset(w.lower() for w in options.crf_place_heads)
         self._roles = frozenset(options.crf_name_lead_words)
-        self._heads_of = {**{w.lower(): "ORGANIZATION" for w in options.organization_head_words},
-                          **{w.lower(): "HOSPITAL" for w in options.hospital_head_words}}
+        self._heads_of = place_heads(options.hospital_head_words, options.organization_head_words)
 
     def priority(self, s: Span) -> int:
         """Smaller is stronger."""
