@@ -6,6 +6,9 @@ from deid_core.config import load_config
 from deid_core.doc import Doc
 from deid_core.engine.label_decisions import (
     drop_role_word_logins,
+    person_field_labels,
+    place_head_labels,
+    place_heads,
     rule_labels_win,
     split_crf_lines,
     trim_person_spans,
@@ -143,3 +146,51 @@ def test_default_pipeline_labels_account_record_and_user_ids_by_their_words_but_
     assert got["qenby7"] == "USERNAME"
     assert got["WTARROW"] == "USERNAME"
     assert got["fernbrook"] == "CITY"
+
+
+def test_a_field_key_before_a_person_span_says_whose_name_it_is():
+    """Round 10: 'Patient: X', 'RE: X' give PATIENT, 'PCP: X', 'Ordered by X' give DOCTOR (any source);
+    the key must open its line or follow a column break (invented names)."""
+    m = load_config().merge
+    cases = [("Discharge Summary\nPt name: Quiola K. Marbet   MR#: 1", "Quiola K. Marbet", "DOCTOR", "PATIENT"),
+             ("3/8/2011\n\nRE: Quiola Marbet\nDOB 1/1/1950", "Quiola Marbet", "DOCTOR", "PATIENT"),
+             ("Patient Quiola P. Marbet, 31 yr-old", "Quiola P. Marbet", "DOCTOR", "PATIENT"),
+             ("Pt name: Quiola P. Marbet\nDOB", "Marbet", "DOCTOR", "PATIENT"),  # the name's first words left out
+             ("MRN 5521 | Patient: Quiola Marbet | DOB", "Quiola Marbet", "DOCTOR", "PATIENT"),
+             ("PCP: Onoh\nPharmacy: none", "Onoh", "PATIENT", "DOCTOR"),
+             ("Referring physician: Ryal Colles\n", "Ryal Colles", "PATIENT", "DOCTOR"),
+             ("CXR - 6/6/2020 - Ordered by Tovrin Quell\nINDICATION", "Tovrin Quell", "PATIENT", "DOCTOR"),
+             # no key at a column break: the label stands
+             ("Provider name: Onoh\n", "Onoh", "PATIENT", "PATIENT"),
+             ("ACC 14-96  REQ QUELL, ANN\nPANEL", "QUELL, ANN", "DOCTOR", "DOCTOR"),  # 'REQ' is not 're' + 'Q'
+             ("the patient Onoh said", "Onoh", "DOCTOR", "DOCTOR"),
+             ("spoke with daughter Quiola Marbet", "Quiola Marbet", "PATIENT", "PATIENT")]
+    for text, part, label, want in cases:
+        span = _at(text, part, label, "crf:single")
+        out = person_field_labels([span], text, m.patient_field_keys, m.doctor_field_keys)
+        assert [(s.start, s.end, s.label, s.source) for s in out] == [(span.start, span.end, want, "crf:single")], text
+    other = _at("Patient: Qx-77 | DOB", "Qx-77", "IDNUM", "crf:single")  # only person labels move
+    assert person_field_labels([other], "Patient: Qx-77 | DOB", m.patient_field_keys, m.doctor_field_keys) == [other]
+    span = _at("PCP: Onoh\n", "Onoh", "PATIENT", "crf:single")
+    assert person_field_labels([span], "PCP: Onoh\n", [], []) == [span]
+
+
+def test_the_head_word_of_a_named_place_decides_hospital_or_organization():
+    """Round 10: 'South Quell General' is a hospital, 'Quell High School' an organization, whatever the
+    tagger said; ambiguous heads ('Quell Health') and other labels stay (invented places)."""
+    m = load_config().merge
+    heads = place_heads(m.hospital_head_words, m.organization_head_words)
+    cases = [("Lab draw at South Quell General.", "South Quell General", "ORGANIZATION", "HOSPITAL"),
+             ("faxed to QUELL NURSING admissions", "QUELL NURSING", "ORGANIZATION", "HOSPITAL"),
+             ("from Quellby Medical Center today", "Quellby Medical Center", "CITY", "HOSPITAL"),
+             ("To the school nurse, Quell High School:", "Quell High School", "HOSPITAL", "ORGANIZATION"),
+             ("attends Quell Baptist Church", "Quell Baptist Church", "LOCATION-OTHER", "ORGANIZATION"),
+             ("PCP at Quell Health (fax)", "Quell Health", "ORGANIZATION", "ORGANIZATION"),
+             ("lives on Quell Memorial Drive", "Quell Memorial Drive", "STREET", "STREET"),
+             ("seen in Quell Hospital Unit 4", "Quell Hospital Unit 4", "DEPARTMENT", "DEPARTMENT")]
+    for text, part, label, want in cases:
+        span = _at(text, part, label, "crf:single")
+        out = place_head_labels([span], text, heads)
+        assert [(s.start, s.end, s.label) for s in out] == [(span.start, span.end, want)], text
+    span = _at("Lab draw at South Quell General.", "South Quell General", "ORGANIZATION", "crf:single")
+    assert place_head_labels([span], "Lab draw at South Quell General.", {}) == [span]

@@ -129,6 +129,23 @@ def test_merge_and_propagation_are_linear():
     assert_linear(merge, "merge + propagation", {kind: primed(make) for kind, make in KINDS.items()})
 
 
+def test_round10_label_decisions_are_linear_on_one_long_span():
+    """Round 10: the place head and the field key are read in a bounded window, whatever the span's length."""
+    from deid_core.config import load_config
+    from deid_core.engine.label_decisions import person_field_labels, place_head_labels
+    from deid_core.spans import Span
+
+    m = load_config().merge
+
+    def run(text: str) -> None:
+        place_head_labels([Span(0, len(text), "CITY", "crf:single")], text, {"general": "HOSPITAL"})
+        person_field_labels([Span(0, len(text), "PATIENT", "crf:single")], text, m.patient_field_keys,
+                            m.doctor_field_keys)
+
+    assert_linear(run, "label decisions", {"one word then a letter": lambda n: "a" * (n - 2) + "!b",
+                                           "words": lambda n: ("Quell " * n)[:n - 8] + " General"})
+
+
 @pytest.mark.slow
 def test_whole_deidentifier_is_linear():
     deid = default_deidentifier()

@@ -175,3 +175,34 @@ def test_a_full_name_of_dictionary_words_found_by_context_spreads_across_notes()
     assert [b[s.start:s.end] for s in out[1]] == ["GRACE LONG"]
     guess = propagate_patient([(a, [Span(12, 22, "DOCTOR", "crf:single")]), (b, [])], OPTS)
     assert guess[1] == []
+
+
+def test_a_dictionary_word_name_spreads_only_after_a_person_cue():
+    """Round 10: a name that is a dictionary word ("Pebble") spreads to its repeats right after a kin
+    word, title or role, in the note and across the patient's notes, and nowhere else."""
+    a = "Spoke with girlfriend (Pebble) at 1900; PEBBLE agrees with plan. Pebble stones on CT."
+    b = "Bottles brought by girlfriend Pebble. GIRLFRIEND (PEBBLE) here; son-in-law pebble too. pebble gravel."
+    spans_a = [Span(a.index("PEBBLE"), a.index("PEBBLE") + 6, "PATIENT", "crf:single")]
+    out = propagate_patient([(a, spans_a), (b, [])], OPTS)
+    assert [(a[s.start:s.end], s.label) for s in out[0]] == [("Pebble", "PATIENT"), ("PEBBLE", "PATIENT")]
+    assert [(b[s.start:s.end], b[s.start - 3:s.start]) for s in out[1]] == [
+        ("Pebble", "nd "), ("PEBBLE", "D ("), ("pebble", "aw ")]
+    off = load_config({"merge": {"propagate_patient": True, "propagate_cue_words": [],
+                                 "propagate_kin_words": []}}).merge
+    assert propagate_patient([(a, spans_a), (b, [])], off) == [spans_a, []]
+
+
+def test_a_repeat_after_a_kin_word_is_a_relative_and_after_a_title_keeps_its_label():
+    """A name found as DOCTOR elsewhere, repeated after a kin word, is a relative (PATIENT in i2b2 2014)."""
+    a = "Seen by Dr. Pebble today."
+    b = "Her husband Pebble came along. Dr. Pebble aware."
+    out = propagate_patient([(a, [Span(12, 18, "DOCTOR", "crf:single")]), (b, [])], OPTS)
+    assert [(b[s.start - 4:s.start], s.label) for s in out[1]] == [("and ", "PATIENT"), ("Dr. ", "DOCTOR")]
+
+
+def test_a_one_word_crf_guess_crosses_notes_only_after_a_person_cue():
+    """Across notes a one-word CRF name (no rule or net behind it) spreads only where a cue stands."""
+    a = "Neighbor Quorv asks about discharge."
+    b = "Quorv scan read. Called neighbor Quorv."
+    out = propagate_patient([(a, [Span(9, 14, "PATIENT", "crf:single")]), (b, [])], OPTS)
+    assert [(s.start, b[s.start:s.end]) for s in out[1]] == [(33, "Quorv")]

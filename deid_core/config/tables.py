@@ -96,6 +96,12 @@ class Merge:
     rule_label_sources: tuple[str, ...]
     whole_word_labels: tuple[Label, ...]
     crf_name_lead_words: tuple[str, ...]
+    propagate_kin_words: tuple[str, ...]
+    propagate_cue_words: tuple[str, ...]
+    patient_field_keys: tuple[str, ...]
+    doctor_field_keys: tuple[str, ...]
+    hospital_head_words: tuple[str, ...]
+    organization_head_words: tuple[str, ...]
 
 
 @dataclass(frozen=True)

@@ -2,16 +2,19 @@
 rule knows the label better than the CRF (a number after its fax cue word is a FAX, a town before its
 state and ZIP is a CITY), where a CRF span runs over a line break, and where an identifier was cut
 inside its word, where a person span took in a role or kin word or a second name joined by
-'and', and where a role or kin word was read as a login. Configured by [merge] rule_label_sources,
-crf_split_lines, whole_word_labels and crf_name_lead_words."""
+'and', where a role or kin word was read as a login, and where a field key names whose name it is
+('Patient: X', 'PCP: X'). Configured by [merge] rule_label_sources, crf_split_lines, whole_word_labels,
+crf_name_lead_words, patient_field_keys, doctor_field_keys, hospital_head_words and
+organization_head_words."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 
 import regex
 
-from deid_core.engine.propagation import is_crf
+from deid_core.engine.propagation import is_crf, phrase_alternation
 from deid_core.gazetteers import is_common, is_name
 from deid_core.spans import Span, source_in
 
@@ -156,5 +159,69 @@ def _drop_covered(spans: list[Span]) -> list[Span]:
             if s.end > last.end:
                 out[-1] = Span(last.start, s.end, last.label, last.source, last.confidence)
             continue
+        out.append(s)
+    return out
+
+
+_KEY_REACH = 60  # characters looked at before a person span for its field key
+
+
+@lru_cache(maxsize=8)
+def _field_key(keys: tuple[str, ...]) -> regex.Pattern | None:
+    """A field key right before the end of the searched text: the key opens its line or follows a
+    column break ('|', ';', '(', a tab, two blanks, a sentence end, ' - '), then an optional ':', '#' or '-',
+    and up to two capitalised words of the same name the span left out ('Pt name: Ann K. [Quell]')."""
+    if not keys:
+        return None
+    return regex.compile(r"(?:^|[|;(\t]|[ ]{2}|[.:][ ]|[ ]-[ ])[ \t]*(?:" + phrase_alternation(keys)
+                         + r")(?![\p{L}\d])\.?[ \t]*(?:[:#-][ \t]*)?(?-i:\p{Lu}[\p{L}'’.-]*[ \t]+){0,2}\Z",
+                         regex.IGNORECASE | regex.MULTILINE)
+
+
+def person_field_labels(spans: Sequence[Span], text: str, patient_keys: Sequence[str],
+                        doctor_keys: Sequence[str]) -> list[Span]:
+    """Person spans (PATIENT or DOCTOR, any source) labelled by the field key right before them, as an
+    attribute-value pair says whose name it is (seed 000): 'Patient: X', 'RE: X', 'Pt name: X' give
+    PATIENT; 'PCP: X', 'Referring physician: X', 'Ordered by X' give DOCTOR. The key must open its line
+    or follow a column break, so 'Provider name: X' is no patient key."""
+    keyed = [(_field_key(tuple(patient_keys)), "PATIENT"), (_field_key(tuple(doctor_keys)), "DOCTOR")]
+    out: list[Span] = []
+    for s in spans:
+        if s.label in _PERSON:
+            lo = max(0, s.start - _KEY_REACH)
+            for pattern, label in keyed:
+                if label != s.label and pattern is not None and pattern.search(text, lo, s.start):
+                    s = s.with_label(label)
+                    break
+        out.append(s)
+    return out
+
+
+_PLACE_NAMES = frozenset({"HOSPITAL", "ORGANIZATION", "LOCATION-OTHER", "CITY"})
+_HEAD_REACH = 60  # characters at a place span's end read for its head (linear on a crafted long span)
+_LAST_WORDS = regex.compile(r"(\p{L}+)(?:[ \t]+(\p{L}+))?[^\p{L}]*\Z")
+
+
+def place_heads(hospital_words: Sequence[str], organization_words: Sequence[str]) -> dict[str, str]:
+    """Head word or two (lower case) -> label, for place_head_labels ([merge] hospital_head_words and
+    organization_head_words; a head in both lists is a hospital)."""
+    return {**{w.lower(): "ORGANIZATION" for w in organization_words}, **{w.lower(): "HOSPITAL" for w in hospital_words}}
+
+
+def place_head_labels(spans: Sequence[Span], text: str, heads: dict[str, str]) -> list[Span]:
+    """Named places (HOSPITAL, ORGANIZATION, LOCATION-OTHER, CITY; any source) labelled by their head word,
+    the last word or two (`heads`: place_heads): 'South Quell General' and
+    'Quell Nursing' are hospitals, 'Quell High School' and 'Quell Baptist Church' organizations (i2b2 2014
+    keeps schools, churches and firms apart from the places of care)."""
+    if not heads:
+        return list(spans)
+    out: list[Span] = []
+    for s in spans:
+        if s.label in _PLACE_NAMES and (m := _LAST_WORDS.search(text, max(s.start, s.end - _HEAD_REACH), s.end)):
+            last = m.group(2) or m.group(1)
+            label = heads.get(f"{m.group(1)} {m.group(2)}".lower()) if m.group(2) else None
+            label = label or heads.get(last.lower())
+            if label and label != s.label:
+                s = s.with_label(label)
         out.append(s)
     return out

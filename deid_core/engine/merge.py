@@ -23,6 +23,9 @@ from deid_core.doc import Doc
 from deid_core.engine.contract import CrfMarginals, NoteState
 from deid_core.engine.label_decisions import (
     drop_role_word_logins,
+    person_field_labels,
+    place_head_labels,
+    place_heads,
     rule_labels_win,
     split_crf_lines,
     trim_person_spans,
@@ -50,6 +53,7 @@ class Merger:
         self._unknown = self._pri.get("rules", len(pri))
         self._heads = frozenset(w.lower() for w in options.crf_place_heads)
         self._roles = frozenset(options.crf_name_lead_words)
+        self._heads_of = place_heads(options.hospital_head_words, options.organization_head_words)
 
     def priority(self, s: Span) -> int:
         """Smaller is stronger."""
@@ -92,6 +96,10 @@ class Merger:
         merged = POLICIES[self.policy](self, spans)
         if doc is not None:
             merged = whole_words(merged, doc.text, self.options.whole_word_labels)
+            if self.options.patient_field_keys or self.options.doctor_field_keys:
+                merged = person_field_labels(merged, doc.text, self.options.patient_field_keys,
+                                             self.options.doctor_field_keys)
+            merged = place_head_labels(merged, doc.text, self._heads_of)
         if note_wide and doc is not None and (self.options.reconcile or self.options.propagate):
             merged = reconcile(merged, doc.text, self)  # a window's spans: whole_note() does it over the note
         return merged

@@ -15,7 +15,7 @@ note, places (hospital acronyms "BGH") keep spreading whole, shape aside.
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -174,12 +174,51 @@ def propagation_strings(spans: Sequence[Span], text: str, opts: MergeOptions, *,
     return strings
 
 
+def cued_strings(spans: Sequence[Span], text: str, opts: MergeOptions, skip: Mapping[str, str]) -> dict[str, str]:
+    """Words of person names that do not spread freely (`skip` holds those that do): a name that is a
+    dictionary word ("Ping", "Bill", "GANG"), or across notes a CRF guess of one word. Lower case ->
+    label, for repeats right after a person cue only (`person_cue_before`); words shorter than
+    propagate_part_min_length letters are left out."""
+    if not (opts.propagate_cue_words or opts.propagate_kin_words):
+        return {}
+    out: dict[str, str] = {}
+    for s in spans:
+        if taxonomy.category_of(s.label) != "NAME" or source_kind(s.source) == "patient":
+            continue
+        for w in name_parts(WORD.findall(text[s.start:s.end])):
+            low = w.lower()
+            if len(w) >= opts.propagate_part_min_length and low not in skip:
+                out.setdefault(low, s.label)
+    return out
+
+
+@lru_cache(maxsize=8)
+def _person_cue(cues: tuple[str, ...]) -> regex.Pattern | None:
+    if not cues:
+        return None
+    return regex.compile(r"(?<![\p{L}\d])(?:" + phrase_alternation(cues) + r")\.?[ \t]*(?:[(,:][ \t]*)?\Z",
+                         regex.IGNORECASE)
+
+
+def person_cue_before(text: str, start: int, opts: MergeOptions) -> str | None:
+    """The person cue right before the word at `start`, on its line ("girlfriend (Ping)", "HUSBAND GANG",
+    "Dr. Gram"): "kin" after a [merge] propagate_kin_words word (a relative: PATIENT in i2b2 2014),
+    "cue" after a propagate_cue_words title or role, None without one."""
+    lo = max(0, start - _CUE_REACH)
+    for kind, cues in (("kin", opts.propagate_kin_words), ("cue", opts.propagate_cue_words)):
+        cue = _person_cue(tuple(cues))
+        if cue is not None and cue.search(text, lo, start) is not None:
+            return kind
+    return None
+
+
 def add_occurrences(spans: list[Span], text: str, strings: dict[str, str], source: str,
                     found: Occurrences | None = None, dosing: regex.Pattern | None = None,
-                    opts: MergeOptions | None = None) -> list[Span]:
+                    opts: MergeOptions | None = None, cued: bool = False) -> list[Span]:
     """`spans` plus every untagged whole-word occurrence of `strings` in `text` (label from the map),
     but those a dose, route or frequency follows (`dosing`: "flovent bid", "Celebrex 400 mg": a drug)
-    and, with `opts`, those in a not-name context (`not_name_context`: "very SOB", "Fio2").
+    and, with `opts`, those in a not-name context (`not_name_context`: "very SOB", "Fio2"); `cued`
+    (with `opts`): only those right after a person cue (`person_cue_before`), PATIENT after a kin word.
 
     Linear in the text: one Aho-Corasick pass (engine/occurrences.py), not a regex alternation."""
     if not strings:
@@ -194,30 +233,48 @@ def add_occurrences(spans: list[Span], text: str, strings: dict[str, str], sourc
             continue
         if opts is not None and not_name_context(text, a, b, opts, person=taxonomy.category_of(label) == "NAME"):
             continue
+        if cued:
+            kind = person_cue_before(text, a, opts) if opts is not None else None
+            if kind is None:
+                continue
+            label = "PATIENT" if kind == "kin" and label == "DOCTOR" else label
         added.append(Span(a, b, label, source, 0.5))
     return sort_spans(spans + added) if added else spans
 
 
 def propagate_note(spans: list[Span], text: str, opts: MergeOptions) -> list[Span]:
-    """Within one note: untagged repeats of its names and places (and of the words of its names)."""
-    return add_occurrences(spans, text, propagation_strings(spans, text, opts), "crf:propagate",
-                           dosing=dosing_context(opts), opts=opts)
+    """Within one note: untagged repeats of its names and places (and of the words of its names), and
+    of its name words that are dictionary words where a person cue stands before them."""
+    strings = propagation_strings(spans, text, opts)
+    dosing = dosing_context(opts)
+    spans = add_occurrences(spans, text, strings, "crf:propagate", dosing=dosing, opts=opts)
+    return add_occurrences(spans, text, cued_strings(spans, text, opts, strings), "crf:propagate",
+                           dosing=dosing, opts=opts, cued=True)
 
 
 def propagate_patient(notes: Sequence[tuple[str, list[Span]]], opts: MergeOptions) -> list[list[Span]]:
     """Across one patient's notes: a name or place tagged in one note is tagged in the others too.
 
     The people and places of a stay recur from note to note, and a surrogate must replace every
-    mention, so the strings (and name words) of every note are looked for in all of them.
+    mention, so the strings (and name words) of every note are looked for in all of them; a name
+    word that is a dictionary word only where a person cue stands before it ("girlfriend (Ping)").
     """
     strings: dict[str, str] = {}
     for text, spans in notes:
         for k, v in propagation_strings(spans, text, opts, across_notes=True).items():
             strings.setdefault(k, v)
+    cued: dict[str, str] = {}
+    for text, spans in notes:
+        for k, v in cued_strings(spans, text, opts, strings).items():
+            cued.setdefault(k, v)
     found = Occurrences(strings) if strings else None  # built once for the patient's notes
+    found_cued = Occurrences(cued) if cued else None
     dosing = dosing_context(opts)
-    return [add_occurrences(list(spans), text, strings, "patient:propagate", found, dosing, opts)
-            for text, spans in notes]
+    out = []
+    for text, spans in notes:
+        spans = add_occurrences(list(spans), text, strings, "patient:propagate", found, dosing, opts)
+        out.append(add_occurrences(spans, text, cued, "patient:propagate", found_cued, dosing, opts, cued=True))
+    return out
 
 
 @dataclass(frozen=True)
