@@ -15,12 +15,12 @@ from typing import Any
 
 import pyarrow as pa
 
-from deid_core.app.bundles import resolve_bundle
 from deid_core.app.manifest import enforce_quality
 from deid_core.app.options import RunOptions, effective_config, parse_name_columns
 from deid_core.app.run import RunRequest, Sink, Source, run
 from deid_core.app.runner import ArrowBackend
 from deid_core.bundle import Bundle
+from deid_core.bundle_choice import resolve_bundle
 from deid_core.config import Config, ConfigError
 from deid_core.keys import KEY_ENV_VAR, KeyError_, load_key
 

@@ -22,7 +22,6 @@ from deid_core.app.batch import (
     process_batch,
     valid_ids,
 )
-from deid_core.app.bundles import resolve_bundle
 from deid_core.app.heap import settled_heap
 from deid_core.app.manifest import enforce_quality
 from deid_core.app.options import RunOptions
@@ -58,6 +57,7 @@ from deid_core.app.schema import (
 )
 from deid_core.app.store import table_path
 from deid_core.bundle import Bundle
+from deid_core.bundle_choice import resolve_bundle
 from deid_core.config import ConfigError
 from deid_core.io.tables import AUDIT_SCHEMA, QUARANTINE_SCHEMA, read_table
 from deid_core.keys import DEMO_KEY, load_key
@@ -67,7 +67,7 @@ _LOCAL_ONLY = "deid tag reads and writes local Parquet folders only; use jobs/de
 
 def load_key_and_bundle(options: RunOptions) -> tuple[bytes, Bundle]:
     """The secret key (refuses to start without one; --demo-key means the demo key) and the bundle
-    (--bundle DIR, else the config's [model] bundle: deid_core.app.bundles).
+    (--bundle DIR, else the config's [model] bundle: deid_core.bundle_choice).
 
     The configured pipeline is built from them once here, so a stage that cannot run as its model
     was trained (e.g. a CRF trained with rule hits and no rules stage before it) or a bundle built

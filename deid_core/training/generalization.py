@@ -26,8 +26,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from deid_core.app.bundles import check_domain
 from deid_core.bundle import Bundle
+from deid_core.bundle_choice import check_domain
 from deid_core.config import Config, ConfigError, load_config
 from deid_core.config import Recipe as TrainingRecipe
 from deid_core.engine.pipeline import build_deidentifier, build_stage
