@@ -150,6 +150,13 @@ class Bench:
         config = config or self.config
         if config.crf.training.easyadapt:
             name += "-easyadapt"
+        memo = ("bundle", name, id(config))  # the profile rows trained like the default rows: the same bundle
+        if memo not in self._memo:
+            self._memo[memo] = self._train(name, notes, config)
+        return self._memo[memo]
+
+    def _train(self, name: str, notes: Sequence[Note], config: Config) -> Bundle:
+        """The cached (or newly trained) bundle, recorded in the results' setup."""
         docs = target_docs(notes, self.tune_gold, config.crf, self.recipe) + self.synth_docs
         extra = {"benchmark": "generalization", "physionet_notes": len(notes), "recipe": self.cfg.recipe.name,
                  "synthetic_note_types": dict(sorted(self.synth_type_counts.items())), **synthetic_provenance(self.recipe)}
@@ -171,15 +178,11 @@ class Bench:
 
     def main_bundle(self) -> Bundle:
         """Tune patients + synthetic training types: parts 1, 2, 4 and the blind re-insertion."""
-        if "main" not in self._memo:
-            self._memo["main"] = self.bundle("tune+synth_train", self.tune)
-        return self._memo["main"]
+        return self.bundle("tune+synth_train", self.tune)
 
     def profile_main_bundle(self) -> Bundle:
         """Tune patients + synthetic training types, trained like the profile's bundle: the blind profile row."""
-        if "profile_main" not in self._memo:
-            self._memo["profile_main"] = self.bundle("tune+synth_train", self.tune, self.profile_training)
-        return self._memo["profile_main"]
+        return self.bundle("tune+synth_train", self.tune, self.profile_training)
 
     def once(self, key: str, compute: Callable[[], dict]) -> dict:
         """An evaluation computed once per run (parts share them)."""
