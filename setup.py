@@ -1,4 +1,4 @@
-"""Build hook: the installed package names, and conf/ and models/default/ inside the wheel.
+"""Build hook: the installed package names, and conf/ and the shipped bundles inside the wheel.
 
 Installed names: deid_core (the engine) and deid_spark.udfs / deid_spark.jobs for the
 repository's udfs/ and jobs/ folders (DESIGN.md §3 fixes the folders; the wheel must not
@@ -6,10 +6,11 @@ install top-level packages named `udfs` or `jobs`). The code imports them by tho
 everywhere, so a driver and its executors agree whether they run a checkout (editable install)
 or the wheel. deid_spark is a namespace package: it has no __init__.py.
 
-conf/ and models/default/ go inside the built deid_core package as deid_core/conf and
-deid_core/models/default: deid_core.config.conf_dir() and deid_core.bundle.default_bundle_path()
-look there first, so an installed (non-editable) wheel, e.g. the packed environment on Spark
-executors, finds its configuration and default model bundle without the checkout. All other
+conf/, models/default/ and models/physionet/ (the physionet profile's bundle) go inside the built
+deid_core package as deid_core/conf and deid_core/models/<name>: deid_core.config.conf_dir() and
+deid_core.bundle.named_bundle_path() look there first, so an installed (non-editable) wheel, e.g.
+the packed environment on Spark executors, finds its configuration and the bundles a [model]
+bundle names without the checkout. All other
 metadata is in pyproject.toml.
 """
 
@@ -19,7 +20,7 @@ from pathlib import Path
 from setuptools import find_packages, setup
 from setuptools.command.build_py import build_py
 
-DATA_DIRS = ("conf", "models/default")  # only the default bundle ships: a user's own models/ stay out
+DATA_DIRS = ("conf", "models/default", "models/physionet")  # the shipped bundles only: a user's own models/ stay out
 SPARK_PACKAGES = {"deid_spark.udfs": "udfs", "deid_spark.jobs": "jobs"}  # installed name -> repository folder
 
 

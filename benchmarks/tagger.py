@@ -15,7 +15,7 @@ import argparse
 import time
 
 from benchmarks.tokenize import DEFAULT_CORPUS, machine
-from deid_core.bundle import load_bundle
+from deid_core.bundle_choice import resolve_bundle
 from deid_core.config import load_config
 from deid_core.doc import Doc
 from deid_core.engine.pipeline import build_deidentifier
@@ -94,7 +94,8 @@ def main(argv: list[str]) -> int:
     """Tag every note --repeat times; print notes/s (best pass) and the stage profile."""
     ap = argparse.ArgumentParser(prog="python -m benchmarks tagger", description=__doc__)
     ap.add_argument("--corpus", default=str(DEFAULT_CORPUS), help="PhysioNet folder (id.text)")
-    ap.add_argument("--bundle", default=None, help="model bundle (default models/default)")
+    ap.add_argument("--bundle", default=None, help="model bundle (default: the config's [model] bundle)")
+    ap.add_argument("--config", default=None, help="TOML merged over conf/deidentify.toml, e.g. a profile")
     ap.add_argument("--stages", default=None, help="comma-separated stages (default from config)")
     ap.add_argument("--merge", default=None, help="merge policy (default from config)")
     ap.add_argument("--repeat", type=int, default=3, help="passes over the corpus (best is reported)")
@@ -112,9 +113,9 @@ def main(argv: list[str]) -> int:
     pipeline = {k: v for k, v in (("stages", args.stages and args.stages.split(",")), ("merge", args.merge)) if v}
     tagging = {k: v for k, v in (("marginal_threshold", args.marginal_threshold), ("scorer", args.scorer))
                if v is not None}
-    config = load_config({"pipeline": pipeline, "crf": {"tagging": tagging}})
+    config = load_config({"pipeline": pipeline, "crf": {"tagging": tagging}}, args.config)
     batch_size = args.batch_size or config.job.batch_size
-    bundle = load_bundle(args.bundle)
+    bundle = resolve_bundle(config, args.bundle)
     t0 = time.process_time()
     deid = build_deidentifier(config, bundle, b"benchmark-key-not-secret-000000")
     load_s = time.process_time() - t0
@@ -122,7 +123,7 @@ def main(argv: list[str]) -> int:
     print(f"tagger: {len(notes)} PhysioNet nursing notes, {chars / len(notes):.0f} chars/note avg; "
           f"stages={list(config.pipeline.stages)} merge={config.pipeline.merge} "
           f"marginal_threshold={config.crf.tagging.marginal_threshold} "
-          f"scorer={config.crf.tagging.scorer} batch={batch_size} "
+          f"scorer={config.crf.tagging.scorer} domain={config.crf.tagging.domain} batch={batch_size} "
           f"bundle={bundle.id[:12]}; load {load_s:.2f} s; process CPU time, one core")
     best = float("inf")
     for _ in range(args.repeat):

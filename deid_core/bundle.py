@@ -22,6 +22,7 @@ from typing import Any
 
 BUNDLE_FORMAT = 1
 MANIFEST = "bundle.json"
+DEFAULT_BUNDLE = "default"  # models/default: the bundle when neither --bundle nor a [model] bundle names one
 _REPO_MODELS = Path(__file__).resolve().parent.parent / "models"
 _PKG_MODELS = Path(__file__).resolve().parent / "models"
 _CHUNK = 1 << 20
@@ -52,12 +53,22 @@ class Bundle:
         return self.path / name
 
 
-def default_bundle_path() -> Path:
-    """The default bundle shipped with the project (models/default)."""
+def named_bundle_path(name: str) -> Path:
+    """The folder of the bundle `name` under models/ (the installed package's first, then the repository's)."""
     for base in (_PKG_MODELS, _REPO_MODELS):
-        if (base / "default" / MANIFEST).is_file():
-            return base / "default"
-    raise BundleError(f"default model bundle not found under {_REPO_MODELS} or {_PKG_MODELS}")
+        if (base / name / MANIFEST).is_file():
+            return base / name
+    raise BundleError(f"no model bundle {name!r}: {name}/{MANIFEST} is in neither {_PKG_MODELS} nor {_REPO_MODELS}")
+
+
+def default_bundle_path() -> Path:
+    """The default bundle shipped with the project (models/default), used when nothing names one."""
+    return named_bundle_path(DEFAULT_BUNDLE)
+
+
+def easyadapt_trained(bundle: Bundle) -> bool:
+    """Whether the bundle's CRF was trained with EasyAdapt domains (it has a target and a source feature copy)."""
+    return bool(bundle.manifest.get("components", {}).get("crf", {}).get("easyadapt"))
 
 
 def _bundle_files(path: Path) -> list[str]:

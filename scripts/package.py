@@ -1,4 +1,4 @@
-"""Build dist/ for spark-submit: the project wheel, a packed environment, the job script, the bundle.
+"""Build dist/ for spark-submit: the project wheel, a packed environment, the job script, the bundles.
 
     python scripts/package.py [--out dist] [--python-prefix /usr] [--no-env]
 
@@ -26,6 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = ("pyproject.toml", "setup.py", "MANIFEST.in", "deid_core", "udfs", "jobs", "conf", "models")
 ENV_NAME = "deid-env.tar.gz"
+SHIPPED_BUNDLES = ("default", "physionet")  # setup.py DATA_DIRS' models/ (tests/test_model_bundle.py checks both agree)
 
 
 def source_hash(python_prefix: str | None = None) -> str:
@@ -57,7 +58,7 @@ def build_wheel(dest: Path) -> Path:
     wheel = next(dest.glob("deid_spark-*.whl"))
     names = set(zipfile.ZipFile(wheel).namelist())
     for needed in ("deid_core/conf/taxonomy.toml", "deid_core/conf/deidentify.toml",
-                   "deid_core/models/default/bundle.json", "deid_spark/udfs/deidentify.py",
+                   *(f"deid_core/models/{b}/bundle.json" for b in SHIPPED_BUNDLES), "deid_spark/udfs/deidentify.py",
                    "deid_spark/jobs/deidentify.py"):
         if needed not in names:
             raise SystemExit(f"package: {wheel.name} lacks {needed}")
@@ -83,7 +84,8 @@ def build_env(wheel: Path, out: Path, work: Path, python_prefix: str | None) -> 
     run(pip + runtime_requirements(), **clean)
     run(pip + ["--no-deps", str(wheel)], **clean)
     run([py, "-c", "import deid_core.config as c, deid_core.bundle as b, deid_spark.udfs.deidentify; "
-                   "assert 'site-packages' in str(c.conf_dir()), c.conf_dir(); b.load_bundle()"], **clean)
+                   "assert 'site-packages' in str(c.conf_dir()), c.conf_dir(); "
+                   f"[b.load_bundle(b.named_bundle_path(n)) for n in {SHIPPED_BUNDLES!r}]"], **clean)
     target = out / ENV_NAME
     venv_pack.pack(prefix=str(env), output=str(target), force=True, compress_level=1,
                    python_prefix=python_prefix)
@@ -99,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-env", action="store_true", help="only the wheel, script and bundle")
     a = ap.parse_args(argv)
     sys.path.insert(0, str(ROOT))
-    from deid_core.bundle import bundle_bytes, load_bundle
+    from deid_core.bundle import bundle_bytes, load_bundle, named_bundle_path
 
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -116,8 +118,9 @@ def main(argv: list[str] | None = None) -> int:
         if f.is_file():
             shutil.copy2(f, out / f.name)
     shutil.copy2(ROOT / "jobs" / "deidentify.py", out / "deidentify.py")
-    bundle = load_bundle()
-    (out / f"bundle-{bundle.id[:12]}.zip").write_bytes(bundle_bytes(bundle))
+    for name in SHIPPED_BUNDLES:
+        bundle = load_bundle(named_bundle_path(name))
+        (out / f"bundle-{name}-{bundle.id[:12]}.zip").write_bytes(bundle_bytes(bundle))
     for f in sorted(out.iterdir()):
         print(f"  {f.relative_to(out.parent) if f.is_relative_to(out.parent) else f}  "
               f"({f.stat().st_size / 1e6:.1f} MB)")

@@ -33,7 +33,7 @@ MISSPELLED = [
     ({"surrogates": {"dates": {"shift_min": -3}}}, "[surrogates.dates] unknown key 'shift_min'; accepted: "),
     ({"surrogates": {"zip": {"polcy": "surrogate"}}}, "[surrogates.zip] unknown key 'polcy'; accepted: policy, "),
     ({"job": {"progress_intervals_s": 5}}, "[job] unknown key 'progress_intervals_s'; accepted: batch_size, "),
-    ({"colour": {"x": 1}}, "unknown table 'colour'; accepted: pipeline, registry, rules, merge, names, job, testing, crf, "),
+    ({"colour": {"x": 1}}, "unknown table 'colour'; accepted: pipeline, registry, rules, merge, names, job, testing, model, crf, "),
 ]
 
 WRONG = [
@@ -223,7 +223,8 @@ def test_shipped_configurations_load():
     assert load_config(config_file=conf_dir() / "profiles" / "physionet.toml").crf.tagging.domain == "target"
     assert load_config(config_file=LITERAL_CONF).pipeline.stages == ("literal",)
     assert load_config(config_file=LITERAL_CONF.parent / "fault.toml").testing.fault_note_marker == "FAULTME"
-    assert set(TABLES) == {"pipeline", "registry", "rules", "merge", "names", "job", "testing", "crf", "surrogates"}
+    assert set(TABLES) == {"pipeline", "registry", "rules", "merge", "names", "job", "testing", "model", "crf",
+                           "surrogates"}
 
 
 def test_digest_covers_the_job_document_and_changes_with_it():

@@ -200,6 +200,13 @@ def test_quick_benchmark_runs_and_reuses_its_bundles(physionet_dir, tmp_path, ca
     train, held = synth_types(bench_settings(quick=True))
     for b in res["setup"]["bundles"].values():  # the trained bundles' own record of their data
         assert b["trained_now"] and set(b["synthetic_note_types"]) <= set(train)
+    # the physionet-profile rows are scored with bundles trained like the profile's (EasyAdapt), the others pooled
+    from deid_core.bundle import easyadapt_trained, load_bundle
+
+    assert {k: easyadapt_trained(load_bundle(b["path"])) for k, b in res["setup"]["bundles"].items()} == {
+        "tune+synth_train": False, "tune+synth_train-easyadapt": True, "cv2-fold1": False, "cv2-fold2": False,
+        "cv2-fold1-easyadapt": True, "cv2-fold2-easyadapt": True}
+    assert res["setup"]["profile_easyadapt"] and res["setup"]["profile_domain"] == "target"
     assert set(res["layouts"]["held_out_types"]["note_types"]) <= set(held)
     assert set(res["reinsert"]["tune_cv"]) == {"original", "original_physionet", *ri.KINDS}
     res_tune_cv_profiled = res["reinsert"]["tune_cv"]["original_physionet"]
@@ -214,8 +221,9 @@ def test_quick_benchmark_runs_and_reuses_its_bundles(physionet_dir, tmp_path, ca
     assert main(["--quick", "--part", "blind", "--json", str(again), "--cache", str(tmp_path / "cache"),
                  "--data", str(physionet_dir)]) == 0
     bundles = json.loads(again.read_text())["setup"]["bundles"]
-    assert list(bundles) == ["tune+synth_train"] and not bundles["tune+synth_train"]["trained_now"]
-    assert bundles["tune+synth_train"]["id"] == res["setup"]["bundles"]["tune+synth_train"]["id"]
+    assert list(bundles) == ["tune+synth_train", "tune+synth_train-easyadapt"]
+    assert not any(b["trained_now"] for b in bundles.values())
+    assert all(bundles[k]["id"] == res["setup"]["bundles"][k]["id"] for k in bundles)
     tune = tmp_path / "tune.json"  # the development set alone: the fold bundles, no blind note, no tune bundle
     assert main(["--quick", "--part", "tune", "--json", str(tune), "--cache", str(tmp_path / "cache"),
                  "--data", str(physionet_dir)]) == 0
@@ -237,6 +245,8 @@ def test_easyadapt_switch_trains_domains_and_the_domain_is_a_tagging_choice(phys
 
     general = tune("--easyadapt", "on", "--domain", "general")
     assert general["setup"]["easyadapt"] and general["setup"]["domain"] == "general"
+    # the profile's bundles are trained like the default rows' now: the same fold bundles serve both
+    assert list(general["setup"]["bundles"]) == ["cv2-fold1-easyadapt", "cv2-fold2-easyadapt"]
     for b in general["setup"]["bundles"].values():  # fold bundles trained with a domain copy per corpus
         assert b["trained_now"]
         crf = load_bundle(b["path"]).manifest["components"]["crf"]
@@ -250,8 +260,10 @@ def test_easyadapt_switch_trains_domains_and_the_domain_is_a_tagging_choice(phys
     assert cv_general["original_physionet"]["report"] == cv_source["original_physionet"]["report"]  # the profile's copy
     off = tune("--easyadapt", "off")
     assert not off["setup"]["easyadapt"]
-    for b in off["setup"]["bundles"].values():
-        assert b["trained_now"] and not load_bundle(b["path"]).manifest["components"]["crf"]["easyadapt"]
+    for name, b in off["setup"]["bundles"].items():  # pooled folds trained now; the profile's EasyAdapt ones reused
+        easy = load_bundle(b["path"]).manifest["components"]["crf"]["easyadapt"]
+        assert (b["trained_now"], easy) == ((False, True) if name.endswith("-easyadapt") else (True, False))
+    assert off["reinsert"]["tune_cv"]["original_physionet"]["report"] == cv_source["original_physionet"]["report"]
 
 
 def test_bad_data_folder_exits_2(tmp_path, capsys):

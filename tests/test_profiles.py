@@ -1,6 +1,6 @@
 """Output profiles ([surrogates] profile): default replaces every detected PHI, safe_harbor keeps
 ages under 90 in clear (audited as kept), physionet drops what PhysioNet's gold does not mark.
-Through the engine and through `deid tag` with the default bundle."""
+Through the engine with the default bundle, and through `deid tag` (the profile file runs with its own bundle)."""
 
 from __future__ import annotations
 
@@ -96,7 +96,7 @@ def test_physionet_drops_what_its_gold_does_not_mark(engine):
 
 
 def test_physionet_profile_through_deid_tag(tmp_path):
-    """The comparability profile file on the default bundle: spans/ and notes/ without what it drops."""
+    """The comparability profile file (its bundle, models/physionet): spans/ and notes/ without what it drops."""
     table = pa.Table.from_pylist([{"note_id": "n1", "patient_id": "p1", "text": TEXT,
                                    "note_date": dt.date(2024, 2, 3), "first": "Zebulon", "last": "Quackenbush"}])
     pq.write_table(table, tmp_path / "in.parquet")

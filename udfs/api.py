@@ -97,7 +97,7 @@ def deidentify(
     it is shipped to the workers as a file, never inside anything Spark serializes.
     name_columns: known-PHI metadata columns, 'a,b:DOCTOR', a list of such items or {column: label};
     never copied to an output. mode, stages, config (a TOML file or a mapping of
-    conf/deidentify.toml's shape), bundle (a model bundle folder; default: the bundled model),
+    conf/deidentify.toml's shape), bundle (a model bundle folder; default: the config's [model] bundle, models/default),
     partitions, batch_size and on_duplicate mean what the job's options of those names mean.
     output / output_table_prefix: also write the job's four outputs there; the returned frames are
     then read back from them. Raises ConfigError (a ValueError) on bad options or columns before any
@@ -108,7 +108,7 @@ def deidentify(
     options = api_options(name_columns=name_columns, mode=mode, config=config, stages=stages, partitions=partitions,
                           batch_size=batch_size, on_duplicate=on_duplicate)
     request = RunRequest(Source(frame=df), Sink(output, output_table_prefix), options, resolve_key(key),
-                         api_bundle(bundle), staging_dir)
+                         api_bundle(bundle, options.config), staging_dir)
     result = run_spark(df.sparkSession, request)
     assert result.tables is not None
     out = Result(*result.tables, manifest=result.manifest, _release=result.release)

@@ -44,7 +44,7 @@ class _DeidParams(Params):
     nameColumns = _param("nameColumns", "known-PHI metadata columns, each 'col' or 'col:LABEL'",
                          TypeConverters.toListString)
     mode = _param("mode", "replacement mode: surrogate, mask, redact, hash")
-    bundle = _param("bundle", "model bundle folder (default: the bundled model)")
+    bundle = _param("bundle", "model bundle folder (default: the config's [model] bundle, models/default)")
     config = _param("config", "TOML file merged over conf/deidentify.toml")
     stages = _param("stages", "pipeline stages, e.g. ['rules', 'crf']", TypeConverters.toListString)
     partitions = _param("partitions", "tasks after grouping by patient (0: default)", TypeConverters.toInt)

@@ -54,7 +54,8 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--key-file", metavar="FILE", help="secret key file (else $DEID_KEY)")
     parser.add_argument("--demo-key", action="store_true",
                         help="use the public demo key (demo and tests only, never real data)")
-    parser.add_argument("--bundle", metavar="DIR", help="model bundle folder (default: models/default)")
+    parser.add_argument("--bundle", metavar="DIR", help="model bundle folder (default: the config's [model] bundle, models/default; "
+                             "a profile may name its own)")
     parser.add_argument("--stages", metavar="S1,S2", help="pipeline stages, e.g. rules,crf")
     parser.add_argument("--batch-size", type=int, metavar="N", help="notes per Arrow batch")
     parser.add_argument("--on-duplicate", choices=DUPLICATE_POLICIES, help="what to do with duplicate note_id")

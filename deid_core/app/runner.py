@@ -56,7 +56,8 @@ from deid_core.app.schema import (
     staged_schema,
 )
 from deid_core.app.store import table_path
-from deid_core.bundle import Bundle, load_bundle
+from deid_core.bundle import Bundle
+from deid_core.bundle_choice import resolve_bundle
 from deid_core.config import ConfigError
 from deid_core.io.tables import AUDIT_SCHEMA, QUARANTINE_SCHEMA, read_table
 from deid_core.keys import DEMO_KEY, load_key
@@ -65,7 +66,8 @@ _LOCAL_ONLY = "deid tag reads and writes local Parquet folders only; use jobs/de
 
 
 def load_key_and_bundle(options: RunOptions) -> tuple[bytes, Bundle]:
-    """The secret key (refuses to start without one; --demo-key means the demo key) and the bundle.
+    """The secret key (refuses to start without one; --demo-key means the demo key) and the bundle
+    (--bundle DIR, else the config's [model] bundle: deid_core.bundle_choice).
 
     The configured pipeline is built from them once here, so a stage that cannot run as its model
     was trained (e.g. a CRF trained with rule hits and no rules stage before it) or a bundle built
@@ -74,7 +76,7 @@ def load_key_and_bundle(options: RunOptions) -> tuple[bytes, Bundle]:
     if options.demo_key and options.key_file:
         raise ConfigError("--demo-key and --key-file exclude each other: give one")
     key = DEMO_KEY if options.demo_key else load_key(options.key_file)
-    bundle = load_bundle(options.bundle)
+    bundle = resolve_bundle(options.config, options.bundle)
     make_deidentifier(options.config, bundle, key)
     return key, bundle
 

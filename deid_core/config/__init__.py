@@ -22,10 +22,19 @@ from deid_core.config.files import (
 )
 from deid_core.config.recipe import Recipe, recipe_settings
 from deid_core.config.surrogates import Surrogates
-from deid_core.config.tables import Job, Merge, NameNet, Pipeline, Registry, Rules, Testing
+from deid_core.config.tables import (
+    Job,
+    Merge,
+    ModelChoice,
+    NameNet,
+    Pipeline,
+    Registry,
+    Rules,
+    Testing,
+)
 
 __all__ = [
-    "Config", "ConfigError", "CrfSettings", "Job", "Merge", "NameNet", "Pipeline", "Recipe", "Registry", "Rules",
+    "Config", "ConfigError", "CrfSettings", "Job", "Merge", "ModelChoice", "NameNet", "Pipeline", "Recipe", "Registry", "Rules",
     "SchemaError", "Surrogates", "Testing", "conf_dir", "conf_file", "conf_path", "conf_table", "crf_from_tables",
     "crf_settings", "deep_merge", "digest", "fields_of", "file_table", "load_config", "load_toml",
     "recipe_settings",

@@ -19,7 +19,16 @@ from deid_core.config.convert import SchemaError, build, fields_of
 from deid_core.config.crf import CrfSettings
 from deid_core.config.files import ConfigError, conf_file, deep_merge, digest, load_toml
 from deid_core.config.surrogates import Surrogates
-from deid_core.config.tables import Job, Merge, NameNet, Pipeline, Registry, Rules, Testing
+from deid_core.config.tables import (
+    Job,
+    Merge,
+    ModelChoice,
+    NameNet,
+    Pipeline,
+    Registry,
+    Rules,
+    Testing,
+)
 
 OVERRIDES = "command-line options"
 CONFIG_ARGUMENT = "the config argument"  # tables passed to deidentify(config={...})
@@ -47,6 +56,7 @@ class Config:
     names: NameNet
     job: Job
     testing: Testing
+    model: ModelChoice
     crf: CrfSettings
     surrogates: Surrogates
     layers: tuple[Layer, ...] = field(repr=False, compare=False)
@@ -69,6 +79,10 @@ class Config:
         """This configuration with `tables` merged over it, checked again."""
         return from_layers((*self.layers, Layer(OVERRIDES, tables)))
 
+    def origin(self, *keys: str) -> str:
+        """Name of the layer the value of [keys...] comes from (the last one holding it), for messages."""
+        return next((lay.name for lay in reversed(self.layers) if _holds(lay.tables, list(keys))), self.layers[0].name)
+
     def with_file(self, path: str | Path) -> Config:
         """This configuration with an override file (shaped like --config FILE; a path or a name in
         conf/, e.g. a profile) merged over it, checked again; errors name the file."""
@@ -76,7 +90,7 @@ class Config:
 
 
 TABLES = {"pipeline": Pipeline, "registry": Registry, "rules": Rules, "merge": Merge, "names": NameNet, "job": Job,
-          "testing": Testing, "crf": CrfSettings, "surrogates": Surrogates}
+          "testing": Testing, "model": ModelChoice, "crf": CrfSettings, "surrogates": Surrogates}
 
 
 def base_layers(crf_file: str | Path | None = None) -> tuple[Layer, ...]:

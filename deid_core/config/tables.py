@@ -1,4 +1,4 @@
-"""Schema of conf/deidentify.toml: [pipeline], [registry], [rules], [merge], [job], [testing].
+"""Schema of conf/deidentify.toml: [pipeline], [registry], [rules], [merge], [job], [testing], [model].
 
 Types only: every value comes from conf/deidentify.toml (or a file merged over it); the classes
 hold no defaults of their own.
@@ -6,6 +6,7 @@ hold no defaults of their own.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Annotated, Literal
 
@@ -31,6 +32,8 @@ Positive = Annotated[int, at_least(1)]
 Share = Annotated[float, between(0, 1)]
 Seconds = Annotated[float, at_least(0)]
 Ref = Annotated[str, Check(lambda v: ":" in v, "'package.module:attribute'")]
+BundleName = Annotated[str, Check(lambda v: re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]*", v) is not None,
+                                  "a bundle name under models/ (letters, digits, '_', '.', '-'; e.g. 'default')")]
 
 
 @dataclass(frozen=True)
@@ -172,3 +175,10 @@ class Testing:
         """The hooks that are set (non-empty)."""
         hooks = {"fault_note_marker": self.fault_note_marker, "pause_after_write": self.pause_after_write}
         return {k: v for k, v in hooks.items() if v}
+
+
+@dataclass(frozen=True)
+class ModelChoice:
+    """[model]: the model bundle a configuration (or profile) runs with, by name under models/ (--bundle DIR wins)."""
+
+    bundle: BundleName

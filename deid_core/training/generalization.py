@@ -11,7 +11,10 @@ synthetic metadata names as known PHI), recall first:
             no blind note is tagged and no tune+synthetic bundle is trained);
 4. readable — gold person names still standing in the surrogate output of parts 1-3.
 One bundle (tune + synthetic training types) serves parts 1, 2, 4 and the blind re-insertion;
-bundles are cached by their inputs' digest (training.bundle_cache).
+bundles are cached by their inputs' digest (training.bundle_cache). The physionet-profile rows
+(blind part, tune CV `original_physionet`) are scored with the bundle the profile runs with: the
+same data trained with the profile's [crf.training] (conf/profiles/physionet.toml: EasyAdapt, like
+models/physionet), so those rows train their own bundles (the same ones when the settings agree).
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from deid_core.bundle import Bundle
+from deid_core.bundle_choice import check_domain
 from deid_core.config import Config, ConfigError, load_config
 from deid_core.config import Recipe as TrainingRecipe
 from deid_core.engine.pipeline import build_deidentifier, build_stage
@@ -73,6 +77,20 @@ def recipe_config(cfg: Generalization, quick: bool, easyadapt: bool | None = Non
     return config
 
 
+def profile_training(cfg: Generalization, quick: bool, config: Config, profile: Config) -> Config:
+    """What the profile rows' bundles are trained with: the recipe's configuration with the profile's
+    [crf.training] easyadapt (`config` itself when they agree: the same cached bundles). Other
+    [crf.training] keys in the profile are refused (the bench would not train with them)."""
+    out = config if profile.crf.training.easyadapt == config.crf.training.easyadapt else recipe_config(
+        cfg, quick, profile.crf.training.easyadapt)
+    want, got = asdict(profile.crf.training), asdict(out.crf.training)
+    other = sorted(k for k in want if want[k] != got[k])
+    if other:
+        raise ConfigError(f"{cfg.blind.profile}: [crf.training] {', '.join(other)}: the generalization bench trains "
+                          "the profile's bundles with the recipe and the profile's easyadapt only")
+    return out
+
+
 def synth_types(cfg: Generalization) -> tuple[list[str], list[str]]:
     """(training types, held-out types) of the synthetic note-type split; every type must be placed."""
     split = read_tsv_split(cfg.layouts.split, "note_type", ("train", "held_out"))
@@ -112,6 +130,7 @@ class Bench:
         self.recipe = training_recipe(self.cfg, self.quick)
         self.insert_config = load_config().with_file(self.cfg.reinsert.config)
         self.profile = self.config.with_file(self.cfg.blind.profile)  # checked now, before any work
+        self.profile_training = profile_training(self.cfg, self.quick, self.config, self.profile)
         self.rules = build_stage(self.config, "rules", None)
         split = read_tsv_split(self.cfg.blind.split, "patient_id", ("tune", "blind"))
         self.tune, self.tune_gold, self.blind = split_corpus(read_physionet(self.data), split)
@@ -124,14 +143,25 @@ class Bench:
         self.synth_docs, self.synth_type_counts = synthetic_training(self.recipe, self.held_out_types)
         self.key = self.cfg.reinsert.key.encode()
 
-    def bundle(self, name: str, notes: Sequence[Note]) -> Bundle:
+    def bundle(self, name: str, notes: Sequence[Note], config: Config | None = None) -> Bundle:
         """The recipe trained on these PhysioNet notes (gold harmonized, re-inserted copies) + the
-        synthetic training types (cached)."""
-        docs = target_docs(notes, self.tune_gold, self.config.crf, self.recipe) + self.synth_docs
+        synthetic training types (cached); `config`: training settings other than the recipe's
+        (the profile's), named with an '-easyadapt' suffix when EasyAdapt is on."""
+        config = config or self.config
+        if config.crf.training.easyadapt:
+            name += "-easyadapt"
+        memo = ("bundle", name, id(config))  # the profile rows trained like the default rows: the same bundle
+        if memo not in self._memo:
+            self._memo[memo] = self._train(name, notes, config)
+        return self._memo[memo]
+
+    def _train(self, name: str, notes: Sequence[Note], config: Config) -> Bundle:
+        """The cached (or newly trained) bundle, recorded in the results' setup."""
+        docs = target_docs(notes, self.tune_gold, config.crf, self.recipe) + self.synth_docs
         extra = {"benchmark": "generalization", "physionet_notes": len(notes), "recipe": self.cfg.recipe.name,
                  "synthetic_note_types": dict(sorted(self.synth_type_counts.items())), **synthetic_provenance(self.recipe)}
         t0 = time.process_time()
-        bundle, trained = cached_bundle(docs, self.config, self.cache, name, rules=self.rules.feature_spans, extra=extra)
+        bundle, trained = cached_bundle(docs, config, self.cache, name, rules=self.rules.feature_spans, extra=extra)
         self.results.setdefault("setup", {}).setdefault("bundles", {})[name] = {
             "id": bundle.id[:12], "path": str(bundle.path), "trained_now": trained,
             "train_cpu_s": round(time.process_time() - t0) if trained else 0,
@@ -140,14 +170,19 @@ class Bench:
         return bundle
 
     def deid(self, bundle: Bundle, config: Config | None = None):
-        """The recipe's pipeline (or another configuration, e.g. the profile's) on a bundle, evaluation key."""
-        return build_deidentifier(config or self.tagging, bundle, EVAL_KEY)
+        """The recipe's pipeline (or another configuration, e.g. the profile's) on a bundle, evaluation key
+        (refused like a run when the configuration's EasyAdapt domain is not in the bundle)."""
+        config = config or self.tagging
+        check_domain(config, bundle)
+        return build_deidentifier(config, bundle, EVAL_KEY)
 
     def main_bundle(self) -> Bundle:
         """Tune patients + synthetic training types: parts 1, 2, 4 and the blind re-insertion."""
-        if "main" not in self._memo:
-            self._memo["main"] = self.bundle("tune+synth_train", self.tune)
-        return self._memo["main"]
+        return self.bundle("tune+synth_train", self.tune)
+
+    def profile_main_bundle(self) -> Bundle:
+        """Tune patients + synthetic training types, trained like the profile's bundle: the blind profile row."""
+        return self.bundle("tune+synth_train", self.tune, self.profile_training)
 
     def once(self, key: str, compute: Callable[[], dict]) -> dict:
         """An evaluation computed once per run (parts share them)."""
@@ -170,7 +205,7 @@ class Bench:
     def blind_profile(self) -> dict:
         """Blind part, the comparability profile, scored on PhysioNet's conventions."""
         return self.once("blind/physionet_profile", lambda: self.blind.evaluate(
-            self.deid(self.main_bundle(), self.profile), self.cfg.readable, view=self.physionet_conventions()))
+            self.deid(self.profile_main_bundle(), self.profile), self.cfg.readable, view=self.physionet_conventions()))
 
     def layouts(self) -> dict:
         """Held-out synthetic types (and the training types of the same unseen seed, for reference)."""
@@ -196,7 +231,8 @@ class Bench:
         """Patient-grouped CV over tune patients: each fold's bundle tags its held-out patients'
         original notes and every re-inserted variant of them (the development set), and the original
         notes once more with the comparability profile (`original_physionet`, scored on PhysioNet's
-        conventions: the PPV figure comparable with the blind part's second row)."""
+        conventions: the PPV figure comparable with the blind part's second row) and that fold trained
+        like the profile's bundle (profile_training)."""
         def compute() -> dict:
             kinds = ["original", *self.cfg.reinsert.kinds]
             variants = {"original": (self.tune, self.tune_gold)}
@@ -213,7 +249,8 @@ class Bench:
                     p, o = run_pipeline(deid, [n for n in variants[kind][0] if n.patient_id in held])
                     pred[kind].update(p)
                     outs[kind].update(o)
-                p, o = run_pipeline(self.deid(bundle, self.profile), [n for n in self.tune if n.patient_id in held])
+                pbundle = self.bundle(f"cv{len(folds)}-fold{i + 1}", train, self.profile_training)
+                p, o = run_pipeline(self.deid(pbundle, self.profile), [n for n in self.tune if n.patient_id in held])
                 pred[PROFILED].update(p)
                 outs[PROFILED].update(o)
             out = {}
@@ -263,7 +300,9 @@ def run(bench: Bench, parts: Sequence[str]) -> dict:
         "tune": {"notes": len(bench.tune), "patients": len({n.patient_id for n in bench.tune})},
         "synthetic_training_types": bench.train_types, "held_out_types": bench.held_out_types,
         "max_iterations": bench.config.crf.training.max_iterations,
-        "easyadapt": bench.config.crf.training.easyadapt, "domain": bench.tagging.crf.tagging.domain})
+        "easyadapt": bench.config.crf.training.easyadapt, "domain": bench.tagging.crf.tagging.domain,
+        "profile_easyadapt": bench.profile_training.crf.training.easyadapt,
+        "profile_domain": bench.profile.crf.tagging.domain})
     kinds = list(bench.cfg.reinsert.kinds)
     if "blind" in parts:
         res["blind"] = {"default": bench.blind_default(), "physionet_profile": bench.blind_profile()}

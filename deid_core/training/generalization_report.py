@@ -134,6 +134,14 @@ def format_readable(res: Mapping) -> list[str]:
     return out + _table(["corpus", "mentions", "readable", "share", "quarantined"], rows, first=30)
 
 
+def _profile_setup(s: Mapping) -> str:
+    """How the physionet-profile rows' bundles were trained and tagged (absent in older results)."""
+    if "profile_easyadapt" not in s:
+        return ""
+    how = f"EasyAdapt, {s['profile_domain']} copy" if s["profile_easyadapt"] else "pooled"
+    return f" (physionet-profile rows: own bundles, {how})"
+
+
 def format_report(res: Mapping) -> str:
     """The whole printed report: setup line, then each part present."""
     s = res["setup"]
@@ -142,7 +150,8 @@ def format_report(res: Mapping) -> str:
     lines = [f"generalization benchmark{quick}: bundles {bundles}",
              f"  trained on {s['tune']['patients']} tune patients ({s['tune']['notes']} notes) + synthetic types "
              f"{', '.join(s['synthetic_training_types'])}; max_iterations {s['max_iterations']}; "
-             f"EasyAdapt {'on, default rows tag with the ' + s['domain'] + ' copy' if s['easyadapt'] else 'off'}; "
+             f"EasyAdapt {'on, default rows tag with the ' + s['domain'] + ' copy' if s['easyadapt'] else 'off'}"
+             f"{_profile_setup(s)}; "
              f"{s.get('machine', '')}; {s['cpu_s']} s CPU", ""]
     for key, fmt in (("blind", format_blind), ("layouts", format_layouts), ("reinsert", format_reinsert),
                      ("readable", format_readable)):
