@@ -23,13 +23,14 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def _cell_worker(kind: str, sizes: list[int]) -> int:
     """Child process: build the default Deidentifier once, then time each size of one kind."""
-    from deid_core.bundle import load_bundle
+    from deid_core.bundle_choice import resolve_bundle
     from deid_core.config import load_config
     from deid_core.engine.pipeline import build_deidentifier
     from deid_core.notes import Note
     from tests.adversarial import KNOWN_PHI, crafted
 
-    deid = build_deidentifier(load_config(), load_bundle(), b"linear-benchmark-key-0123456789ab")
+    config = load_config()
+    deid = build_deidentifier(config, resolve_bundle(config), b"linear-benchmark-key-0123456789ab")
     deid.process_many([Note("warm", crafted(kind, 1000), "p", None, KNOWN_PHI)])
     for n in sizes:
         note = Note("x", crafted(kind, n), "p", None, KNOWN_PHI)

@@ -163,7 +163,7 @@ def one_pass(stream: bytes, deid: Any, spec: Any, clock: PhaseClock) -> str:
 def main(argv: list[str]) -> int:
     """Build the worker's Deidentifier, run the passes, print the phase table (and the profile)."""
     from deid_core.app.batch import make_deidentifier
-    from deid_core.bundle import load_bundle
+    from deid_core.bundle_choice import resolve_bundle
     from deid_core.keys import DEMO_KEY
 
     ap = argparse.ArgumentParser(prog="python -m benchmarks worker", description=__doc__.splitlines()[0])
@@ -180,7 +180,7 @@ def main(argv: list[str]) -> int:
     batch_size = a.batch_size or load_config().job.batch_size
     stream, spec, config = input_stream(a.notes, batch_size, a.mode)
     c0 = time.process_time()
-    deid = make_deidentifier(config, load_bundle(None), DEMO_KEY)
+    deid = make_deidentifier(config, resolve_bundle(config), DEMO_KEY)
     build_s = time.process_time() - c0
     if a.gc == "worker":
         from deid_core.app.heap import settle_heap

@@ -36,10 +36,11 @@ def corpora() -> dict[str, list]:
 def snapshot(path: Path) -> int:
     """Write one JSON line per note: corpus, note id, spans and replacements of the default pipeline."""
     from deid_core.app.options import effective_config
-    from deid_core.bundle import load_bundle
+    from deid_core.bundle_choice import resolve_bundle
     from deid_core.engine.pipeline import build_deidentifier
 
-    deid = build_deidentifier(effective_config(), load_bundle(), KEY)
+    config = effective_config()
+    deid = build_deidentifier(config, resolve_bundle(config), KEY)
     n = 0
     with open(path, "w") as fh:
         for name, notes in corpora().items():

@@ -130,6 +130,14 @@ def test_missing_named_bundle_is_a_one_line_usage_error(notes, tmp_path, capsys)
         deidentify_table(pq.read_table(notes), key=b"k" * 32, config={"model": {"bundle": "no-such-bundle"}})
 
 
+def test_stages_built_without_a_bundle_resolve_the_configurations():
+    """The engine's stage factories, given no bundle, take [model] bundle (not models/default)."""
+    from deid_core.engine.pipeline import build_deidentifier
+
+    with pytest.raises(BundleError, match="no-such-bundle"):
+        build_deidentifier(load_config({"model": {"bundle": "no-such-bundle"}}), None, b"k" * 32)
+
+
 def test_target_domain_on_a_pooled_bundle_is_refused(notes, tmp_path, capsys):
     """The profile with --bundle models/default would tag like the pooled bundle: refused, naming the file."""
     args = ("--config", str(PROFILE), "--bundle", str(default_bundle_path()))

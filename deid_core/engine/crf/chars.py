@@ -371,12 +371,13 @@ def load_char_model(bundle, cache_size: int) -> CharModel | None:
 
 def char_stage(config: Config, bundle) -> CharCrfTagger:
     """Stage factory (conf/deidentify.toml [registry.stages] crf_char): the bundle's char CRF."""
-    from deid_core.bundle import BundleError, load_bundle
+    from deid_core.bundle import BundleError
+    from deid_core.bundle_choice import resolve_bundle
     from deid_core.engine.crf.tagger import trained_with_rules
     from deid_core.engine.crf.versions import check_versions
 
-    if bundle is None:
-        bundle = load_bundle()
+    if bundle is None:  # no bundle given: the configuration's ([model] bundle)
+        bundle = resolve_bundle(config)
     tagging = config.crf.tagging
     check_versions(bundle, strict=tagging.strict_versions)
     model = load_char_model(bundle, tagging.cache_size)
