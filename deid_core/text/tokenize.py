@@ -99,13 +99,12 @@ def sentence_bounds(text: str) -> list[tuple[int, int]]:
     pos = 0
     cuts = sorted(m.end() for pattern in _SENT_END_RES for m in pattern.finditer(text))
     cuts.append(len(text))
-    for cut in cuts:
-        start, end = pos, cut
-        while start < end and text[start].isspace():
-            start += 1
-        while end > start and text[end - 1].isspace():
-            end -= 1
-        if start < end:
-            bounds.append((start, end))
-        pos = max(pos, cut)
+    for cut in cuts:  # sorted: each piece is text[pos:cut], trimmed (str.strip drops exactly str.isspace)
+        if cut > pos:
+            piece = text[pos:cut]
+            kept = piece.strip()
+            if kept:
+                start = pos + len(piece) - len(piece.lstrip())
+                bounds.append((start, start + len(kept)))
+            pos = cut
     return bounds

@@ -121,9 +121,25 @@ def _attribute_names(ctx: DocContext) -> dict[int, str]:
 @doc_family("attribute")
 def d_attribute(ctx: DocContext, feats: list[list[str]]) -> None:
     """Attribute name when the token is in the value of an attribute-value pair."""
-    for i, name in _attribute_names(ctx).items():
+    starts = ctx.starts
+    ranges = []
+    stop = 0
+    for a in attributes(ctx.doc):  # one value per line: token ranges in order and disjoint...
+        i = bisect_left(starts, a.value_start)
+        j = bisect_left(starts, a.value_end, i)
+        if i < j:
+            if i < stop:  # ...else the later value wins per token, as _attribute_names has it
+                for k, name in _attribute_names(ctx).items():
+                    if name:
+                        feats[k].append("attr=" + name)
+                return
+            ranges.append((i, j, a.name))
+            stop = j
+    for i, j, name in ranges:
         if name:
-            feats[i].append("attr=" + name)
+            tag = "attr=" + name
+            for k in range(i, j):
+                feats[k].append(tag)
 
 
 @lru_cache(maxsize=4096)
