@@ -52,6 +52,16 @@ _SENT_END_RES = tuple(regex.compile(p, regex.V1) for p in (
     r"\r?\n[ \t]*+(?=\r?\n)",
     r"\n\K(?=[ \t]*+(?:[-*•]|\d++[.)])[ \t])",
 ))
+# The same ends on ASCII text, each kind with the faster engine there (20 -> 12 µs per dev note):
+# stdlib `re` for the end marks (its look-behind after the first mark, so
+# `re` scans for the mark's characters; `regex`'s \s is _ASCII_WS there), the colon and the bullet (the
+# newline consumed, its end is the same); `regex` keeps the blank line (`re` has no prefix to scan for).
+_ASCII_SENT_END_RES = (
+    re.compile(r"[.!?](?<![.!?][.!?])[.!?]*+[\"')\]]*+(?=[ \t\n\x0b\x0c\r])"),
+    re.compile(r":[ \t]*+(?=\r?\n)"),
+    _SENT_END_RES[2],
+    re.compile(r"\n(?=[ \t]*+(?:[-*•]|\d++[.)])[ \t])"),
+)
 
 
 class Token(NamedTuple):
@@ -97,7 +107,8 @@ def sentence_bounds(text: str) -> list[tuple[int, int]]:
     """[start, end) of each sentence, trimmed of surrounding whitespace, in order."""
     bounds: list[tuple[int, int]] = []
     pos = 0
-    cuts = sorted(m.end() for pattern in _SENT_END_RES for m in pattern.finditer(text))
+    cuts = sorted(m.end() for pattern in (_ASCII_SENT_END_RES if text.isascii() else _SENT_END_RES)
+                  for m in pattern.finditer(text))
     cuts.append(len(text))
     for cut in cuts:  # sorted: each piece is text[pos:cut], trimmed (str.strip drops exactly str.isspace)
         if cut > pos:
