@@ -117,15 +117,15 @@ class Emissions:
     def encode(self, doc: Doc, rule_spans: Sequence[Span]) -> EncodedNote:
         """The ids of one note (the per-note Python work; may raise for a bad note)."""
         toks = doc.tokens[0]
-        types = list(map(self.types.get, toks))  # map: the per-token loops run in C
+        get = self.types.get
+        types = [get(t) for t in toks]
         if None in types:
             types = [self._type(t) if i is None else i for t, i in zip(toks, types, strict=True)]
         extra: list[list[str]] = [[] for _ in toks]
-        # each type's lower-cased text (TypeEntry.low): no per-token lower()
-        self.extractor.add_doc_features(doc, rule_spans, extra, list(map(self.type_low.__getitem__, types)))
-        docs = list(map(self.rows.get, map(tuple, extra)))
-        if None in docs:  # strings lists not interned yet, in token order (the same row ids)
-            docs = [self.row(x) if r is None else r for x, r in zip(extra, docs, strict=True)]
+        low = self.type_low  # each type's lower-cased text (TypeEntry.low): no per-token lower()
+        self.extractor.add_doc_features(doc, rule_spans, extra, [low[t] for t in types])
+        row = self.rows.get
+        docs = [row(tuple(x)) or self.row(x) for x in extra]
         return EncodedNote(types, docs, self.generation)
 
     def start_batch(self) -> None:
