@@ -7,7 +7,14 @@ from hypothesis import strategies as st
 
 from deid_core.doc import Doc
 from deid_core.notes import Note
-from deid_core.text.attributes import attribute_of, attributes, normalize_name
+from deid_core.text.attributes import (
+    _ASCII_ATTR_RE,
+    _ATTR_RE,
+    _line_matches,
+    attribute_of,
+    attributes,
+    normalize_name,
+)
 
 
 def test_attribute_value_lines():
@@ -37,3 +44,23 @@ def test_attribute_offsets_inside_text(text):
     for a in attributes(doc):
         assert 0 <= a.value_start < a.value_end <= len(text)
     assert len(attribute_of(doc)) == len(doc.tokens[0])
+
+
+def _spans(matches):
+    return [(m.span(), m.span("name"), m.span("value")) for m in matches]
+
+
+_ASCII_ATTR_TEXT = st.text(alphabet=st.sampled_from(list("aZb .;:=-\t\n\r\x0b\x0c(/&')1")), max_size=60)
+
+
+@given(_ASCII_ATTR_TEXT)
+def test_ascii_pattern_matches_regex_pattern(text):
+    assert _spans(_line_matches(text, _ASCII_ATTR_RE)) == _spans(_line_matches(text, _ATTR_RE))
+
+
+def test_ascii_pattern_look_behind_cases():
+    # after a line break, a sentence end, two spaces, one space past each; not after one space alone
+    for text in ("Name: Al\nPCP: Bo", "Seen. PCP: Bo", "x;\tHCP = y", "x  PCP: Bo", "x\n PCP: Bo", "x.  \tPCP: y",
+                 "one two three four five PCP: Bo", " PCP: Bo", "\tPCP - Bo", "x\x0b\x0cPCP: y", "a\x0b PCP: y", "word-attr- val"):
+        assert _spans(_line_matches(text, _ASCII_ATTR_RE)) == _spans(_line_matches(text, _ATTR_RE)), text
+    assert not _line_matches("one two three four five PCP: Bo", _ASCII_ATTR_RE)  # one space: no label start

@@ -64,6 +64,29 @@ def test_doc_families_metadata_and_rules():
     assert "ss=colon" in feats[toks.index("Plan")]
 
 
+def test_sentence_family_lengths_shapes_and_first_tokens():
+    doc = Doc(Note("n", "Pt stable. Seen by the team today at noon.\n- call back.\nPlan:\nrest"))
+    feats = FeatureExtractor(FeatureConfig(["sentence"])).extract(doc)
+    toks = doc.tokens[0]
+    assert feats[toks.index("Pt")][-2:] == ["sl=3", "sfirst"] and feats[toks.index("stable")][-1] == "sl=3"
+    assert feats[toks.index("Seen")][-2:] == ["sl=6+", "sfirst"] and feats[toks.index("noon")][-1] == "sl=6+"
+    assert feats[toks.index("-")][-3:] == ["sl=4", "ss=enum", "sfirst"] and feats[toks.index("back")][-2:] == ["sl=4", "ss=enum"]
+    assert feats[toks.index("Plan")][-3:] == ["sl=2", "ss=colon", "sfirst"]
+    assert feats[toks.index("rest")][-2:] == ["sl=1", "sfirst"]
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("Seen by Kowal today", {"Kowal": ["meta~"], "by": ["+1meta~"], "today": ["-1meta~"]}),  # clipped name
+    ("Seen by nurse today", {}),  # no known name nor prefix: nothing anywhere
+])
+def test_metadata_family_on_notes_with_and_without_a_name(text, expected):
+    note = Note("n", text, known_phi=(("Kowalski", "PATIENT"),))
+    doc = Doc(note)
+    feats = FeatureExtractor(FeatureConfig(["metadata"])).extract(doc)
+    got = {t: [f for f in fs if "meta" in f] for t, fs in zip(doc.tokens[0], feats, strict=True)}
+    assert {t: fs for t, fs in got.items() if fs} == expected
+
+
 def test_all_configured_families_are_registered():
     from deid_core.engine.crf.chars import CHAR_FAMILIES, is_char_model
     from deid_core.training.train import crf_config

@@ -1,7 +1,13 @@
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from deid_core.text.tokenize import sentence_bounds, token_offsets, tokenize
+from deid_core.text.tokenize import (
+    _ASCII_SENT_END_RES,
+    _SENT_END_RES,
+    sentence_bounds,
+    token_offsets,
+    tokenize,
+)
 
 
 def words(text):
@@ -63,3 +69,34 @@ def test_ascii_fast_path_equals_the_unicode_pattern(text):
     from deid_core.text.tokenize import _unicode_token_offsets
 
     assert token_offsets(text) == _unicode_token_offsets(text)
+
+
+def _cuts(patterns, text):
+    return sorted(m.end() for p in patterns for m in p.finditer(text))
+
+
+@settings(max_examples=500)
+@given(st.text(alphabet=".!?\"')] \t\n\r\x0b\x0c\x1c:-*1a", max_size=40))
+def test_ascii_sentence_ends_match_the_regex_patterns(text):
+    assert _cuts(_ASCII_SENT_END_RES, text) == _cuts(_SENT_END_RES, text)
+
+
+def _reference_bounds(text):
+    """sentence_bounds as first written: trimmed one character at a time."""
+    bounds, pos = [], 0
+    for cut in [*_cuts(_SENT_END_RES, text), len(text)]:
+        start, end = pos, cut
+        while start < end and text[start].isspace():
+            start += 1
+        while end > start and text[end - 1].isspace():
+            end -= 1
+        if start < end:
+            bounds.append((start, end))
+        pos = max(pos, cut)
+    return bounds
+
+
+@settings(max_examples=500)
+@given(st.text(alphabet="ab. :!?\n\t -*•1)\x1c\x85\u2003\r\"", max_size=40))
+def test_sentence_bounds_match_the_reference(text):
+    assert sentence_bounds(text) == _reference_bounds(text)

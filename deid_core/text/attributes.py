@@ -9,6 +9,7 @@ feature ("a token in the value of 'proxy'").
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_left
 from typing import NamedTuple
 
@@ -24,6 +25,19 @@ from deid_core.doc import Doc
 # because it costs one character, so the look-behind runs only at word starts (not every letter).
 _ATTR_RE = regex.compile(
     r"(?<!\S)(?=[A-Za-z])(?<=(?:^|\n|[.;]\s|\s{2})[ \t]*)(?P<name>[A-Za-z][A-Za-z/&'()-]*(?:[ \t][A-Za-z/&'()-]+){0,3})"
+    r"[ \t]*+(?::|=|[ \t]-[ \t]|-(?=[ \t]))[ \t]*+(?P<value>[^\n]*)",
+)
+
+# The same matches on ASCII text (nearly all notes), for the stdlib `re` engine (~40 % less time):
+# `regex`'s \s there is exactly _WS, and the variable-length look-behind is unrolled. It holds at
+# the name's first letter p iff its prefix alternative holds at p, or at p - 1 when text[p - 1] is
+# a space or tab (past two of them, the `\s{2}` alternative holds at p itself). `\A` and `^` never
+# match at a line's start past the first (finditer's pos): `\n` covers those.
+_WS = " \t\n\x0b\x0c\r"
+_AT = rf"(?:\A|(?<=\n)|(?<=[.;][{_WS}])|(?<=[{_WS}][{_WS}]))"
+_AT_SPACE = rf"(?:(?<=\A[ \t])|(?<=\n[ \t])|(?<=[.;][{_WS}][ \t])|(?<=[{_WS}][{_WS}][ \t]))"
+_ASCII_ATTR_RE = re.compile(
+    rf"(?<![^{_WS}])(?=[A-Za-z])(?:{_AT}|{_AT_SPACE})(?P<name>[A-Za-z][A-Za-z/&'()-]*(?:[ \t][A-Za-z/&'()-]+){{0,3}})"
     r"[ \t]*+(?::|=|[ \t]-[ \t]|-(?=[ \t]))[ \t]*+(?P<value>[^\n]*)",
 )
 
@@ -59,10 +73,13 @@ def _find_attributes(text: str) -> list[Attribute]:
     return out
 
 
-def _line_matches(text: str) -> list[regex.Match]:
+def _line_matches(text: str, pattern: regex.Pattern | re.Pattern | None = None) -> list[regex.Match | re.Match]:
     """_ATTR_RE.finditer(text), line by line, skipping lines without a separator character (over half
-    of them): a match never crosses a line break, and its look-behind still reads the lines before."""
-    out: list[regex.Match] = []
+    of them): a match never crosses a line break, and its look-behind still reads the lines before.
+    `pattern` defaults to the ASCII form on ASCII text."""
+    out: list[regex.Match | re.Match] = []
+    if pattern is None:
+        pattern = _ASCII_ATTR_RE if text.isascii() else _ATTR_RE
     n = len(text)
     start = 0
     while start <= n:
@@ -70,7 +87,7 @@ def _line_matches(text: str) -> list[regex.Match]:
         if end < 0:
             end = n
         if _SEPARATOR.search(text, start, end):
-            out.extend(_ATTR_RE.finditer(text, start, end))
+            out.extend(pattern.finditer(text, start, end))
         start = end + 1
     return out
 

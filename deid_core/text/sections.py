@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_right
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -22,23 +24,48 @@ class Section:
 
 
 @lru_cache(maxsize=1)
-def _header_pattern() -> tuple[regex.Pattern, dict[str, str]]:
+def _header_pattern() -> tuple[regex.Pattern, dict[str, str], re.Pattern | None]:
+    """(header pattern, lower-cased form -> canonical name, the same pattern for stdlib `re` on ASCII
+    text, or None when a form is not ASCII)."""
     canon: dict[str, str] = {}
     for name, forms in conf_file("sections.toml")["headers"].items():
         for form in forms:
             canon.setdefault(form.lower(), name)
-    alternation = "|".join(regex.escape(f) for f in sorted(canon, key=len, reverse=True))
     # At a line start; followed by ':' / ' -' / end of line. One-letter forms need the colon. The
     # indentation is taken possessively: a long run of spaces is not re-tried at each of its positions.
-    pat = regex.compile(
-        rf"(?im)^[ \t]*+(?P<h>{alternation})[ \t]*(?::|[ \t]-[ \t]|(?=\r?$))",
-    )
-    return pat, canon
+    pattern = r"(?im)^[ \t]*+(?P<h>{})[ \t]*(?::|[ \t]-[ \t]|(?=\r?$))"
+    pat = regex.compile(pattern.format(prefix_tree(canon, regex.escape)))
+    ascii_pat = re.compile(pattern.format(prefix_tree(canon, re.escape))) if all(map(str.isascii, canon)) else None
+    return pat, canon, ascii_pat
+
+
+def prefix_tree(forms: Iterable[str], escape: Callable[[str], str]) -> str:
+    """An alternation of distinct lower-case forms, factored by prefix, that matches what the forms sorted
+    longest first do: forms matching at one position are prefixes of one another, and each node tries
+    its longer continuations before stopping (a greedy optional group), so backtracking meets them
+    longest first. A line is then tried against a few characters, not against every form."""
+    root: dict[str, dict] = {}
+    for form in forms:
+        node = root
+        for ch in form:
+            node = node.setdefault(ch, {})
+        node[""] = {}  # a form ends here
+
+    def emit(node: dict[str, dict]) -> str:
+        alts = [escape(ch) + emit(sub) for ch, sub in node.items() if ch]
+        if not alts:
+            return ""
+        body = alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
+        return f"(?:{body})?" if "" in node else body
+
+    return emit(root)
 
 
 def find_sections(text: str) -> list[Section]:
     """Sections in text order; text before the first header belongs to no section."""
-    pat, canon = _header_pattern()
+    pat, canon, ascii_pat = _header_pattern()
+    if ascii_pat is not None and text.isascii():  # nearly every note: stdlib `re`, about half the time
+        pat = ascii_pat
     hits = []
     for m in _line_start_matches(pat, text):
         surface = m.group("h")
@@ -52,7 +79,7 @@ def find_sections(text: str) -> list[Section]:
     return sections
 
 
-def _line_start_matches(pat: regex.Pattern, text: str) -> list[regex.Match]:
+def _line_start_matches(pat: regex.Pattern | re.Pattern, text: str) -> list[regex.Match | re.Match]:
     """pat.finditer(text) for a pattern anchored at line starts that never crosses a line break:
     tried only at the text's start and after each '\n' (finditer tries every position)."""
     out = []

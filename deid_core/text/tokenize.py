@@ -52,6 +52,16 @@ _SENT_END_RES = tuple(regex.compile(p, regex.V1) for p in (
     r"\r?\n[ \t]*+(?=\r?\n)",
     r"\n\K(?=[ \t]*+(?:[-*•]|\d++[.)])[ \t])",
 ))
+# The same ends on ASCII text, each kind with the faster engine there (20 -> 12 µs per dev note).
+# Stdlib `re` for the end marks (the look-behind moved after the first mark, so `re` scans for the
+# marks; `regex`'s \s is _ASCII_WS there), for the colon and for the bullet (the newline consumed:
+# the same end). `regex` keeps the blank line (`re` has no first character to scan for: 2x slower).
+_ASCII_SENT_END_RES = (
+    re.compile(r"[.!?](?<![.!?][.!?])[.!?]*+[\"')\]]*+(?=[ \t\n\x0b\x0c\r])"),
+    re.compile(r":[ \t]*+(?=\r?\n)"),
+    _SENT_END_RES[2],
+    re.compile(r"\n(?=[ \t]*+(?:[-*•]|\d++[.)])[ \t])"),
+)
 
 
 class Token(NamedTuple):
@@ -97,15 +107,15 @@ def sentence_bounds(text: str) -> list[tuple[int, int]]:
     """[start, end) of each sentence, trimmed of surrounding whitespace, in order."""
     bounds: list[tuple[int, int]] = []
     pos = 0
-    cuts = sorted(m.end() for pattern in _SENT_END_RES for m in pattern.finditer(text))
+    cuts = sorted(m.end() for pattern in (_ASCII_SENT_END_RES if text.isascii() else _SENT_END_RES)
+                  for m in pattern.finditer(text))
     cuts.append(len(text))
-    for cut in cuts:
-        start, end = pos, cut
-        while start < end and text[start].isspace():
-            start += 1
-        while end > start and text[end - 1].isspace():
-            end -= 1
-        if start < end:
-            bounds.append((start, end))
-        pos = max(pos, cut)
+    for cut in cuts:  # sorted: each piece is text[pos:cut], trimmed (str.strip drops exactly str.isspace)
+        if cut > pos:
+            piece = text[pos:cut]
+            kept = piece.strip()
+            if kept:
+                start = pos + len(piece) - len(piece.lstrip())
+                bounds.append((start, start + len(kept)))
+            pos = cut
     return bounds
