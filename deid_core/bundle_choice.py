@@ -20,7 +20,10 @@ def resolve_bundle(config: Config, given: str | os.PathLike | Bundle | None = No
     """The run's bundle, loaded and checked: `given` (--bundle DIR, a loaded Bundle) wins over [model] bundle."""
     if isinstance(given, Bundle):
         bundle = given
-    elif given:
+    elif given is not None:
+        if not str(given).strip():  # an empty --bundle is a mistake, not the default bundle
+            raise BundleError("the model bundle folder is empty (--bundle / bundle=): name a folder, or leave it "
+                              "out for the configuration's [model] bundle")
         bundle = load_bundle(given)
     else:
         name = config.model.bundle

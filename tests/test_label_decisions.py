@@ -164,7 +164,12 @@ def test_a_field_key_before_a_person_span_says_whose_name_it_is():
              ("Provider name: Onoh\n", "Onoh", "PATIENT", "PATIENT"),
              ("ACC 14-96  REQ QUELL, ANN\nPANEL", "QUELL, ANN", "DOCTOR", "DOCTOR"),  # 'REQ' is not 're' + 'Q'
              ("the patient Onoh said", "Onoh", "DOCTOR", "DOCTOR"),
-             ("spoke with daughter Quiola Marbet", "Quiola Marbet", "PATIENT", "PATIENT")]
+             ("spoke with daughter Quiola Marbet", "Quiola Marbet", "PATIENT", "PATIENT"),
+             # no key through a clinician's title, 'by', a word without a separator, or 're' of 'Re-'
+             ("Name: Dr. Ryal Colles\n", "Ryal Colles", "DOCTOR", "DOCTOR"),
+             ("Patient Care Coordinator Ryal Colles called.", "Ryal Colles", "DOCTOR", "DOCTOR"),
+             ("Patient Referred By Onoh\n", "Onoh", "DOCTOR", "DOCTOR"),
+             ("Re-Evaluated By Ryal Colles\n", "Ryal Colles", "DOCTOR", "DOCTOR")]
     for text, part, label, want in cases:
         span = _at(text, part, label, "crf:single")
         out = person_field_labels([span], text, m.patient_field_keys, m.doctor_field_keys)

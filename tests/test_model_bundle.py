@@ -150,6 +150,19 @@ def test_target_domain_on_a_pooled_bundle_is_refused(notes, tmp_path, capsys):
     assert not (tmp_path / "tag").exists() and not (tmp_path / "job").exists()
     # the rules alone do not use the bundle: no reason to refuse it
     assert _tag(notes, tmp_path / "rules", *args, "--stages", "rules") == 0
+    # an engine built from a loaded bundle (library, evaluation) is refused the same way
+    from deid_core.engine.pipeline import build_deidentifier
+
+    with pytest.raises(BundleError, match="--easyadapt on"):
+        build_deidentifier(load_config(config_file=PROFILE), load_bundle(default_bundle_path()), b"k" * 32)
+
+
+def test_an_empty_bundle_option_is_a_usage_error_not_the_default(notes, tmp_path, capsys):
+    assert _tag(notes, tmp_path / "tag", "--bundle", "") == 2
+    assert "--bundle" in _one_line(capsys.readouterr().err)
+    assert _job(notes, tmp_path / "job", "--bundle", "") == 2
+    assert "--bundle" in _one_line(capsys.readouterr().err)
+    assert not (tmp_path / "tag").exists() and not (tmp_path / "job").exists()
 
 
 def test_package_ships_every_named_bundle_of_a_shipped_profile():

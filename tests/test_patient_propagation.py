@@ -181,15 +181,25 @@ def test_a_dictionary_word_name_spreads_only_after_a_person_cue():
     """Round 10: a name that is a dictionary word ("Pebble") spreads to its repeats right after a kin
     word, title or role, in the note and across the patient's notes, and nowhere else."""
     a = "Spoke with girlfriend (Pebble) at 1900; PEBBLE agrees with plan. Pebble stones on CT."
-    b = "Bottles brought by girlfriend Pebble. GIRLFRIEND (PEBBLE) here; son-in-law pebble too. pebble gravel."
+    b = "Bottles brought by girlfriend Pebble. GIRLFRIEND (PEBBLE) here; son-in-law pebble? pebble gravel."
     spans_a = [Span(a.index("PEBBLE"), a.index("PEBBLE") + 6, "PATIENT", "crf:single")]
     out = propagate_patient([(a, spans_a), (b, [])], OPTS)
     assert [(a[s.start:s.end], s.label) for s in out[0]] == [("Pebble", "PATIENT"), ("PEBBLE", "PATIENT")]
     assert [(b[s.start:s.end], b[s.start - 3:s.start]) for s in out[1]] == [
-        ("Pebble", "nd "), ("PEBBLE", "D ("), ("pebble", "aw ")]
+        ("Pebble", "nd "), ("PEBBLE", "D (")]  # a lower-case repeat ("son-in-law pebble") is as likely the word itself
     off = load_config({"merge": {"propagate_patient": True, "propagate_cue_words": [],
                                  "propagate_kin_words": []}}).merge
     assert propagate_patient([(a, spans_a), (b, [])], off) == [spans_a, []]
+
+
+def test_a_name_that_is_a_function_word_does_not_spread_after_cues():
+    """A patient named Will: "Wife will call", "Nurse will review" stay words, in the note and across notes."""
+    a = "Patient: Will Barnes, 67M.\nWife will pick him up tomorrow. Nurse will call with results. Son will visit."
+    b = "Doctor will review labs. WIFE WILL CALL. Wife May visit."
+    spans_a = [Span(9, 20, "PATIENT", "crf:single")]
+    out = propagate_patient([(a, spans_a), (b, [])], OPTS)
+    assert [a[s.start:s.end] for s in out[0]] == ["Will Barnes"]
+    assert out[1] == []
 
 
 def test_a_repeat_after_a_kin_word_is_a_relative_and_after_a_title_keeps_its_label():

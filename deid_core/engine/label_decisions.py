@@ -164,18 +164,22 @@ def _drop_covered(spans: list[Span]) -> list[Span]:
 
 
 _KEY_REACH = 60  # characters looked at before a person span for its field key
+# A capitalised word of the name that the span left out, between a key's separator and the span; never a
+# clinician's title or "by" ('Name: Dr. Ann [Lee]' is no patient's name).
+_GAP_WORD = r"(?!(?:dr|doctor|prof|professor|by)(?![\p{L}\d]))(?-i:\p{Lu}[\p{L}'’.-]*[ \t]+)"
 
 
 @lru_cache(maxsize=8)
 def _field_key(keys: tuple[str, ...]) -> regex.Pattern | None:
     """A field key right before the end of the searched text: the key opens its line or follows a
-    column break ('|', ';', '(', a tab, two blanks, a sentence end, ' - '), then an optional ':', '#' or '-',
-    and up to two capitalised words of the same name the span left out ('Pt name: Ann K. [Quell]')."""
+    column break ('|', ';', '(', a tab, two blanks, a sentence end, ' - '), then ':' or '#' or a spaced
+    '-' and up to two capitalised words of the same name the span left out ('Pt name: Ann K. [Quell]'),
+    or blanks alone ('Ordered by [X]'; 'Patient Care Coordinator [X]' and 'Re-Evaluated By [X]' are no keys)."""
     if not keys:
         return None
     return regex.compile(r"(?:^|[|;(\t]|[ ]{2}|[.:][ ]|[ ]-[ ])[ \t]*(?:" + phrase_alternation(keys)
-                         + r")(?![\p{L}\d])\.?[ \t]*(?:[:#-][ \t]*)?(?-i:\p{Lu}[\p{L}'’.-]*[ \t]+){0,2}\Z",
-                         regex.IGNORECASE | regex.MULTILINE)
+                         + r")(?![\p{L}\d])\.?(?:[ \t]*[:#][ \t]*" + _GAP_WORD + r"{0,2}|[ \t]+-[ \t]+"
+                         + _GAP_WORD + r"{0,2}|[ \t]+)\Z", regex.IGNORECASE | regex.MULTILINE)
 
 
 def person_field_labels(spans: Sequence[Span], text: str, patient_keys: Sequence[str],

@@ -24,7 +24,7 @@ import regex
 from deid_core import taxonomy
 from deid_core.config import Merge as MergeOptions
 from deid_core.engine.occurrences import Occurrences
-from deid_core.gazetteers import is_common, is_name, words
+from deid_core.gazetteers import is_common, is_function_word, is_name, words
 from deid_core.spans import Span, sort_spans
 
 WORD = regex.compile(r"\p{L}[\p{L}'’-]*\p{L}|\p{L}")  # a word of a name or place ("O'Neil", "Saint-Jean")
@@ -178,7 +178,7 @@ def cued_strings(spans: Sequence[Span], text: str, opts: MergeOptions, skip: Map
     """Words of person names that do not spread freely (`skip` holds those that do): a name that is a
     dictionary word ("Ping", "Bill", "GANG"), or across notes a CRF guess of one word. Lower case ->
     label, for repeats right after a person cue only (`person_cue_before`); words shorter than
-    propagate_part_min_length letters are left out."""
+    propagate_part_min_length letters and function words ("Will", "May": "wife will call") are left out."""
     if not (opts.propagate_cue_words or opts.propagate_kin_words):
         return {}
     out: dict[str, str] = {}
@@ -187,7 +187,7 @@ def cued_strings(spans: Sequence[Span], text: str, opts: MergeOptions, skip: Map
             continue
         for w in name_parts(WORD.findall(text[s.start:s.end])):
             low = w.lower()
-            if len(w) >= opts.propagate_part_min_length and low not in skip:
+            if len(w) >= opts.propagate_part_min_length and low not in skip and not is_function_word(low):
                 out.setdefault(low, s.label)
     return out
 
@@ -218,7 +218,8 @@ def add_occurrences(spans: list[Span], text: str, strings: dict[str, str], sourc
     """`spans` plus every untagged whole-word occurrence of `strings` in `text` (label from the map),
     but those a dose, route or frequency follows (`dosing`: "flovent bid", "Celebrex 400 mg": a drug)
     and, with `opts`, those in a not-name context (`not_name_context`: "very SOB", "Fio2"); `cued`
-    (with `opts`): only those right after a person cue (`person_cue_before`), PATIENT after a kin word.
+    (with `opts`): only capitalised ones right after a person cue (`person_cue_before`; "son pebble" is
+    as likely the word itself), PATIENT after a kin word.
 
     Linear in the text: one Aho-Corasick pass (engine/occurrences.py), not a regex alternation."""
     if not strings:
@@ -234,7 +235,7 @@ def add_occurrences(spans: list[Span], text: str, strings: dict[str, str], sourc
         if opts is not None and not_name_context(text, a, b, opts, person=taxonomy.category_of(label) == "NAME"):
             continue
         if cued:
-            kind = person_cue_before(text, a, opts) if opts is not None else None
+            kind = person_cue_before(text, a, opts) if opts is not None and text[a].isupper() else None
             if kind is None:
                 continue
             label = "PATIENT" if kind == "kin" and label == "DOCTOR" else label

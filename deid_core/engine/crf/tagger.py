@@ -315,12 +315,13 @@ def trained_with_rules(bundle) -> bool:
 
 def crf_stage(config: Config, bundle) -> CrfTagger:
     """Stage factory (conf/deidentify.toml [registry.stages] crf): the bundle's token CRFs."""
-    from deid_core.bundle_choice import resolve_bundle
+    from deid_core.bundle_choice import check_domain, resolve_bundle
     from deid_core.engine.crf.versions import check_versions
     from deid_core.engine.merge import gated_source
 
     if bundle is None:  # no bundle given: the configuration's ([model] bundle), checked like a run's
         bundle = resolve_bundle(config)
+    check_domain(config, bundle)  # a loaded bundle too: the target copy on a pooled bundle would tag as pooled
     tagging = config.crf.tagging
     check_versions(bundle, strict=tagging.strict_versions)
     models = load_models(bundle, tagging.cache_size, tagging.domain, tagging.scorer, tagging.batch_tokens)
