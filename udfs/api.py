@@ -15,10 +15,11 @@ from typing import Any
 
 from pyspark.sql import DataFrame
 
-from deid_core.app.api import ConfigArg, KeyArg, NameColumns, api_bundle, api_options, resolve_key
+from deid_core.app.api import ConfigArg, KeyArg, NameColumns, api_options, resolve_key
 from deid_core.app.manifest import QuarantineRateError, enforce_quality, summary_lines
 from deid_core.app.run import RunRequest, RunResult, Sink, Source, run
 from deid_core.bundle import Bundle
+from deid_core.bundle_choice import resolve_bundle
 from deid_core.config import ConfigError
 from deid_spark.udfs.plan import SparkBackend, staging_mode
 from deid_spark.udfs.session import is_connect
@@ -108,7 +109,7 @@ def deidentify(
     options = api_options(name_columns=name_columns, mode=mode, config=config, stages=stages, partitions=partitions,
                           batch_size=batch_size, on_duplicate=on_duplicate)
     request = RunRequest(Source(frame=df), Sink(output, output_table_prefix), options, resolve_key(key),
-                         api_bundle(bundle, options.config), staging_dir)
+                         resolve_bundle(options.config, bundle), staging_dir)
     result = run_spark(df.sparkSession, request)
     assert result.tables is not None
     out = Result(*result.tables, manifest=result.manifest, _release=result.release)

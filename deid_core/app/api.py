@@ -21,7 +21,7 @@ from deid_core.app.run import RunRequest, Sink, Source, run
 from deid_core.app.runner import ArrowBackend
 from deid_core.bundle import Bundle
 from deid_core.bundle_choice import resolve_bundle
-from deid_core.config import Config, ConfigError
+from deid_core.config import ConfigError
 from deid_core.keys import KEY_ENV_VAR, KeyError_, load_key
 
 KeyArg = bytes | bytearray | str | os.PathLike | None
@@ -84,11 +84,6 @@ def api_options(*, name_columns: NameColumns = None, mode: str | None = None, co
     return RunOptions(config=cfg, name_columns=parse_name_columns(list(cfg.job.name_columns)))
 
 
-def api_bundle(bundle: str | os.PathLike | Bundle | None, config: Config) -> Bundle:
-    """A loaded bundle: a bundle folder or a Bundle already loaded, else (None) the config's [model] bundle."""
-    return resolve_bundle(config, bundle)
-
-
 @dataclass(frozen=True)
 class TableResult:
     """What `deidentify_table` returns: the three output tables (Arrow) and the run's manifest."""
@@ -128,7 +123,7 @@ def deidentify_table(
     options = api_options(name_columns=name_columns, mode=mode, config=config, stages=stages,
                           batch_size=batch_size, on_duplicate=on_duplicate)
     request = RunRequest(Source(frame=table), Sink(path=None if output is None else os.fspath(output)), options,
-                         resolve_key(key), api_bundle(bundle, options.config))
+                         resolve_key(key), resolve_bundle(options.config, bundle))
     result = run(request, ArrowBackend())
     if check_quality:
         enforce_quality(result.manifest)

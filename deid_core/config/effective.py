@@ -81,7 +81,7 @@ class Config:
 
     def origin(self, *keys: str) -> str:
         """Name of the layer the value of [keys...] comes from (the last one holding it), for messages."""
-        return next((lay.name for lay in reversed(self.layers) if _holds(lay.tables, list(keys))), self.layers[0].name)
+        return _last_holding(self.layers, list(keys)).name
 
     def with_file(self, path: str | Path) -> Config:
         """This configuration with an override file (shaped like --config FILE; a path or a name in
@@ -229,6 +229,11 @@ def _origin(exc: SchemaError, layers: tuple[Layer, ...]) -> Layer:
     if exc.kind == "missing" and len(keys) == len(exc.path):  # (inside a list: the layer that gave the list)
         parent = keys[:-1]
         return next((lay for lay in layers if parent and _holds(lay.tables, parent)), layers[0])
+    return _last_holding(layers, keys)
+
+
+def _last_holding(layers: tuple[Layer, ...], keys: list[str]) -> Layer:
+    """The last layer that holds [keys...] (the first layer when none does)."""
     return next((lay for lay in reversed(layers) if _holds(lay.tables, keys)), layers[0])
 
 

@@ -188,6 +188,8 @@ def person_field_labels(spans: Sequence[Span], text: str, patient_keys: Sequence
     attribute-value pair says whose name it is (seed 000): 'Patient: X', 'RE: X', 'Pt name: X' give
     PATIENT; 'PCP: X', 'Referring physician: X', 'Ordered by X' give DOCTOR. The key must open its line
     or follow a column break, so 'Provider name: X' is no patient key."""
+    if not (patient_keys or doctor_keys):
+        return list(spans)
     keyed = [(_field_key(tuple(patient_keys)), "PATIENT"), (_field_key(tuple(doctor_keys)), "DOCTOR")]
     out: list[Span] = []
     for s in spans:

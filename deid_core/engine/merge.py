@@ -96,9 +96,8 @@ class Merger:
         merged = POLICIES[self.policy](self, spans)
         if doc is not None:
             merged = whole_words(merged, doc.text, self.options.whole_word_labels)
-            if self.options.patient_field_keys or self.options.doctor_field_keys:
-                merged = person_field_labels(merged, doc.text, self.options.patient_field_keys,
-                                             self.options.doctor_field_keys)
+            merged = person_field_labels(merged, doc.text, self.options.patient_field_keys,
+                                         self.options.doctor_field_keys)
             merged = place_head_labels(merged, doc.text, self._heads_of)
         if note_wide and doc is not None and (self.options.reconcile or self.options.propagate):
             merged = reconcile(merged, doc.text, self)  # a window's spans: whole_note() does it over the note

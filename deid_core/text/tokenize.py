@@ -60,7 +60,7 @@ _ASCII_SENT_END_RES = (
     re.compile(r"[.!?](?<![.!?][.!?])[.!?]*+[\"')\]]*+(?=[ \t\n\x0b\x0c\r])"),
     re.compile(r":[ \t]*+(?=\r?\n)"),
     _SENT_END_RES[2],
-    re.compile(r"\n(?=[ \t]*+(?:[-*•]|\d++[.)])[ \t])"),
+    re.compile(r"\n(?=[ \t]*+(?:[-*]|\d++[.)])[ \t])"),  # ('•' is not ASCII)
 )
 
 
