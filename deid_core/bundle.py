@@ -20,9 +20,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from deid_core.config import load_config
+
 BUNDLE_FORMAT = 1
 MANIFEST = "bundle.json"
-DEFAULT_BUNDLE = "default"  # models/default: the bundle when neither --bundle nor a [model] bundle names one
 _REPO_MODELS = Path(__file__).resolve().parent.parent / "models"
 _PKG_MODELS = Path(__file__).resolve().parent / "models"
 _CHUNK = 1 << 20
@@ -62,8 +63,8 @@ def named_bundle_path(name: str) -> Path:
 
 
 def default_bundle_path() -> Path:
-    """The default bundle shipped with the project (models/default), used when nothing names one."""
-    return named_bundle_path(DEFAULT_BUNDLE)
+    """The bundle the project's configuration names ([model] bundle of conf/deidentify.toml), for callers with no config."""
+    return named_bundle_path(load_config().model.bundle)
 
 
 def easyadapt_trained(bundle: Bundle) -> bool:
