@@ -84,8 +84,9 @@ def _esc(ch: str) -> str:
 class _Reader:
     """One pattern's conversion: the \\p{..} placeholders, and the further patterns found on the way."""
 
-    def __init__(self, properties: dict[int, str]) -> None:
+    def __init__(self, properties: dict[int, str], tree: list) -> None:
         self.properties = properties
+        self.tree = tree  # the whole parsed pattern (for the group a back-reference names)
         self.extra: list[str] = []
 
     def _u(self, code: int) -> str:
@@ -253,9 +254,33 @@ class _Reader:
             return f"(?:{self.seq(av, icase, dotall, must, lead, trail)})"
         if op is sre.BRANCH:
             return "(?:" + "|".join(self.seq(alt, icase, dotall, False, lead, trail) for alt in av[1]) + ")"
-        if op is sre.GROUPREF:
-            return r"(?s:.)*"  # the text a group matched: anything
+        if op is sre.GROUPREF:  # the text the group matched: a match of its pattern, read in any case
+            body = _group(self.tree, av)
+            return r"(?s:.)*" if body is None else f"(?:{self.seq(body, True, True, False)})"
         raise Unsupported(str(op))  # conditionals, unknown nodes
+
+
+def _group(items, number: int):
+    """The parsed body of capturing group `number`, or None."""
+    for op, av in items:
+        subs = []
+        if op is sre.SUBPATTERN:
+            if av[0] == number:
+                return av[3]
+            subs = [av[3]]
+        elif op in _REPEATS:
+            subs = [av[2]]
+        elif op in (sre.ASSERT, sre.ASSERT_NOT):
+            subs = [av[1]]
+        elif op is sre.ATOMIC_GROUP:
+            subs = [av]
+        elif op is sre.BRANCH:
+            subs = list(av[1])
+        for sub in subs:
+            found = _group(sub, number)
+            if found is not None:
+                return found
+    return None
 
 
 def _flatten(items: list) -> list:
@@ -318,7 +343,7 @@ def superset(pattern: str, flags: str = "") -> tuple[str, ...] | None:
         with warnings.catch_warnings():
             warnings.simplefilter("error")  # "possible nested set" and the like: `regex` may read it otherwise
             parsed = sre_parse.parse(text, re_flags)
-        reader = _Reader(properties)
+        reader = _Reader(properties, list(parsed))
         icase, dotall = bool(re_flags & re.IGNORECASE), bool(re_flags & re.DOTALL)
         main = reader.parts(list(parsed), icase, dotall)
     except (re.error, regex.error, Unsupported, RecursionError, OverflowError, Warning):
