@@ -3,7 +3,7 @@
     python scripts/package.py [--out dist] [--python-prefix /usr] [--no-env]
 
 Why a packed environment: the engine needs native extensions (regex, python-crfsuite,
-pyahocorasick, pyarrow) on every executor; --py-files only ships pure-Python zips, so the job
+pyahocorasick, google-re2, pyarrow) on every executor; --py-files only ships pure-Python zips, so the job
 ships a whole virtualenv (venv-pack) with --archives and points spark.pyspark.python into it.
 The environment holds the wheel installed non-editable (conf/ and models/ inside) and its
 dependencies except pyspark, which executors take from their Spark installation.

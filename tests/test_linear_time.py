@@ -174,6 +174,7 @@ def test_a_planted_quadratic_rule_fails_the_check(tmp_path):
     planted.write_text("[[rule]]\nid = \"planted-quadratic\"\nlabel = \"DOCTOR\"\npriority = 60\n"
                        "pattern = '''(?:Smith )+MD'''\n")
     tagger = rule_tagger(files=[str(planted)], gazetteer_file="", metadata=False)
-    run = {"a quarter of Smith repeated": lambda n: KINDS["Smith repeated"](n // 4).ljust(n)}  # cheap, still n^2
+    # cheap, still n^2; one real match up front, so the one-pass screen (screen.py) lets the rule run
+    run = {"a quarter of Smith repeated": lambda n: ("Smith MD " + KINDS["Smith repeated"](n // 4)).ljust(n)}
     with pytest.raises(AssertionError, match="grows faster than linear"):
         assert_linear(lambda t: tagger.tag(doc_of(t)), "the planted rule", run)

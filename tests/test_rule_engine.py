@@ -322,7 +322,8 @@ def test_per_rule_table_times_every_regex_rule_behind_its_gates(small):
 
     notes = [Note("a", "the code word 123, acct # 42, zip 12345, ref 123456, Walden Pond"), Note("b", "nothing")]
     rows = {rid: (us, what) for rid, us, what in per_rule(small, notes, repeats=1)}
-    assert set(rows) == {r.id for r in small.rules} and all(us >= 0 for us, _ in rows.values())
+    assert set(rows) == {r.id for r in small.rules} | {"(screen: one RE2 Set pass)"}
+    assert all(us >= 0 for us, _ in rows.values())
     assert rows["t-trig"][1].startswith("1 notes pass, 1 trigger tries")
     assert rows["t-digits"][1] == "1 notes searched" and rows["t-anchor"][1] == "1 notes searched"
     assert rows["t-needs"][1].startswith("1 notes searched, needs")

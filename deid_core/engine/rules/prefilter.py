@@ -24,6 +24,11 @@ _REPEATS = (sre.MAX_REPEAT, sre.MIN_REPEAT, sre.POSSESSIVE_REPEAT)
 _FLAGS = {"i": re.IGNORECASE, "m": re.MULTILINE, "s": re.DOTALL}
 
 
+def risky_syntax(pattern: str) -> bool:
+    """True when the pattern may hold syntax Python's parser does not read as `regex` does."""
+    return _RISKY.search(pattern) is not None
+
+
 class _Any(Exception):
     """The first character is not bounded (or not understood): no guard."""
 
@@ -81,7 +86,7 @@ def _first(items, icase: bool, out: list[str], fold: list[bool]) -> bool:
 
 def first_class(pattern: str, flags: str = "") -> str | None:
     """`(?=[...])` holding every character a non-empty match of `pattern` can start with, or None."""
-    if "x" in flags or _RISKY.search(pattern):
+    if "x" in flags or risky_syntax(pattern):
         return None
     re_flags = 0
     for f in flags:

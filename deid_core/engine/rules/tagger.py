@@ -2,7 +2,8 @@
 
 Compiled once per process from a small, picklable form (`RuleTagger(config.rules)`, or
 pickle.dumps(tagger), which ships only the [rules] settings and recompiles on the executor).
-Every span's `source` is the rule id ("metadata" for known-name matches).
+Every span's `source` is the rule id ("metadata" for known-name matches). A scan rule runs on a note only
+when one RE2 Set pass over the note found its supersets (screen.py): the hits are those of every rule run.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from deid_core.engine.rules.filters import FILTERS
 from deid_core.engine.rules.loader import NONPHI, Rule, load_rules, load_settings
 from deid_core.engine.rules.metadata import MetadataMatcher
 from deid_core.engine.rules.prefilter import gate_shape, guarded
+from deid_core.engine.rules.screen import RuleScreen
 from deid_core.gazetteers import LISTS, is_common, is_frequent, lowered, normalize_phrase, rule_hits
 from deid_core.spans import Span, resolve_overlaps
 
@@ -124,6 +126,10 @@ class RuleTagger(PerNoteStage):
         self.scan_patterns = [regex.compile(guarded(r.pattern, r.flags), r.compiled[0].flags) if r.guard
                               else r.compiled[0] for r in self.rules]
         self.need_patterns = [regex.compile(r.needs) if r.needs else None for r in self.rules]
+        # one RE2 Set pass per note: the scan rules that cannot match in it are skipped (screen.py; triggered
+        # rules are tried at their trigger positions only, and their patterns would multiply the set's states)
+        self.screen = RuleScreen([None if r.triggers else (r.pattern, r.flags) for r in self.rules])
+        self.all_rules = frozenset(range(len(self.rules)))
         # per rule, the `digits` gate as the substring its note's digit shape must hold (b"" when none)
         self.digit_runs = [b"0" * r.digits for r in self.rules]
         # per scan rule, what the loop of regex_hits reads: (index, rule, anchors?, `requires`, digit run, scan pattern)
@@ -185,7 +191,12 @@ class RuleTagger(PerNoteStage):
         found: dict[str, bool] = {}  # `needs` pattern -> found in this note
         has = text.__contains__
         shape = gate_shape(text)
+        possible = self.screen.possible(text)  # the rules that may match in this note
+        if possible is None:
+            possible = self.all_rules
         for i, rule, anchors, requires, run, pattern in self.scan_plan:
+            if i not in possible:
+                continue
             if anchors and i not in anchored:
                 continue
             if requires and not any(map(has, requires)):

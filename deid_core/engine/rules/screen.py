@@ -1,0 +1,85 @@
+"""One pass over a note decides which regex rules can match in it at all (RE2 Sets of their supersets).
+
+Most rules match nowhere in a given note, and `regex` spends most of a rule's time scanning text where
+it does not match. Each rule's pattern has supersets in RE2 syntax (superset.py: found in every ASCII
+note where the pattern matches); RE2's Set finds which of them occur in one linear pass over the note
+(a DFA; `google-re2`, wheels for x86-64 and aarch64; a few sets of _PER_SET patterns, read one after
+the other, keep each DFA's states few). A rule some of whose supersets are absent cannot
+match and is skipped; every other rule runs exactly as before, so the hits are the same.
+Fail closed: a note that is not ASCII, or a pass whose DFA gave up (RE2 then reports no match at all:
+the set holds a pattern that always matches, so its absence shows it), screens nothing out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import re2
+
+from deid_core.engine.rules.superset import superset
+
+_ALWAYS = r"\z"  # found in every text: missing from a pass's result only when the pass failed
+_MAX_MEM = 64 << 20  # RE2's budget per set for its program and DFA cache (8 MB thrashes: 1.3-2.3 ms per note)
+# patterns per set: one set of all ~80 multiplies their partial matches into new DFA states on every new note
+# (150-200 µs per unseen note after 1,200 notes); sets of 8 settle at ~50 (docs/BENCHMARKS.md, round 11)
+_PER_SET = 8
+
+
+class RuleScreen:
+    """The rules (by index) that may match in a note, from one pass of a few RE2 Sets over it."""
+
+    def __init__(self, patterns: Sequence[tuple[str, str] | None]) -> None:
+        """patterns: each rule's (pattern, flags) in `regex` syntax, in rule order (None: never screened out).
+        A rule is screened for its `search` over the whole note (scan rules; not for matches in a window)."""
+        options = re2.Options()
+        options.encoding = re2.Options.Encoding.LATIN1  # ASCII notes only: one byte per character
+        options.max_mem = _MAX_MEM
+        options.log_errors = False
+        self._options = options
+        entries: list[tuple[int, bytes]] = []  # (rule index, RE2 pattern)
+        needed: dict[int, int] = {}
+        for i, entry in enumerate(patterns):
+            found = None if entry is None else superset(*entry)
+            if found is None or not self._valid(found):
+                continue
+            entries += [(i, p.encode("ascii")) for p in found]
+            needed[i] = len(found)
+        self._sets: list[tuple[object, tuple[int, ...]]] = []  # (RE2 Set, its entry -> rule index; -1: canary)
+        for k in range(0, len(entries), _PER_SET):
+            part = entries[k:k + _PER_SET]
+            rset = re2.Set.SearchSet(options)
+            rset.Add(_ALWAYS)
+            for _, p in part:
+                rset.Add(p)
+            rset.Compile()
+            self._sets.append((rset, (-1, *(i for i, _ in part))))
+        self.screened = frozenset(needed)  # rules this screen can rule out
+        self._always = frozenset(range(len(patterns))) - self.screened
+        self._needed = needed
+
+    def _valid(self, found: tuple[str, ...]) -> bool:
+        """Does RE2 take every one of a rule's supersets (else the rule is not screened)?"""
+        try:
+            for p in found:
+                re2.compile(p.encode("ascii"), self._options)
+        except re2.error:
+            return False
+        return True
+
+    def possible(self, text: str) -> frozenset[int] | None:
+        """The indices of the rules that may match in `text`, or None when every rule may (not screened)."""
+        if not text.isascii():
+            return None
+        data = text.encode("ascii")
+        counts: dict[int, int] = {}
+        for rset, owner in self._sets:
+            hits = rset.Match(data)
+            if not hits or 0 not in hits:
+                return None  # the pass failed (RE2 reports nothing then): screen nothing out
+            for k in hits:
+                i = owner[k]
+                counts[i] = counts.get(i, 0) + 1
+        needed = self._needed
+        out = set(self._always)
+        out.update(i for i, n in counts.items() if i >= 0 and n == needed[i])
+        return frozenset(out)

@@ -1,0 +1,166 @@
+"""The one-pass rule screen (screen.py, superset.py): a rule it rules out for a note cannot match in that note.
+
+Superset-ness is checked where it matters: on every rule's own examples and negatives (and case variants),
+on texts hypothesis builds from the rules' words, digits and punctuation, on strings drawn from each
+pattern itself, and on the real notes (the synthetic corpus; the PhysioNet dev split when present): each
+scan rule's search, and the stage's hits with and without the screen.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+import regex
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from hypothesis.errors import InvalidArgument, Unsatisfiable
+
+from deid_core.config import load_config
+from deid_core.doc import Doc
+from deid_core.engine.rules.loader import parse_example
+from deid_core.engine.rules.screen import RuleScreen
+from deid_core.engine.rules.superset import superset
+from deid_core.engine.rules.tagger import RuleTagger
+from deid_core.notes import Note
+
+TAGGER = RuleTagger(load_config({}).rules)
+RULES = TAGGER.rules
+SCREEN = TAGGER.screen
+PHYSIONET = Path(__file__).resolve().parents[2] / "shared" / "data" / "physionet-deid"
+
+
+def _rule_texts(rule) -> list[str]:
+    plain = [parse_example(e)[0] for e in rule.examples] + list(rule.negatives)
+    return [v for t in plain for v in (t, t.upper(), t.lower(), t.title())]
+
+
+ALL_TEXTS = [t for r in RULES for t in _rule_texts(r)]
+WORDS = sorted({w for t in ALL_TEXTS for w in regex.findall(r"\w+|[^\w\s]", t)})
+PIECES = WORDS + list("0123456789") + [" ", " ", "\n", "\t", ", ", ". ", "/", "-", ":", "(", ")", "'"]
+
+
+def _may_match(i: int, text: str) -> bool:
+    """Does scan rule i find a match in text (as the stage searches it)?"""
+    return RULES[i].compiled[0].search(text) is not None
+
+
+def _check(text: str) -> None:
+    possible = SCREEN.possible(text)
+    if possible is None:
+        return
+    for i in SCREEN.screened - possible:
+        assert not _may_match(i, text), f"rule {RULES[i].id} screened out of a text it matches: {text!r}"
+
+
+def test_most_scan_rules_are_screened_and_triggered_ones_never():
+    scan = {i for i, r in enumerate(RULES) if not r.triggers}
+    assert SCREEN.screened <= scan
+    unscreened = sorted(RULES[i].id for i in scan - SCREEN.screened)
+    assert len(unscreened) <= 3, unscreened  # what Python's parser refuses
+
+
+@pytest.mark.parametrize("rule", [r for r in RULES if not r.triggers], ids=lambda r: r.id)
+def test_a_rule_is_never_screened_out_of_its_own_texts(rule):
+    for text in _rule_texts(rule):
+        _check(text)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.sampled_from(PIECES), max_size=40))
+def test_never_screened_out_of_generated_text(pieces):
+    _check("".join(pieces))
+
+
+@pytest.mark.parametrize("i", sorted(SCREEN.screened), ids=lambda i: RULES[i].id)
+def test_never_screened_out_of_strings_drawn_from_its_pattern(i):
+    rule = RULES[i]
+    flags = sum(getattr(re, {"i": "I", "m": "M", "s": "S", "x": "X"}[f]) for f in rule.flags)
+    try:  # hypothesis draws from Python's reading of the pattern; `regex` decides below whether it matches
+        strategy = st.from_regex(re.compile(rule.pattern.replace("\\p{L}", "A-Za-z"), flags),
+                                 alphabet=st.characters(max_codepoint=127))
+    except Exception:  # noqa: BLE001 - a pattern Python's parser refuses: the other tests cover it
+        pytest.skip("not drawable")
+
+    @settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(strategy)
+    def run(text):
+        _check(text)
+
+    try:
+        run()
+    except (Unsatisfiable, InvalidArgument):
+        pytest.skip("hypothesis cannot draw from this pattern")
+
+
+def _notes() -> list[str]:
+    from deid_core.training.synth.generate import generate
+    from deid_core.training.synth.output import to_note
+
+    texts = [to_note(n).text for n in generate(120, seed=4242, n_patients=30)]
+    if (PHYSIONET / "id.text").is_file():
+        from deid_core.io.physionet import read_physionet
+
+        texts += [n.text for n in read_physionet(PHYSIONET).notes[:300]]
+    return texts
+
+
+def test_the_stage_hits_are_the_same_with_and_without_the_screen():
+    plain = RuleTagger(load_config({}).rules)
+    plain.screen.possible = lambda text: None  # every rule runs
+    for k, text in enumerate(_notes()):
+        doc = Note(f"n{k}", text)
+        assert TAGGER.regex_hits(Doc(doc)) == plain.regex_hits(Doc(doc)), f"note {k}"
+
+
+def test_scan_rules_on_real_notes():
+    for text in _notes():
+        _check(text)
+
+
+@pytest.mark.parametrize("pattern, text", [
+    (r"(?<=\bin\s{1,3})(?:her|his)\b", "in his"),
+    (r"\b(?:(?<=X)a)", "Xa"),
+    (r"a(?=b)\b", "ab"),  # never matches (no boundary between a and b): any superset is fine
+    (r"x(?<=yx)", "yx"),
+    (r"(?i:kelvin)", "KELVIN"),
+    (r"(?P<a>x)|(?P<a>y)\p{Lu}[\p{L}\d]", "yAb"),
+    (r"\d{3}$", "123\n"),
+    (r"(?m:^\s*\w+:$)", "  Plan:\nx"),
+    (r"[^\w\s]{2}", "?!"),
+    (r"(a)\1", "aa"),
+    (r"\s", "\x0b"),
+    (r"(?i:[^a])", "b"),
+    (r"a{20}", "a" * 20),
+    (r"(?>a+)b", "aab"),
+])
+def test_superset_examples(pattern, text):
+    found = superset(pattern)
+    assert found is not None
+    import re2
+
+    assert regex.search(pattern, text) is None or all(re2.search(p, text) for p in found), found
+
+
+@pytest.mark.parametrize("pattern", [r"(?(1)a|b)", r"[[:alpha:]]", r"a\b?", r"(?V1)a", r"(?i)a"])
+def test_what_is_not_read_safely_gets_no_superset(pattern):
+    assert superset(pattern) is None
+
+
+def test_a_note_that_is_not_ascii_is_not_screened():
+    assert SCREEN.possible("Patient seen 12/03 — café") is None
+
+
+def test_a_failed_pass_screens_nothing_out():
+    screen = RuleScreen([(r"abc", ""), (r"\d{3}", ""), None])
+    assert screen.possible("xyz 123") == frozenset({1, 2})
+
+    class Failed:
+        def Match(self, data):  # what RE2's Set reports when its DFA gives up: no match at all
+            return None
+
+    screen._sets[-1] = (Failed(), screen._sets[-1][1])
+    assert screen.possible("xyz 123") is None
+
+
