@@ -23,6 +23,7 @@ from deid_core.doc import Doc
 from deid_core.engine.contract import CrfMarginals, NoteState
 from deid_core.engine.label_decisions import (
     drop_role_word_logins,
+    kin_person_labels,
     person_field_labels,
     place_head_labels,
     place_heads,
@@ -96,6 +97,7 @@ class Merger:
         merged = POLICIES[self.policy](self, spans)
         if doc is not None:
             merged = whole_words(merged, doc.text, self.options.whole_word_labels)
+            merged = kin_person_labels(merged, doc.text, self.options.propagate_kin_words)
             merged = person_field_labels(merged, doc.text, self.options.patient_field_keys,
                                          self.options.doctor_field_keys)
             merged = place_head_labels(merged, doc.text, self._heads_of)
