@@ -103,6 +103,8 @@ class Merge:
     propagate_cue_words: tuple[str, ...]
     patient_field_keys: tuple[str, ...]
     doctor_field_keys: tuple[str, ...]
+    patient_initials: bool
+    patient_initials_verbs: tuple[str, ...]
     hospital_head_words: tuple[str, ...]
     organization_head_words: tuple[str, ...]
 

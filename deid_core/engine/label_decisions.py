@@ -268,3 +268,4 @@ def kin_person_labels(spans: Sequence[Span], text: str, kin_words: Sequence[str]
             s = s.with_label("PATIENT")
         out.append(s)
     return out
+

@@ -23,6 +23,7 @@ import regex
 
 from deid_core import taxonomy
 from deid_core.config import Merge as MergeOptions
+from deid_core.engine.initials import initials_of, patient_initials
 from deid_core.engine.occurrences import Occurrences
 from deid_core.gazetteers import is_common, is_function_word, is_name, words
 from deid_core.spans import Span, sort_spans
@@ -258,7 +259,8 @@ def propagate_patient(notes: Sequence[tuple[str, list[Span]]], opts: MergeOption
 
     The people and places of a stay recur from note to note, and a surrogate must replace every
     mention, so the strings (and name words) of every note are looked for in all of them; a name
-    word that is a dictionary word only where a person cue stands before it ("girlfriend (Ping)").
+    word that is a dictionary word only where a person cue stands before it ("girlfriend (Ping)"); and
+    the initials of the patient's names where a note makes them its subject (engine/initials.py).
     """
     strings: dict[str, str] = {}
     for text, spans in notes:
@@ -271,10 +273,15 @@ def propagate_patient(notes: Sequence[tuple[str, list[Span]]], opts: MergeOption
     found = Occurrences(strings) if strings else None  # built once for the patient's notes
     found_cued = Occurrences(cued) if cued else None
     dosing = dosing_context(opts)
+    initials: set[str] = set()
+    if opts.patient_initials:
+        for text, spans in notes:
+            initials |= initials_of(spans, text)
     out = []
     for text, spans in notes:
         spans = add_occurrences(list(spans), text, strings, "patient:propagate", found, dosing, opts)
-        out.append(add_occurrences(spans, text, cued, "patient:propagate", found_cued, dosing, opts, cued=True))
+        spans = add_occurrences(spans, text, cued, "patient:propagate", found_cued, dosing, opts, cued=True)
+        out.append(patient_initials(spans, text, opts.patient_initials_verbs, initials) if initials else spans)
     return out
 
 

@@ -1,0 +1,95 @@
+"""The patient's initials as the subject of a note ('Pt: Takahashi, Chiyo (CT)', 'CT is a 41 yo', 'Pt CT,
+41F'): tagged PATIENT at the merge and across the patient's notes when they are the initials of one of the
+patient's PATIENT names. Configured by [merge] patient_initials and patient_initials_verbs."""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections.abc import Iterable, Sequence
+from functools import lru_cache
+
+import regex
+
+from deid_core.spans import Span, sort_spans
+
+_NAME_WORD = regex.compile(r"\p{L}[\p{L}'’-]*")
+_INVERTED = regex.compile(r"\A[^,]+,[ \t]*\p{L}")  # 'Takahashi, Chiyo': the surname first
+_INITIALS_REACH = 40  # characters read before and after an initials candidate for its context
+
+
+def name_initials(name: str) -> set[str]:
+    """Initials (upper case) a person's name of 2-3 words is written with: first letters in order
+    ('Chiyo K. Takahashi': 'CKT', 'CT'), given name first when the surname leads ('Takahashi, Chiyo': 'CT')."""
+    found = [w for w in _NAME_WORD.findall(name)]
+    if not 2 <= len(found) <= 3:
+        return set()
+    if _INVERTED.match(name):
+        found = found[1:] + found[:1]
+    letters = [w[0].upper() for w in found]
+    return {"".join(letters), letters[0] + letters[-1]}
+
+
+_AGE = r"\d{1,3}[ \t-]*(?i:y/o|y\.o\.|yo|yr|year|y|m|f)(?![\p{L}])"  # '41F', '53 Y/O', '46-year'
+
+
+@lru_cache(maxsize=8)
+def _initials_context(verbs: tuple[str, ...]) -> tuple[regex.Pattern, regex.Pattern, regex.Pattern]:
+    """(before, closed, after): a note's subject. After 'pt' / 'patient' (':' or '(' between) when a
+    stop, ';', ',' or ')' or the line end follows ('Pt CT, 41F', 'pt (CT) 20yo', 'PT CT; completed by');
+    or before 'is a 41', an age in brackets or after a comma, or a verb of [merge] patient_initials_verbs
+    ('CT is a 41 yo', 'CT (41 F) with', 'CT states')."""
+    before = regex.compile(r"(?<![\p{L}\d])(?i:pt|patient)\.?[ \t]*[:(]?[ \t]*\Z")
+    closed = regex.compile(r"[ \t]*(?:[,;.)]|$)", regex.MULTILINE)
+    verb = (r"|[ \t]+(?i:" + "|".join(regex.escape(v) for v in verbs) + r")(?![\p{L}\d])") if verbs else ""
+    after = regex.compile(r"(?:[ \t]+(?i:is|was)[ \t]+(?i:an?)[ \t]+\d|[ \t]*\([ \t]*" + _AGE + r"|,[ \t]*" + _AGE
+                          + verb + ")")
+    return before, closed, after
+
+
+def initials_of(spans: Sequence[Span], text: str) -> set[str]:
+    """The initials of the note's PATIENT names (name_initials of each)."""
+    out: set[str] = set()
+    for s in spans:
+        if s.label == "PATIENT":
+            out |= name_initials(text[s.start:s.end])
+    return out
+
+
+def patient_initials(spans: Sequence[Span], text: str, verbs: Sequence[str], known: Iterable[str] = ()) -> list[Span]:
+    """The patient's initials as PATIENT where the note makes them its subject: a 2-3 letter word (all
+    capitals or all lower case) that is the initials of a PATIENT name of the note, in brackets right
+    after that name ('Pt: Takahashi, Chiyo (CT)'), after 'pt' ('Pt CT, 41F') or before an age or a verb
+    ('CT is a 41 yo', 'CT states'; _initials_context). An untagged word becomes a span, a DOCTOR span on it
+    PATIENT. The word must match the name's initials and stand in such a context, so 'CT' of a scan stays.
+    `known`: initials of the patient's names in their other notes (propagation.propagate_patient)."""
+    people = [s for s in spans if s.label == "PATIENT"]
+    initials = initials_of(people, text) | set(known)
+    if not initials:
+        return list(spans)
+    before, closed, after = _initials_context(tuple(verbs))
+    ends = {s.end for s in people}
+    by_place = {(s.start, s.end): k for k, s in enumerate(spans)}
+    ordered = sort_spans(spans)
+    starts = [s.start for s in ordered]
+    out = list(spans)
+    added: list[Span] = []
+    alternatives = "|".join(sorted(initials | {i.lower() for i in initials}, key=len, reverse=True))
+    for m in regex.finditer(r"(?<![\p{L}\d'’.-])(?:" + alternatives + r")(?![\p{L}\d'’-])", text):
+        a, b = m.span()
+        j = a - 1
+        while j > 0 and text[j - 1] in " \t":
+            j -= 1
+        bracket = text[a - 1:a] == "(" and text[b:b + 1] == ")" and j in ends
+        if not (bracket or after.match(text, b)
+                or (before.search(text, max(0, a - _INITIALS_REACH), a) and closed.match(text, b))):
+            continue
+        k = by_place.get((a, b))
+        if k is not None:
+            if spans[k].label == "DOCTOR":
+                out[k] = spans[k].with_label("PATIENT")
+            continue
+        i = bisect_right(starts, b - 1)
+        if i > 0 and ordered[i - 1].end > a:
+            continue  # inside another span
+        added.append(Span(a, b, "PATIENT", "initials:propagate", 0.5))
+    return sort_spans(out + added) if added else out

@@ -1,0 +1,71 @@
+"""The patient's initials as the subject of a note (engine/initials.py), in the note and across the
+patient's notes (invented text)."""
+
+from deid_core.config import load_config
+from deid_core.engine.initials import name_initials, patient_initials
+from deid_core.engine.propagation import propagate_patient
+from deid_core.spans import Span
+
+VERBS = ["states", "says"]
+OPTS = load_config({"merge": {"propagate_patient": True}}).merge
+
+
+def _at(text: str, part: str, label: str = "PATIENT", source: str = "crf:single", nth: int = 0) -> Span:
+    i = -1
+    for _ in range(nth + 1):
+        i = text.index(part, i + 1)
+    return Span(i, i + len(part), label, source)
+
+
+def _found(spans, text):
+    return [(text[s.start:s.end], s.label) for s in spans]
+
+
+def test_name_initials_in_writing_order_and_given_name_first_when_inverted():
+    assert name_initials("Quenby Tarrow") == {"QT"}
+    assert name_initials("Quenby K. Tarrow") == {"QKT", "QT"}
+    assert name_initials("Tarrow, Quenby") == {"QT"}
+    assert name_initials("Tarrow") == set()
+    assert name_initials("Ann Bo Cy Dee") == set()
+
+
+def test_initials_beside_the_name_and_as_the_subject_are_the_patient():
+    text = ("Pt: Tarrow, Quenby (QT)   41 YO F\nS: QT is a 41 yo woman. QT states she slept.\n"
+            "Pt QT, 41F, from home. qt (41 f) with pain.")
+    out = patient_initials([_at(text, "Tarrow, Quenby")], text, VERBS)
+    assert _found(out, text) == [("Tarrow, Quenby", "PATIENT")] + [("QT", "PATIENT")] * 4 + [("qt", "PATIENT")]
+    assert {s.source for s in out[1:]} == {"initials:propagate"}
+
+
+def test_initials_a_crf_read_as_a_doctor_become_the_patient():
+    text = "PT TARROW, QUENBY (QT) 29YO MALE"
+    spans = [_at(text, "TARROW, QUENBY"), _at(text, "QT", "DOCTOR")]
+    assert _found(patient_initials(spans, text, VERBS), text) == [("TARROW, QUENBY", "PATIENT"), ("QT", "PATIENT")]
+
+
+def test_initials_without_the_context_or_the_name_stay_clear():
+    text = ("Quenby Tarrow admitted. QT prolonged on ECG; QT interval 480. Abdominal imaging (QT) done. "
+            "Pt QT measured twice. Qt is a 41 yo.")
+    spans = [_at(text, "Quenby Tarrow")]
+    assert patient_initials(spans, text, VERBS) == spans
+    other = "Pt: Ulmo Brisk (UB). CT is a 41 yo. Pt CT, 41F."  # CT is no initials of a name here
+    assert _found(patient_initials([_at(other, "Ulmo Brisk")], other, VERBS), other) == [("Ulmo Brisk", "PATIENT"),
+                                                                                        ("UB", "PATIENT")]
+    doctor = "Dr. Quenby Tarrow (QT) saw him."  # a clinician's initials: only PATIENT names count
+    assert patient_initials([_at(doctor, "Quenby Tarrow", "DOCTOR")], doctor, VERBS) == [
+        _at(doctor, "Quenby Tarrow", "DOCTOR")]
+
+
+def test_initials_inside_another_span_are_left_alone():
+    text = "Pt: Quenby Tarrow. ID QT-1 | QT is a 41 yo"
+    spans = [_at(text, "Quenby Tarrow"), _at(text, "QT is a 41", "DATE")]
+    assert patient_initials(spans, text, VERBS) == spans
+
+
+def test_initials_cross_the_patients_notes_to_a_note_without_the_name():
+    a = "Pt: Tarrow, Quenby (QT) 41 YO F"
+    b = "PT QT, 41F, BIBA FROM HOME.\nHPI: QT IS A 41 Y/O FEMALE. CT and QT interval normal."
+    out = propagate_patient([(a, [_at(a, "Tarrow, Quenby")]), (b, [])], OPTS)
+    assert _found(out[1], b) == [("QT", "PATIENT"), ("QT", "PATIENT")]
+    off = load_config({"merge": {"propagate_patient": True, "patient_initials": False}}).merge
+    assert propagate_patient([(a, [_at(a, "Tarrow, Quenby")]), (b, [])], off)[1] == []
