@@ -76,10 +76,7 @@ def patient_initials(spans: Sequence[Span], text: str, verbs: Sequence[str], kno
     alternatives = "|".join(sorted(initials | {i.lower() for i in initials}, key=len, reverse=True))
     for m in regex.finditer(r"(?<![\p{L}\d'’.-])(?:" + alternatives + r")(?![\p{L}\d'’-])", text):
         a, b = m.span()
-        j = a - 1
-        while j > 0 and text[j - 1] in " \t":
-            j -= 1
-        bracket = text[a - 1:a] == "(" and text[b:b + 1] == ")" and j in ends
+        bracket = text[a - 1:a] == "(" and text[b:b + 1] == ")" and _blanks_back(text, a - 1) in ends
         if not (bracket or after.match(text, b)
                 or (before.search(text, max(0, a - _INITIALS_REACH), a) and closed.match(text, b))):
             continue
@@ -93,3 +90,10 @@ def patient_initials(spans: Sequence[Span], text: str, verbs: Sequence[str], kno
             continue  # inside another span
         added.append(Span(a, b, "PATIENT", "initials:propagate", 0.5))
     return sort_spans(out + added) if added else out
+
+
+def _blanks_back(text: str, pos: int) -> int:
+    """`pos` moved back over the blanks before it."""
+    while pos > 0 and text[pos - 1] in " \t":
+        pos -= 1
+    return pos
