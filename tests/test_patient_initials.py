@@ -1,8 +1,8 @@
-"""The patient's initials as the subject of a note (engine/initials.py), in the note and across the
-patient's notes (invented text)."""
+"""Initials standing for a person (engine/initials.py): the patient's as the subject of a note, a clinician's
+where a note signs with them; in the note and across the patient's notes (invented text)."""
 
 from deid_core.config import load_config
-from deid_core.engine.initials import name_initials, patient_initials
+from deid_core.engine.initials import doctor_initials, name_initials, patient_initials
 from deid_core.engine.propagation import propagate_patient
 from deid_core.spans import Span
 
@@ -69,3 +69,31 @@ def test_initials_cross_the_patients_notes_to_a_note_without_the_name():
     assert _found(out[1], b) == [("QT", "PATIENT"), ("QT", "PATIENT")]
     off = load_config({"merge": {"propagate_patient": True, "patient_initials": False}}).merge
     assert propagate_patient([(a, [_at(a, "Tarrow, Quenby")]), (b, [])], off)[1] == []
+
+
+ROLES = ["md", "rn", "np"]
+
+
+def test_a_clinicians_initials_where_the_note_signs_with_them_are_the_doctor():
+    text = ("0800  TURNED L SIDE  QV\n1200 | 98% | QV\nINITIALS KEY: QV = QUINN VARGO, RN\n"
+            "QV/kb/99120\nTech QV.\nDictated by QV\n")
+    spans = [_at(text, "QUINN VARGO", "DOCTOR")]
+    out = doctor_initials(spans, text, ROLES)
+    assert _found(out, text) == [("QV", "DOCTOR")] * 3 + [("QUINN VARGO", "DOCTOR")] + [("QV", "DOCTOR")] * 3
+
+
+def test_a_clinicians_initials_elsewhere_or_credentials_stay_clear():
+    text = "Quinn Vargo, MD saw her. QV wave noted; QV interval normal. Per QV protocol. (QV) MD"
+    spans = [_at(text, "Quinn Vargo", "DOCTOR")]
+    assert doctor_initials(spans, text, ROLES) == spans
+    md = "Mara Dunn  MD\nsigned by MD"  # the initials 'MD' of Mara Dunn are a credential
+    assert doctor_initials([_at(md, "Mara Dunn", "DOCTOR")], md, ROLES) == [_at(md, "Mara Dunn", "DOCTOR")]
+    patient = "Pt Quinn Vargo.\nturned  QV"  # only DOCTOR names give clinicians' initials
+    assert doctor_initials([_at(patient, "Quinn Vargo")], patient, ROLES) == [_at(patient, "Quinn Vargo")]
+
+
+def test_a_clinicians_initials_cross_the_patients_notes():
+    a = "Attending: Quinn Vargo, MD"
+    b = "GM/QV/120\nCT and QV noted"
+    out = propagate_patient([(a, [_at(a, "Quinn Vargo", "DOCTOR")]), (b, [])], OPTS)
+    assert _found(out[1], b) == [("QV", "DOCTOR")]

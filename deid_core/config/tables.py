@@ -105,6 +105,7 @@ class Merge:
     doctor_field_keys: tuple[str, ...]
     patient_initials: bool
     patient_initials_verbs: tuple[str, ...]
+    doctor_initials: bool
     hospital_head_words: tuple[str, ...]
     organization_head_words: tuple[str, ...]
 

@@ -1,6 +1,8 @@
-"""The patient's initials as the subject of a note ('Pt: Takahashi, Chiyo (CT)', 'CT is a 41 yo', 'Pt CT,
-41F'): tagged PATIENT at the merge and across the patient's notes when they are the initials of one of the
-patient's PATIENT names. Configured by [merge] patient_initials and patient_initials_verbs."""
+"""Initials standing for a person (issue 14, round 11): the patient's as the subject of a note ('Pt:
+Takahashi, Chiyo (CT)', 'CT is a 41 yo', 'Pt CT, 41F'), a clinician's where a note signs with them ('FS =
+FRANCINE SOWA, RN', 'GM/ak', a flowsheet line ending in 'FS'); tagged at the merge and across the patient's
+notes only when they are the initials of one of the patient's PATIENT (DOCTOR) names. Configured by [merge]
+patient_initials, patient_initials_verbs and doctor_initials."""
 
 from __future__ import annotations
 
@@ -33,24 +35,23 @@ _AGE = r"\d{1,3}[ \t-]*(?i:y/o|y\.o\.|yo|yr|year|y|m|f)(?![\p{L}])"  # '41F', '5
 
 
 @lru_cache(maxsize=8)
-def _initials_context(verbs: tuple[str, ...]) -> tuple[regex.Pattern, regex.Pattern, regex.Pattern]:
-    """(before, closed, after): a note's subject. After 'pt' / 'patient' (':' or '(' between) when a
+def _initials_context(verbs: tuple[str, ...]) -> tuple[regex.Pattern, regex.Pattern]:
+    """(before, after): a note's subject. After 'pt' / 'patient' (':' or '(' between) when a
     stop, ';', ',' or ')' or the line end follows ('Pt CT, 41F', 'pt (CT) 20yo', 'PT CT; completed by');
     or before 'is a 41', an age in brackets or after a comma, or a verb of [merge] patient_initials_verbs
     ('CT is a 41 yo', 'CT (41 F) with', 'CT states')."""
     before = regex.compile(r"(?<![\p{L}\d])(?i:pt|patient)\.?[ \t]*[:(]?[ \t]*\Z")
-    closed = regex.compile(r"[ \t]*(?:[,;.)]|$)", regex.MULTILINE)
     verb = (r"|[ \t]+(?i:" + "|".join(regex.escape(v) for v in verbs) + r")(?![\p{L}\d])") if verbs else ""
     after = regex.compile(r"(?:[ \t]+(?i:is|was)[ \t]+(?i:an?)[ \t]+\d|[ \t]*\([ \t]*" + _AGE + r"|,[ \t]*" + _AGE
                           + verb + ")")
-    return before, closed, after
+    return before, after
 
 
-def initials_of(spans: Sequence[Span], text: str) -> set[str]:
-    """The initials of the note's PATIENT names (name_initials of each)."""
+def initials_of(spans: Sequence[Span], text: str, label: str = "PATIENT") -> set[str]:
+    """The initials of the note's names of this label (name_initials of each)."""
     out: set[str] = set()
     for s in spans:
-        if s.label == "PATIENT":
+        if s.label == label:
             out |= name_initials(text[s.start:s.end])
     return out
 
@@ -62,12 +63,58 @@ def patient_initials(spans: Sequence[Span], text: str, verbs: Sequence[str], kno
     ('CT is a 41 yo', 'CT states'; _initials_context). An untagged word becomes a span, a DOCTOR span on it
     PATIENT. The word must match the name's initials and stand in such a context, so 'CT' of a scan stays.
     `known`: initials of the patient's names in their other notes (propagation.propagate_patient)."""
-    people = [s for s in spans if s.label == "PATIENT"]
-    initials = initials_of(people, text) | set(known)
+    before, after = _initials_context(tuple(verbs))
+    ends = {s.end for s in spans if s.label == "PATIENT"}
+
+    def subject(a: int, b: int) -> bool:
+        bracket = text[a - 1:a] == "(" and text[b:b + 1] == ")" and _blanks_back(text, a - 1) in ends
+        return bool(bracket or after.match(text, b)
+                    or (before.search(text, max(0, a - _INITIALS_REACH), a) and _CLOSED.match(text, b)))
+
+    return _tag_initials(spans, text, initials_of(spans, text) | set(known), "PATIENT", subject)
+
+
+_KEYED = regex.compile(r"[ \t]*=[ \t]*")  # 'FS = FRANCINE SOWA, RN': an initials key
+_LINE_END_AFTER = regex.compile(r"[ \t]*$", regex.MULTILINE)
+_COLUMN_BEFORE = regex.compile(r"(?:[ ]{2}|\t|\|[ \t]*)\Z")  # a column: two blanks, a tab or '|' before
+_DICTATION_BEFORE = regex.compile(r"(?:^|\n)[ \t]*(?:\p{L}{2,4}[ \t]*/[ \t]*){0,3}\Z")  # 'GM/ak/9912' lines
+_DICTATION_AFTER = regex.compile(r"[ \t]*/")
+_SIGNER_BEFORE = regex.compile(r"(?<![\p{L}\d])(?i:by|per|tech|attending|supervising)[ \t]*:?[ \t]*\Z")
+_CLOSED = regex.compile(r"[ \t]*(?:[,;.)]|$)", regex.MULTILINE)
+
+
+def doctor_initials(spans: Sequence[Span], text: str, not_initials: Iterable[str],
+                    known: Iterable[str] = ()) -> list[Span]:
+    """Clinicians' initials as DOCTOR where a note signs with them: a 2-3 letter word (all capitals or all
+    lower case) that is the initials of a DOCTOR name of the note (or, `known`, of the patient's other
+    notes) before '= ' and that name ('FS = FRANCINE SOWA, RN'), ending a line after a column break
+    ('... TURNED L SIDE  FS'), in a dictation line ('GM/ak/99'), or after 'by', 'per', 'tech', 'attending'
+    before a stop or the line end ('Tech GMW.'). `not_initials`: words never taken for initials (credentials
+    and roles: 'MD', 'RN'). An untagged word becomes a span; a span on it keeps its label."""
+    starts = {s.start for s in spans if s.label == "DOCTOR"}
+
+    def signs(a: int, b: int) -> bool:
+        key = _KEYED.match(text, b)
+        if key and key.end() in starts:
+            return True
+        lo = max(0, a - _INITIALS_REACH)
+        if _LINE_END_AFTER.match(text, b) and _COLUMN_BEFORE.search(text, lo, a):
+            return True
+        if _DICTATION_BEFORE.search(text, lo, a) and (_DICTATION_AFTER.match(text, b) or text[a - 1:a] == "/"):
+            return True
+        return bool(_SIGNER_BEFORE.search(text, lo, a) and _CLOSED.match(text, b))
+
+    skip = {w.upper() for w in not_initials}
+    initials = {i for i in initials_of(spans, text, "DOCTOR") | set(known) if i not in skip}
+    return _tag_initials(spans, text, initials, "DOCTOR", signs, relabel=False)
+
+
+def _tag_initials(spans: Sequence[Span], text: str, initials: set[str], label: str, context, relabel: bool = True,
+                  ) -> list[Span]:
+    """Whole-word occurrences of `initials` (all capitals or all lower case) for which `context(a, b)` holds
+    as `label` spans (source 'initials:propagate'); with `relabel`, a person span exactly on one takes the label."""
     if not initials:
         return list(spans)
-    before, closed, after = _initials_context(tuple(verbs))
-    ends = {s.end for s in people}
     by_place = {(s.start, s.end): k for k, s in enumerate(spans)}
     ordered = sort_spans(spans)
     starts = [s.start for s in ordered]
@@ -76,19 +123,17 @@ def patient_initials(spans: Sequence[Span], text: str, verbs: Sequence[str], kno
     alternatives = "|".join(sorted(initials | {i.lower() for i in initials}, key=len, reverse=True))
     for m in regex.finditer(r"(?<![\p{L}\d'’.-])(?:" + alternatives + r")(?![\p{L}\d'’-])", text):
         a, b = m.span()
-        bracket = text[a - 1:a] == "(" and text[b:b + 1] == ")" and _blanks_back(text, a - 1) in ends
-        if not (bracket or after.match(text, b)
-                or (before.search(text, max(0, a - _INITIALS_REACH), a) and closed.match(text, b))):
+        if not context(a, b):
             continue
         k = by_place.get((a, b))
         if k is not None:
-            if spans[k].label == "DOCTOR":
-                out[k] = spans[k].with_label("PATIENT")
+            if relabel and spans[k].label in ("PATIENT", "DOCTOR") and spans[k].label != label:
+                out[k] = spans[k].with_label(label)
             continue
         i = bisect_right(starts, b - 1)
         if i > 0 and ordered[i - 1].end > a:
             continue  # inside another span
-        added.append(Span(a, b, "PATIENT", "initials:propagate", 0.5))
+        added.append(Span(a, b, label, "initials:propagate", 0.5))
     return sort_spans(out + added) if added else out
 
 

@@ -21,7 +21,7 @@ from deid_core.config import Config
 from deid_core.config import Merge as MergeOptions
 from deid_core.doc import Doc
 from deid_core.engine.contract import CrfMarginals, NoteState
-from deid_core.engine.initials import patient_initials
+from deid_core.engine.initials import doctor_initials, patient_initials
 from deid_core.engine.label_decisions import (
     drop_role_word_logins,
     kin_person_labels,
@@ -104,6 +104,8 @@ class Merger:
             merged = place_head_labels(merged, doc.text, self._heads_of)
             if self.options.patient_initials:
                 merged = patient_initials(merged, doc.text, self.options.patient_initials_verbs)
+            if self.options.doctor_initials:
+                merged = doctor_initials(merged, doc.text, self.options.crf_name_lead_words)
         if note_wide and doc is not None and (self.options.reconcile or self.options.propagate):
             merged = reconcile(merged, doc.text, self)  # a window's spans: whole_note() does it over the note
         return merged

@@ -23,7 +23,7 @@ import regex
 
 from deid_core import taxonomy
 from deid_core.config import Merge as MergeOptions
-from deid_core.engine.initials import initials_of, patient_initials
+from deid_core.engine.initials import doctor_initials, initials_of, patient_initials
 from deid_core.engine.occurrences import Occurrences
 from deid_core.gazetteers import is_common, is_function_word, is_name, words
 from deid_core.spans import Span, sort_spans
@@ -274,14 +274,17 @@ def propagate_patient(notes: Sequence[tuple[str, list[Span]]], opts: MergeOption
     found_cued = Occurrences(cued) if cued else None
     dosing = dosing_context(opts)
     initials: set[str] = set()
-    if opts.patient_initials:
-        for text, spans in notes:
-            initials |= initials_of(spans, text)
+    clinicians: set[str] = set()
+    for text, spans in notes:
+        initials |= initials_of(spans, text) if opts.patient_initials else set()
+        clinicians |= initials_of(spans, text, "DOCTOR") if opts.doctor_initials else set()
     out = []
     for text, spans in notes:
         spans = add_occurrences(list(spans), text, strings, "patient:propagate", found, dosing, opts)
         spans = add_occurrences(spans, text, cued, "patient:propagate", found_cued, dosing, opts, cued=True)
-        out.append(patient_initials(spans, text, opts.patient_initials_verbs, initials) if initials else spans)
+        if initials:
+            spans = patient_initials(spans, text, opts.patient_initials_verbs, initials)
+        out.append(doctor_initials(spans, text, opts.crf_name_lead_words, clinicians) if clinicians else spans)
     return out
 
 
