@@ -68,8 +68,8 @@ def patient_initials(spans: Sequence[Span], text: str, verbs: Sequence[str], kno
 
     def subject(a: int, b: int) -> bool:
         bracket = text[a - 1:a] == "(" and text[b:b + 1] == ")" and _blanks_back(text, a - 1) in ends
-        return bool(bracket or after.match(text, b)
-                    or (before.search(text, max(0, a - _INITIALS_REACH), a) and _CLOSED.match(text, b)))
+        return bool(bracket or after.match(text, b, b + _INITIALS_REACH)
+                    or (before.search(text, max(0, a - _INITIALS_REACH), a) and _CLOSED.match(text, b, b + _INITIALS_REACH)))
 
     return _tag_initials(spans, text, initials_of(spans, text) | set(known), "PATIENT", subject)
 
@@ -94,15 +94,15 @@ def doctor_initials(spans: Sequence[Span], text: str, not_initials: Iterable[str
     starts = {s.start for s in spans if s.label == "DOCTOR"}
 
     def signs(a: int, b: int) -> bool:
-        key = _KEYED.match(text, b)
+        key = _KEYED.match(text, b, b + _INITIALS_REACH)
         if key and key.end() in starts:
             return True
         lo = max(0, a - _INITIALS_REACH)
-        if _LINE_END_AFTER.match(text, b) and _COLUMN_BEFORE.search(text, lo, a):
+        if _LINE_END_AFTER.match(text, b, b + _INITIALS_REACH) and _COLUMN_BEFORE.search(text, lo, a):
             return True
-        if _DICTATION_BEFORE.search(text, lo, a) and (_DICTATION_AFTER.match(text, b) or text[a - 1:a] == "/"):
+        if _DICTATION_BEFORE.search(text, lo, a) and (_DICTATION_AFTER.match(text, b, b + _INITIALS_REACH) or text[a - 1:a] == "/"):
             return True
-        return bool(_SIGNER_BEFORE.search(text, lo, a) and _CLOSED.match(text, b))
+        return bool(_SIGNER_BEFORE.search(text, lo, a) and _CLOSED.match(text, b, b + _INITIALS_REACH))
 
     skip = {w.upper() for w in not_initials}
     initials = {i for i in initials_of(spans, text, "DOCTOR") | set(known) if i not in skip}
