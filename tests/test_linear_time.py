@@ -159,8 +159,8 @@ def test_round11_kin_labels_and_patient_initials_are_linear():
     def run(text: str) -> None:
         kin_person_labels([Span(0, len(text), "DOCTOR", "crf:single")], text, m.propagate_kin_words)
         name = Span(0, 13, "PATIENT", "crf:single")
-        patient_initials([name], text, m.patient_initials_verbs)
-        doctor_initials([name.with_label("DOCTOR")], text, m.crf_name_lead_words)
+        patient_initials([name], text, m.patient_initials_verbs, m.not_initials)
+        doctor_initials([name.with_label("DOCTOR")], text, m.not_initials)
 
     assert_linear(run, "round 11 label decisions", {
         "initials": lambda n: ("Quenby Tarrow " + "(QT) QT is a 4 Pt QT, QT/qt/ by QT  QT\n" * n)[:n],

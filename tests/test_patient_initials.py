@@ -2,11 +2,17 @@
 where a note signs with them; in the note and across the patient's notes (invented text)."""
 
 from deid_core.config import load_config
-from deid_core.engine.initials import doctor_initials, name_initials, patient_initials
+from deid_core.engine.initials import (
+    doctor_initials,
+    metadata_initials,
+    name_initials,
+    patient_initials,
+)
 from deid_core.engine.propagation import propagate_patient
 from deid_core.spans import Span
 
 VERBS = ["states", "says"]
+ROLES = ["pt", "md", "rn", "np"]
 OPTS = load_config({"merge": {"propagate_patient": True}}).merge
 
 
@@ -32,7 +38,7 @@ def test_name_initials_in_writing_order_and_given_name_first_when_inverted():
 def test_initials_beside_the_name_and_as_the_subject_are_the_patient():
     text = ("Pt: Tarrow, Quenby (QT)   41 YO F\nS: QT is a 41 yo woman. QT states she slept.\n"
             "Pt QT, 41F, from home. qt (41 f) with pain.")
-    out = patient_initials([_at(text, "Tarrow, Quenby")], text, VERBS)
+    out = patient_initials([_at(text, "Tarrow, Quenby")], text, VERBS, ROLES)
     assert _found(out, text) == [("Tarrow, Quenby", "PATIENT")] + [("QT", "PATIENT")] * 4 + [("qt", "PATIENT")]
     assert {s.source for s in out[1:]} == {"initials:propagate"}
 
@@ -40,26 +46,26 @@ def test_initials_beside_the_name_and_as_the_subject_are_the_patient():
 def test_initials_a_crf_read_as_a_doctor_become_the_patient():
     text = "PT TARROW, QUENBY (QT) 29YO MALE"
     spans = [_at(text, "TARROW, QUENBY"), _at(text, "QT", "DOCTOR")]
-    assert _found(patient_initials(spans, text, VERBS), text) == [("TARROW, QUENBY", "PATIENT"), ("QT", "PATIENT")]
+    assert _found(patient_initials(spans, text, VERBS, ROLES), text) == [("TARROW, QUENBY", "PATIENT"), ("QT", "PATIENT")]
 
 
 def test_initials_without_the_context_or_the_name_stay_clear():
     text = ("Quenby Tarrow admitted. QT prolonged on ECG; QT interval 480. Abdominal imaging (QT) done. "
             "Pt QT measured twice. Qt is a 41 yo.")
     spans = [_at(text, "Quenby Tarrow")]
-    assert patient_initials(spans, text, VERBS) == spans
+    assert patient_initials(spans, text, VERBS, ROLES) == spans
     other = "Pt: Ulmo Brisk (UB). CT is a 41 yo. Pt CT, 41F."  # CT is no initials of a name here
-    assert _found(patient_initials([_at(other, "Ulmo Brisk")], other, VERBS), other) == [("Ulmo Brisk", "PATIENT"),
+    assert _found(patient_initials([_at(other, "Ulmo Brisk")], other, VERBS, ROLES), other) == [("Ulmo Brisk", "PATIENT"),
                                                                                         ("UB", "PATIENT")]
     doctor = "Dr. Quenby Tarrow (QT) saw him."  # a clinician's initials: only PATIENT names count
-    assert patient_initials([_at(doctor, "Quenby Tarrow", "DOCTOR")], doctor, VERBS) == [
+    assert patient_initials([_at(doctor, "Quenby Tarrow", "DOCTOR")], doctor, VERBS, ROLES) == [
         _at(doctor, "Quenby Tarrow", "DOCTOR")]
 
 
 def test_initials_inside_another_span_are_left_alone():
     text = "Pt: Quenby Tarrow. ID QT-1 | QT is a 41 yo"
     spans = [_at(text, "Quenby Tarrow"), _at(text, "QT is a 41", "DATE")]
-    assert patient_initials(spans, text, VERBS) == spans
+    assert patient_initials(spans, text, VERBS, ROLES) == spans
 
 
 def test_initials_cross_the_patients_notes_to_a_note_without_the_name():
@@ -69,9 +75,6 @@ def test_initials_cross_the_patients_notes_to_a_note_without_the_name():
     assert _found(out[1], b) == [("QT", "PATIENT"), ("QT", "PATIENT")]
     off = load_config({"merge": {"propagate_patient": True, "patient_initials": False}}).merge
     assert propagate_patient([(a, [_at(a, "Tarrow, Quenby")]), (b, [])], off)[1] == []
-
-
-ROLES = ["md", "rn", "np"]
 
 
 def test_a_clinicians_initials_where_the_note_signs_with_them_are_the_doctor():
@@ -97,3 +100,21 @@ def test_a_clinicians_initials_cross_the_patients_notes():
     b = "GM/QV/120\nCT and QV noted"
     out = propagate_patient([(a, [_at(a, "Quinn Vargo", "DOCTOR")]), (b, [])], OPTS)
     assert _found(out[1], b) == [("QV", "DOCTOR")]
+
+
+def test_the_metadata_names_give_initials_and_a_middle_initial_is_allowed_for_the_patient_only():
+    known = (("Quenby", "PATIENT"), ("Tarrow", "PATIENT"), ("Ulmo Brisk", "DOCTOR"))
+    assert metadata_initials(known, "PATIENT") == {"QT"}
+    assert metadata_initials(known, "DOCTOR") == {"UB"}
+    text = "Pt (QKT) 20yo female. qkt is a 20 yo. UKB  \nturned  UB\nlabs neg"
+    out = patient_initials([], text, VERBS, ROLES, metadata_initials(known, "PATIENT"))
+    assert _found(out, text) == [("QKT", "PATIENT"), ("qkt", "PATIENT")]
+    out = doctor_initials([], text, ROLES, metadata_initials(known, "DOCTOR") | {"NG"})
+    assert _found(out, text) == [("UB", "DOCTOR")]  # no middle initial on the clinicians' side ('UKB', 'neg')
+
+
+def test_a_word_of_not_initials_is_never_initials():
+    known = (("Pina", "PATIENT"), ("Tarrow", "PATIENT"))  # P. T.: 'pt states' is the patient, not a name
+    text = "pt states pain is controlled. Seen with pt, resting. PT is a 41 yo."  # an age: the subject
+    out = patient_initials([], text, VERBS, ROLES, metadata_initials(known, "PATIENT"))
+    assert [(text[s.start - 4:s.end], s.label) for s in out] == [("ng. PT", "PATIENT")]

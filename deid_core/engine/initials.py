@@ -35,16 +35,15 @@ _AGE = r"\d{1,3}[ \t-]*(?i:y/o|y\.o\.|yo|yr|year|y|m|f)(?![\p{L}])"  # '41F', '5
 
 
 @lru_cache(maxsize=8)
-def _initials_context(verbs: tuple[str, ...]) -> tuple[regex.Pattern, regex.Pattern]:
-    """(before, after): a note's subject. After 'pt' / 'patient' (':' or '(' between) when a
-    stop, ';', ',' or ')' or the line end follows ('Pt CT, 41F', 'pt (CT) 20yo', 'PT CT; completed by');
-    or before 'is a 41', an age in brackets or after a comma, or a verb of [merge] patient_initials_verbs
-    ('CT is a 41 yo', 'CT (41 F) with', 'CT states')."""
+def _initials_context(verbs: tuple[str, ...]) -> tuple[regex.Pattern, regex.Pattern, regex.Pattern | None]:
+    """(before, age, verb): a note's subject. After 'pt' / 'patient' (':' or '(' between) when a stop, ';',
+    ',' or ')' or the line end follows ('Pt CT, 41F', 'pt (CT) 20yo', 'PT CT; completed by'); before 'is a
+    41' or an age in brackets or after a comma ('CT is a 41 yo', 'CT (41 F) with'); before a verb of [merge]
+    patient_initials_verbs ('CT states')."""
     before = regex.compile(r"(?<![\p{L}\d])(?i:pt|patient)\.?[ \t]*[:(]?[ \t]*\Z")
-    verb = (r"|[ \t]+(?i:" + "|".join(regex.escape(v) for v in verbs) + r")(?![\p{L}\d])") if verbs else ""
-    after = regex.compile(r"(?:[ \t]+(?i:is|was)[ \t]+(?i:an?)[ \t]+\d|[ \t]*\([ \t]*" + _AGE + r"|,[ \t]*" + _AGE
-                          + verb + ")")
-    return before, after
+    age = regex.compile(r"(?:[ \t]+(?i:is|was)[ \t]+(?i:an?)[ \t]+\d|[ \t]*\([ \t]*" + _AGE + r"|,[ \t]*" + _AGE + ")")
+    verb = regex.compile(r"[ \t]+(?i:" + "|".join(regex.escape(v) for v in verbs) + r")(?![\p{L}\d])") if verbs else None
+    return before, age, verb
 
 
 def initials_of(spans: Sequence[Span], text: str, label: str = "PATIENT") -> set[str]:
@@ -56,22 +55,30 @@ def initials_of(spans: Sequence[Span], text: str, label: str = "PATIENT") -> set
     return out
 
 
-def patient_initials(spans: Sequence[Span], text: str, verbs: Sequence[str], known: Iterable[str] = ()) -> list[Span]:
+def patient_initials(spans: Sequence[Span], text: str, verbs: Sequence[str], not_initials: Iterable[str],
+                     known: Iterable[str] = ()) -> list[Span]:
     """The patient's initials as PATIENT where the note makes them its subject: a 2-3 letter word (all
     capitals or all lower case) that is the initials of a PATIENT name of the note, in brackets right
     after that name ('Pt: Takahashi, Chiyo (CT)'), after 'pt' ('Pt CT, 41F') or before an age or a verb
-    ('CT is a 41 yo', 'CT states'; _initials_context). An untagged word becomes a span, a DOCTOR span on it
-    PATIENT. The word must match the name's initials and stand in such a context, so 'CT' of a scan stays.
-    `known`: initials of the patient's names in their other notes (propagation.propagate_patient)."""
-    before, after = _initials_context(tuple(verbs))
+    ('CT is a 41 yo', 'CT states'; _initials_context); after 'pt' or before a verb never a word of `not_initials`
+    ('pt states'). An untagged word becomes a span, a DOCTOR span on it PATIENT. The word must match the name's initials (a middle initial the name did not give allowed: 'CKT')
+    and stand in such a context, so 'CT' of a scan stays. `known`: initials of the patient's names in their
+    other notes (propagation.propagate_patient) or the note's metadata (metadata_initials)."""
+    before, age, verb = _initials_context(tuple(verbs))
     ends = {s.end for s in spans if s.label == "PATIENT"}
+    skip = {w.upper() for w in not_initials}
 
     def subject(a: int, b: int) -> bool:
-        bracket = text[a - 1:a] == "(" and text[b:b + 1] == ")" and _blanks_back(text, a - 1) in ends
-        return bool(bracket or after.match(text, b, b + _INITIALS_REACH)
+        if text[a - 1:a] == "(" and text[b:b + 1] == ")" and _blanks_back(text, a - 1) in ends:
+            return True  # right after the name: even 'PA' of Pamela Adomah
+        if age.match(text, b, b + _INITIALS_REACH):
+            return True  # 'MS is a 34 y/o': the subject, whatever the letters
+        if text[a:b].upper() in skip:
+            return False  # 'pt states': the cue itself
+        return bool((verb is not None and verb.match(text, b, b + _INITIALS_REACH))
                     or (before.search(text, max(0, a - _INITIALS_REACH), a) and _CLOSED.match(text, b, b + _INITIALS_REACH)))
 
-    return _tag_initials(spans, text, initials_of(spans, text) | set(known), "PATIENT", subject)
+    return _tag_initials(spans, text, initials_of(spans, text) | set(known), "PATIENT", subject, middle=True)
 
 
 _KEYED = regex.compile(r"[ \t]*=[ \t]*")  # 'FS = FRANCINE SOWA, RN': an initials key
@@ -90,7 +97,7 @@ def doctor_initials(spans: Sequence[Span], text: str, not_initials: Iterable[str
     notes) before '= ' and that name ('FS = FRANCINE SOWA, RN'), ending a line after a column break
     ('... TURNED L SIDE  FS'), in a dictation line ('GM/ak/99'), or after 'by', 'per', 'tech', 'attending'
     before a stop or the line end ('Tech GMW.'). `not_initials`: words never taken for initials (credentials
-    and roles: 'MD', 'RN'). An untagged word becomes a span; a span on it keeps its label."""
+    and roles: 'MD', 'RN'; [merge] not_initials). An untagged word becomes a span; a span on it keeps its label."""
     starts = {s.start for s in spans if s.label == "DOCTOR"}
 
     def signs(a: int, b: int) -> bool:
@@ -106,13 +113,15 @@ def doctor_initials(spans: Sequence[Span], text: str, not_initials: Iterable[str
 
     skip = {w.upper() for w in not_initials}
     initials = {i for i in initials_of(spans, text, "DOCTOR") | set(known) if i not in skip}
-    return _tag_initials(spans, text, initials, "DOCTOR", signs, relabel=False)
+    return _tag_initials(spans, text, initials, "DOCTOR", signs, relabel=False, skip=skip)
 
 
 def _tag_initials(spans: Sequence[Span], text: str, initials: set[str], label: str, context, relabel: bool = True,
-                  ) -> list[Span]:
-    """Whole-word occurrences of `initials` (all capitals or all lower case) for which `context(a, b)` holds
-    as `label` spans (source 'initials:propagate'); with `relabel`, a person span exactly on one takes the label."""
+                  middle: bool = False, skip: frozenset[str] | set[str] = frozenset()) -> list[Span]:
+    """Whole-word occurrences of `initials` (all capitals or all lower case; `middle`: two-letter ones also
+    with a middle initial between, _spelt) for which `context(a, b)` holds as `label` spans (source
+    'initials:propagate'), but words of `skip` (upper case); with `relabel`, a person span exactly on one takes
+    the label."""
     if not initials:
         return list(spans)
     by_place = {(s.start, s.end): k for k, s in enumerate(spans)}
@@ -120,10 +129,10 @@ def _tag_initials(spans: Sequence[Span], text: str, initials: set[str], label: s
     starts = [s.start for s in ordered]
     out = list(spans)
     added: list[Span] = []
-    alternatives = "|".join(sorted(initials | {i.lower() for i in initials}, key=len, reverse=True))
+    alternatives = "|".join(_spelt(i, middle) for i in sorted(initials, key=len, reverse=True))
     for m in regex.finditer(r"(?<![\p{L}\d'’.-])(?:" + alternatives + r")(?![\p{L}\d'’-])", text):
         a, b = m.span()
-        if not context(a, b):
+        if m.group().upper() in skip or not context(a, b):
             continue
         k = by_place.get((a, b))
         if k is not None:
@@ -135,6 +144,27 @@ def _tag_initials(spans: Sequence[Span], text: str, initials: set[str], label: s
             continue  # inside another span
         added.append(Span(a, b, label, "initials:propagate", 0.5))
     return sort_spans(out + added) if added else out
+
+
+def _spelt(initials: str, middle: bool) -> str:
+    """The ways a name's initials are written, as a regex: in capitals or in lower case; with `middle`, two
+    letters also with a middle initial the name did not give between them ('CT': 'CT', 'CKT', 'ct', 'ckt')."""
+    up, low = regex.escape(initials), regex.escape(initials.lower())
+    if middle and len(initials) == 2:
+        return rf"{up[0]}\p{{Lu}}?{up[1:]}|{low[0]}\p{{Ll}}?{low[1:]}"
+    return f"{up}|{low}"
+
+
+def metadata_initials(known_phi: Iterable[tuple[str, str]], label: str) -> set[str]:
+    """Initials of the note's metadata names of this label (Note.known_phi): one value ('Quenby Tarrow') or
+    a first and a last name given apart, in that order ('Quenby', 'Tarrow': 'QT')."""
+    values = [v for v, lab in known_phi if lab == label and v.strip()][:4]
+    out: set[str] = set()
+    for i, v in enumerate(values):
+        out |= name_initials(v)
+        for w in values[i + 1:]:
+            out |= name_initials(f"{v} {w}")
+    return out
 
 
 def _blanks_back(text: str, pos: int) -> int:

@@ -314,8 +314,8 @@ def propagate_patient(notes: Sequence[tuple[str, list[Span]]], opts: MergeOption
         spans = add_occurrences(list(spans), text, strings, "patient:propagate", found, dosing, opts)
         spans = add_occurrences(spans, text, cued, "patient:propagate", found_cued, dosing, opts, cued=True, kin=kin)
         if initials:
-            spans = patient_initials(spans, text, opts.patient_initials_verbs, initials)
-        out.append(doctor_initials(spans, text, opts.crf_name_lead_words, clinicians) if clinicians else spans)
+            spans = patient_initials(spans, text, opts.patient_initials_verbs, opts.not_initials, initials)
+        out.append(doctor_initials(spans, text, opts.not_initials, clinicians) if clinicians else spans)
     return out
 
 
