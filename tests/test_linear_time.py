@@ -150,7 +150,7 @@ def test_round11_kin_labels_and_patient_initials_are_linear():
     """Round 11: kin words are read in a bounded window beside a span, initials candidates in a bounded
     window around each, whatever the span's or the note's length."""
     from deid_core.config import load_config
-    from deid_core.engine.initials import doctor_initials, patient_initials
+    from deid_core.engine.initials import dictation_initials, doctor_initials, patient_initials
     from deid_core.engine.label_decisions import kin_person_labels
     from deid_core.spans import Span
 
@@ -161,11 +161,13 @@ def test_round11_kin_labels_and_patient_initials_are_linear():
         name = Span(0, 13, "PATIENT", "crf:single")
         patient_initials([name], text, m.patient_initials_verbs, m.not_initials)
         doctor_initials([name.with_label("DOCTOR")], text, m.not_initials)
+        dictation_initials([name], text, m.dictation_keys)
 
     assert_linear(run, "round 11 label decisions", {
         "initials": lambda n: ("Quenby Tarrow " + "(QT) QT is a 4 Pt QT, QT/qt/ by QT  QT\n" * n)[:n],
         "blanks": lambda n: "Quenby Tarrow" + " " * (n - 17) + "(QT)",
-        "kin words": lambda n: ("Quenby Tarrow" + " son" * n)[:n]})
+        "kin words": lambda n: ("Quenby Tarrow" + " son" * n)[:n],
+        "dictation lines": lambda n: ("Quenby Tarrow\n" + "QT/kb/QT/ab/1-2 QT/qt\n" * n)[:n - 6] + "\nD: 3/"})
 
 
 @pytest.mark.slow

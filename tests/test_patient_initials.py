@@ -118,3 +118,30 @@ def test_a_word_of_not_initials_is_never_initials():
     text = "pt states pain is controlled. Seen with pt, resting. PT is a 41 yo."  # an age: the subject
     out = patient_initials([], text, VERBS, ROLES, metadata_initials(known, "PATIENT"))
     assert [(text[s.start - 4:s.end], s.label) for s in out] == [("ng. PT", "PATIENT")]
+
+
+KEYS = ["d", "dd", "dt", "dict", "dictated", "transcribed"]
+
+
+def test_a_dictation_trailers_initials_are_the_doctor():
+    from deid_core.engine.initials import dictation_initials
+
+    cases = [("QUINN VARGO, M.D.\nQV/kb/994606\nD: 3/29/2009 2300", ["QV", "kb"]),
+             ("accompanied him.\n\nqvr/db   DD: 1/30/11\n", ["qvr", "db"]),
+             ("seen.\n\nQV/p696902\nDD: 2/6/23", ["QV"]),
+             ("end.\nTCD:MC:21-22\nDictated: June 19, 2011", ["TCD", "MC"])]
+    for text, found in cases:
+        assert [text[s.start:s.end] for s in dictation_initials([], text, KEYS)] == found, text
+    assert {s.label for s in dictation_initials([], cases[0][0], KEYS)} == {"DOCTOR"}
+
+
+def test_lines_that_are_no_dictation_trailer_stay_clear():
+    from deid_core.engine.initials import dictation_initials
+
+    for text in ["A/P: stable\nD: 3/4 reviewed", "BP/HR\nT 98.6", "HEENT NC/AT\nD: 3/4", "NC/AT\nDD none",
+                 "labs\nI/O 500/200\nD: 5", "QV/kb/994606\nplan: home", "QV\nD: 3/29"]:
+        assert dictation_initials([], text, KEYS) == [], text
+    assert dictation_initials([], "QV/kb\nD: 3/29", []) == []
+    text = "QV/kb/99\nD: 3/29"  # inside another span: left alone
+    ident = Span(0, 8, "IDNUM", "crf:single")
+    assert dictation_initials([ident], text, KEYS) == [ident]

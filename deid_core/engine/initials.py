@@ -116,6 +116,46 @@ def doctor_initials(spans: Sequence[Span], text: str, not_initials: Iterable[str
     return _tag_initials(spans, text, initials, "DOCTOR", signs, relabel=False, skip=skip)
 
 
+@lru_cache(maxsize=8)
+def _dictation_line(keys: tuple[str, ...]) -> regex.Pattern | None:
+    """A dictation trailer: a line of initials groups (2-4 letters) joined by '/' or ':', maybe a job number
+    group, then, on the same line or the next, a dictation date key and a date ('GM/ak/9912', 'TCD/MC/TR',
+    'NW:GBN:51-52' before 'D: 3/29', 'DD 12-01-08', 'Dictated: June 19')."""
+    if not keys:
+        return None
+    alternatives = "|".join(regex.escape(k) for k in sorted(keys, key=len, reverse=True))
+    return regex.compile(r"^[ \t]*(?P<run>\p{L}{2,4}(?:[ \t]*[/:][ \t]*\p{L}{2,4}(?![\p{L}\d])){0,3})"
+                         r"(?P<job>[ \t]*[/:][ \t]*\p{L}?\d[\d-]*)?[ \t]*(?:\n[ \t]*)?"
+                         r"(?i:" + alternatives + r")[ \t]*:?[ \t]*(?:\d{1,4}[/.-]|\p{L}{3,9}\.?[ \t]+\d)", regex.MULTILINE)
+
+
+_GROUP = regex.compile(r"\p{L}{2,4}")
+
+
+def dictation_initials(spans: Sequence[Span], text: str, keys: Sequence[str]) -> list[Span]:
+    """The initials of a dictation trailer as DOCTOR (the dictating clinician's and the transcriptionist's:
+    'GM/ak/994606' then 'D: 3/29/2009', 'ctv/dr   DD: 1/30/11'): two groups or more, or one before a job
+    number, on a line of their own followed by a dictation date key of [merge] dictation_keys. Groups inside
+    another span are left alone."""
+    line = _dictation_line(tuple(keys))
+    if line is None:
+        return list(spans)
+    ordered = sort_spans(spans)
+    starts = [s.start for s in ordered]
+    added: list[Span] = []
+    for m in line.finditer(text):
+        groups = list(_GROUP.finditer(text, *m.span("run")))
+        if len(groups) < 2 and m.group("job") is None:
+            continue
+        for g in groups:
+            a, b = g.span()
+            i = bisect_right(starts, b - 1)
+            if i > 0 and ordered[i - 1].end > a:
+                continue
+            added.append(Span(a, b, "DOCTOR", "initials:propagate", 0.5))
+    return sort_spans(list(spans) + added) if added else list(spans)
+
+
 def _tag_initials(spans: Sequence[Span], text: str, initials: set[str], label: str, context, relabel: bool = True,
                   middle: bool = False, skip: frozenset[str] | set[str] = frozenset()) -> list[Span]:
     """Whole-word occurrences of `initials` (all capitals or all lower case; `middle`: two-letter ones also

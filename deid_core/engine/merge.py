@@ -21,7 +21,12 @@ from deid_core.config import Config
 from deid_core.config import Merge as MergeOptions
 from deid_core.doc import Doc
 from deid_core.engine.contract import CrfMarginals, NoteState
-from deid_core.engine.initials import doctor_initials, metadata_initials, patient_initials
+from deid_core.engine.initials import (
+    dictation_initials,
+    doctor_initials,
+    metadata_initials,
+    patient_initials,
+)
 from deid_core.engine.label_decisions import (
     drop_role_word_logins,
     kin_person_labels,
@@ -109,6 +114,7 @@ class Merger:
             if self.options.doctor_initials:
                 merged = doctor_initials(merged, doc.text, self.options.not_initials,
                                          metadata_initials(known, "DOCTOR"))
+            merged = dictation_initials(merged, doc.text, self.options.dictation_keys)
         if note_wide and doc is not None and (self.options.reconcile or self.options.propagate):
             merged = reconcile(merged, doc.text, self)  # a window's spans: whole_note() does it over the note
         return merged
