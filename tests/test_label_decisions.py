@@ -6,6 +6,7 @@ from deid_core.config import load_config
 from deid_core.doc import Doc
 from deid_core.engine.label_decisions import (
     drop_role_word_logins,
+    kin_person_labels,
     person_field_labels,
     place_head_labels,
     place_heads,
@@ -199,3 +200,33 @@ def test_the_head_word_of_a_named_place_decides_hospital_or_organization():
         assert [(s.start, s.end, s.label) for s in out] == [(span.start, span.end, want)], text
     span = _at("Lab draw at South Quell General.", "South Quell General", "ORGANIZATION", "crf:single")
     assert place_head_labels([span], "Lab draw at South Quell General.", {}) == [span]
+
+
+KIN = ["wife", "husband", "son", "stepson", "partner", "granddaughter", "daughter"]
+
+
+def test_a_kin_word_beside_a_person_span_makes_it_a_relative():
+    cases = [("Qorvel (stepson) updated at bedside.", "Qorvel"),
+             ("Lives with his partner, Ulmo Brisk, who drives.", "Ulmo Brisk"),
+             ("08:15 granddaughter jessa quell arrived.", "jessa quell"),
+             ("Emergency contact: Tavi Orn ( partner ) 555", "Tavi Orn"),
+             ("Brought in by Imre Vask, her husband, today.", "Imre Vask")]
+    for text, name in cases:
+        out = kin_person_labels([_at(text, name, "DOCTOR", "crf:single")], text, KIN)
+        assert [s.label for s in out] == ["PATIENT"], text
+
+
+def test_no_kin_word_beside_it_or_a_title_keeps_the_doctor():
+    cases = [("consent signed by stepson; krista to follow up.", "krista"),  # ';' ends the clause
+             ("Her son saw Dr. Ulmo Brisk today.", "Ulmo Brisk"),
+             ("son Dr. Ulmo Brisk called.", "Dr. Ulmo Brisk"),
+             ("Discussed with Ulmo Brisk, MD (partner practice).", "Ulmo Brisk"),
+             ("Ulmo Brisk, his attending, called.", "Ulmo Brisk")]
+    for text, name in cases:
+        span = _at(text, name, "DOCTOR", "crf:single")
+        assert kin_person_labels([span], text, KIN) == [span], text
+    text = "Qorvel (stepson) updated"  # another label, or no kin list: untouched
+    place = _at(text, "Qorvel", "HOSPITAL", "crf:single")
+    assert kin_person_labels([place], text, KIN) == [place]
+    assert kin_person_labels([_at(text, "Qorvel", "DOCTOR", "crf:single")], text, []) == [
+        _at(text, "Qorvel", "DOCTOR", "crf:single")]

@@ -146,6 +146,30 @@ def test_round10_label_decisions_are_linear_on_one_long_span():
                                            "words": lambda n: ("Quell " * n)[:n - 8] + " General"})
 
 
+def test_round11_kin_labels_and_patient_initials_are_linear():
+    """Round 11: kin words are read in a bounded window beside a span, initials candidates in a bounded
+    window around each, whatever the span's or the note's length."""
+    from deid_core.config import load_config
+    from deid_core.engine.initials import dictation_initials, doctor_initials, patient_initials
+    from deid_core.engine.label_decisions import kin_person_labels
+    from deid_core.spans import Span
+
+    m = load_config().merge
+
+    def run(text: str) -> None:
+        kin_person_labels([Span(0, len(text), "DOCTOR", "crf:single")], text, m.propagate_kin_words)
+        name = Span(0, 13, "PATIENT", "crf:single")
+        patient_initials([name], text, m.patient_initials_verbs, m.not_initials)
+        doctor_initials([name.with_label("DOCTOR")], text, m.not_initials)
+        dictation_initials([name], text, m.dictation_keys)
+
+    assert_linear(run, "round 11 label decisions", {
+        "initials": lambda n: ("Quenby Tarrow " + "(QT) QT is a 4 Pt QT, QT/qt/ by QT  QT\n" * n)[:n],
+        "blanks": lambda n: "Quenby Tarrow" + " " * (n - 17) + "(QT)",
+        "kin words": lambda n: ("Quenby Tarrow" + " son" * n)[:n],
+        "dictation lines": lambda n: ("Quenby Tarrow\n" + "QT/kb/QT/ab/1-2 QT/qt\n" * n)[:n - 6] + "\nD: 3/"})
+
+
 @pytest.mark.slow
 def test_whole_deidentifier_is_linear():
     deid = default_deidentifier()

@@ -115,3 +115,27 @@ def test_lexicals_cold_warm_and_partly_cached_agree_with_lexical():
     assert net.lexicals(toks) == want  # cold, with a token repeated
     assert net.lexicals(toks) == want  # warm
     assert net.lexicals(["Zelnik", "Brandnewword", "Brandnewword"]) == [net.lexical("Zelnik"), *[net.lexical("Brandnewword")] * 2]
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("Follow up with Dr. Down in two weeks.", [("Down", "DOCTOR")]),  # a frequent word after a title
+    ("She is followed by Dr Rue in clinic.", [("Rue", "DOCTOR")]),
+    ("per facility rn R. DOWN NP, she was at baseline", [("R. DOWN", "DOCTOR")]),  # initial + credential
+    ("pcp c. little md", [("little", "DOCTOR")]),
+])
+def test_a_title_or_an_initial_and_a_credential_frame_a_frequent_word_as_a_name(text, expected):
+    assert found(text) == expected
+
+
+@pytest.mark.parametrize("text", [
+    "Pt seen by Dr. on call",  # lower case after the title
+    "DR. AWARE OF K 5.9",  # capitals: nursing notes write 'DR. AWARE', 'DR. NOTIFIED'
+    "dr. Down",  # a lower-case title
+    "Dr. Orders: none",  # a field
+    "Medtronic Azure XT DR. Meds reviewed",  # a device model, then a new sentence
+    "son via phone today. Also MD updated",  # a word ending a sentence is no initial
+    "breathing well. STRONG NP COUGH",
+    "R. DOWN to chair",  # an initial without a credential
+])
+def test_frames_without_a_title_or_both_initial_and_credential_propose_nothing(text):
+    assert found(text) == []

@@ -216,3 +216,15 @@ def test_a_one_word_crf_guess_crosses_notes_only_after_a_person_cue():
     b = "Quorv scan read. Called neighbor Quorv."
     out = propagate_patient([(a, [Span(9, 14, "PATIENT", "crf:single")]), (b, [])], OPTS)
     assert [(s.start, b[s.start:s.end]) for s in out[1]] == [(33, "Quorv")]
+
+
+def test_a_lower_case_repeat_spreads_only_after_the_kin_word_of_a_tagged_mention():
+    """'father Royal' tagged: 'father royal' is the same relative; 'son royal' or 'royal blue' stay words."""
+    a = "Her father Royal (50) visits."
+    b = "father royal helps on weekends; son royal jelly? royal blue gown. Father ROYAL called."
+    out = propagate_patient([(a, [Span(11, 16, "PATIENT", "crf:single")]), (b, [])], OPTS)
+    assert [(b[s.start:s.end], b[s.start - 7:s.start].strip()) for s in out[1]] == [("royal", "father"),
+                                                                                      ("ROYAL", "Father")]
+    text = a + "\n" + b  # within one note too
+    spans = Merger("union", OPTS)([Span(11, 16, "PATIENT", "crf:single")], Doc(Note("n", text)), NoteState())
+    assert [text[s.start:s.end] for s in spans] == ["Royal", "royal", "ROYAL"]

@@ -103,6 +103,11 @@ class Merge:
     propagate_cue_words: tuple[str, ...]
     patient_field_keys: tuple[str, ...]
     doctor_field_keys: tuple[str, ...]
+    patient_initials: bool
+    patient_initials_verbs: tuple[str, ...]
+    doctor_initials: bool
+    not_initials: tuple[str, ...]
+    dictation_keys: tuple[str, ...]
     hospital_head_words: tuple[str, ...]
     organization_head_words: tuple[str, ...]
 

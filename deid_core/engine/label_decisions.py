@@ -231,3 +231,41 @@ def place_head_labels(spans: Sequence[Span], text: str, heads: dict[str, str]) -
                 s = s.with_label(label)
         out.append(s)
     return out
+
+
+_KIN_REACH = 40  # characters read before and after a person span for a kin word
+_TITLED = regex.compile(r"(?i:dr|doctor|prof|professor)\.?(?![\p{L}\d])")
+
+
+@lru_cache(maxsize=8)
+def _kin_context(kin: tuple[str, ...]) -> tuple[regex.Pattern, regex.Pattern] | None:
+    """(before, after): a kin word right before a person span ('his partner, X', 'granddaughter x'; a
+    blank, ',' or ':' between, never ';', which ends a clause: 'consent signed by stepson; krista to
+    follow up'), or right after it in brackets ('X (stepson) updated') or after a comma and a
+    possessive ('X, her husband,')."""
+    if not kin:
+        return None
+    words = phrase_alternation(kin)
+    before = regex.compile(r"(?<![\p{L}\d'’-])(?:" + words + r")[ \t]*[,:]?[ \t]*\Z", regex.IGNORECASE)
+    after = regex.compile(r"[ \t]*(?:\([ \t]*|,[ \t]*(?:his|her|their|the[ \t]+patient'?s|pt'?s)[ \t]+)(?:"
+                          + words + r")(?![\p{L}\d'’-])", regex.IGNORECASE)
+    return before, after
+
+
+def kin_person_labels(spans: Sequence[Span], text: str, kin_words: Sequence[str]) -> list[Span]:
+    """DOCTOR spans (any source) that a kin word names as a relative made PATIENT, as i2b2 2014 labels
+    a patient's relatives: 'X (stepson) updated', 'lives with his partner, X,', 'granddaughter X arrived',
+    'X, her husband'. A span opening with a clinician's title ('son Dr. X') or right after one stays."""
+    context = _kin_context(tuple(kin_words))
+    if context is None:
+        return list(spans)
+    before, after = context
+    out: list[Span] = []
+    for s in spans:
+        if (s.label == "DOCTOR" and not _TITLED.match(text, s.start)
+                and (before.search(text, max(0, s.start - _KIN_REACH), s.start)
+                     or after.match(text, s.end, min(len(text), s.end + _KIN_REACH)))):
+            s = s.with_label("PATIENT")
+        out.append(s)
+    return out
+

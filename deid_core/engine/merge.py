@@ -21,8 +21,15 @@ from deid_core.config import Config
 from deid_core.config import Merge as MergeOptions
 from deid_core.doc import Doc
 from deid_core.engine.contract import CrfMarginals, NoteState
+from deid_core.engine.initials import (
+    dictation_initials,
+    doctor_initials,
+    metadata_initials,
+    patient_initials,
+)
 from deid_core.engine.label_decisions import (
     drop_role_word_logins,
+    kin_person_labels,
     person_field_labels,
     place_head_labels,
     place_heads,
@@ -96,9 +103,18 @@ class Merger:
         merged = POLICIES[self.policy](self, spans)
         if doc is not None:
             merged = whole_words(merged, doc.text, self.options.whole_word_labels)
+            merged = kin_person_labels(merged, doc.text, self.options.propagate_kin_words)
             merged = person_field_labels(merged, doc.text, self.options.patient_field_keys,
                                          self.options.doctor_field_keys)
             merged = place_head_labels(merged, doc.text, self._heads_of)
+            known = doc.note.known_phi
+            if self.options.patient_initials:
+                merged = patient_initials(merged, doc.text, self.options.patient_initials_verbs,
+                                          self.options.not_initials, metadata_initials(known, "PATIENT"))
+            if self.options.doctor_initials:
+                merged = doctor_initials(merged, doc.text, self.options.not_initials,
+                                         metadata_initials(known, "DOCTOR"))
+            merged = dictation_initials(merged, doc.text, self.options.dictation_keys)
         if note_wide and doc is not None and (self.options.reconcile or self.options.propagate):
             merged = reconcile(merged, doc.text, self)  # a window's spans: whole_note() does it over the note
         return merged

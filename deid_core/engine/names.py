@@ -137,6 +137,9 @@ class NameNet(PerNoteStage):
                 scores[i], labels[i] = self._context(i, base, toks, low, lex, starts, ends, text)
         w = self.opts.weights
         thr = self.opts.threshold
+        for i, base in enumerate(lex):  # frequent words a strong frame names ("Dr. Down", "R. DOWN NP")
+            if base is None and self._framed(i, toks, low, lex, starts, ends, text):
+                scores[i], labels[i] = thr, "DOCTOR"
         proposed = [s is not None and s >= thr for s in scores]
         if True not in proposed:  # nothing proposed: no neighbour to carry a word, no span
             return []
@@ -147,6 +150,27 @@ class NameNet(PerNoteStage):
                         proposed[i], labels[i] = True, labels[j]
                         break
         return self._spans(proposed, labels, scores, toks, starts, ends, text)
+
+    def _framed(self, i: int, toks, low, lex, starts, ends, text) -> bool:
+        """A frequent or clinical word (never proposed on its own) that a clinician's frame names, as a title
+        or a credential is evidence even for a dictionary word: right after a doctor title in Title case, in
+        Title case and not opening a field ("Dr. Down", "Dr Rue"; not "DR. AWARE", "Dr. on call", "Dr. Orders:",
+        "Azure XT DR. Meds"),
+        or between an initial and a credential ("R. DOWN NP", "c. little md"). Words glued to others never."""
+        t = toks[i]
+        if len(t) < 3 or not t.isalpha() or not is_frequent(low[i]) or _glued(i, toks, starts, ends):
+            return False
+        k = i - 2 if i >= 2 and toks[i - 1] == "." and ends[i - 2] == starts[i - 1] else i - 1
+        gap = text[ends[i - 1]:starts[i]] if k >= 0 else ""
+        if (k >= 0 and t[0].isupper() and t[1:].islower() and toks[k][0].isupper() and toks[k][1:].islower()
+                and low[k] in self.cues.doctor_titles
+                and gap in (" ", "\t") and text[ends[i]:ends[i] + 1] != ":"):
+            return True
+        if (i >= 2 and toks[i - 1] == "." and len(toks[i - 2]) == 1 and toks[i - 2].isalpha()
+                and _initial(i - 2, toks, starts, ends, text) and gap in (" ", "\t")):
+            nxt = self._right_word(i, toks, lex, starts, ends, text)
+            return nxt is not None and low[nxt] in self.cues.credentials
+        return False
 
     def _hopeless(self, low, lex, toks, starts, ends, text):
         """A test of word i that is true only when its score cannot matter: a word no neighbour can carry

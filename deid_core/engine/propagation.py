@@ -23,6 +23,7 @@ import regex
 
 from deid_core import taxonomy
 from deid_core.config import Merge as MergeOptions
+from deid_core.engine.initials import doctor_initials, initials_of, patient_initials
 from deid_core.engine.occurrences import Occurrences
 from deid_core.gazetteers import is_common, is_function_word, is_name, words
 from deid_core.spans import Span, sort_spans
@@ -196,30 +197,57 @@ def cued_strings(spans: Sequence[Span], text: str, opts: MergeOptions, skip: Map
 def _person_cue(cues: tuple[str, ...]) -> regex.Pattern | None:
     if not cues:
         return None
-    return regex.compile(r"(?<![\p{L}\d])(?:" + phrase_alternation(cues) + r")\.?[ \t]*(?:[(,:][ \t]*)?\Z",
+    return regex.compile(r"(?<![\p{L}\d])(?P<cue>" + phrase_alternation(cues) + r")\.?[ \t]*(?:[(,:][ \t]*)?\Z",
                          regex.IGNORECASE)
 
 
-def person_cue_before(text: str, start: int, opts: MergeOptions) -> str | None:
-    """The person cue right before the word at `start`, on its line ("girlfriend (Ping)", "HUSBAND GANG",
-    "Dr. Gram"): "kin" after a [merge] propagate_kin_words word (a relative: PATIENT in i2b2 2014),
-    "cue" after a propagate_cue_words title or role, None without one."""
+def person_cue_word(text: str, start: int, opts: MergeOptions) -> tuple[str, str] | None:
+    """(kind, cue word in lower case) of the person cue right before the word at `start`, on its line
+    ("girlfriend (Ping)", "HUSBAND GANG", "Dr. Gram"): kind "kin" after a [merge] propagate_kin_words word (a
+    relative: PATIENT in i2b2 2014), "cue" after a propagate_cue_words title or role; None without one."""
     lo = max(0, start - _CUE_REACH)
     for kind, cues in (("kin", opts.propagate_kin_words), ("cue", opts.propagate_cue_words)):
         cue = _person_cue(tuple(cues))
-        if cue is not None and cue.search(text, lo, start) is not None:
-            return kind
+        m = cue.search(text, lo, start) if cue is not None else None
+        if m is not None:
+            return kind, " ".join(m.group("cue").lower().split())
     return None
+
+
+def person_cue_before(text: str, start: int, opts: MergeOptions) -> str | None:
+    """The kind of person cue right before the word at `start` (person_cue_word), None without one."""
+    found = person_cue_word(text, start, opts)
+    return found[0] if found else None
+
+
+def kin_of_names(spans: Sequence[Span], text: str, opts: MergeOptions) -> dict[str, set[str]]:
+    """Word of a person's name (lower case) -> the kin words standing right before its tagged mentions
+    ("father Royal": {"royal": {"father"}}), so a lower-case repeat after the same kin word is the same
+    relative ("father royal helps")."""
+    out: dict[str, set[str]] = {}
+    if not opts.propagate_kin_words:
+        return out
+    for s in spans:
+        if taxonomy.category_of(s.label) != "NAME":
+            continue
+        found = person_cue_word(text, s.start, opts)
+        if found is None or found[0] != "kin":
+            continue
+        for w in name_parts(WORD.findall(text[s.start:s.end])):
+            out.setdefault(w.lower(), set()).add(found[1])
+    return out
 
 
 def add_occurrences(spans: list[Span], text: str, strings: dict[str, str], source: str,
                     found: Occurrences | None = None, dosing: regex.Pattern | None = None,
-                    opts: MergeOptions | None = None, cued: bool = False) -> list[Span]:
+                    opts: MergeOptions | None = None, cued: bool = False,
+                    kin: Mapping[str, set[str]] | None = None) -> list[Span]:
     """`spans` plus every untagged whole-word occurrence of `strings` in `text` (label from the map),
     but those a dose, route or frequency follows (`dosing`: "flovent bid", "Celebrex 400 mg": a drug)
     and, with `opts`, those in a not-name context (`not_name_context`: "very SOB", "Fio2"); `cued`
-    (with `opts`): only capitalised ones right after a person cue (`person_cue_before`; "son pebble" is
-    as likely the word itself), PATIENT after a kin word.
+    (with `opts`): only capitalised ones right after a person cue (`person_cue_word`; "son pebble" is
+    as likely the word itself), PATIENT after a kin word; a lower-case one only after the very kin word
+    that stands before a tagged mention of the name (`kin`, kin_of_names: "father Royal" ... "father royal").
 
     Linear in the text: one Aho-Corasick pass (engine/occurrences.py), not a regex alternation."""
     if not strings:
@@ -235,9 +263,10 @@ def add_occurrences(spans: list[Span], text: str, strings: dict[str, str], sourc
         if opts is not None and not_name_context(text, a, b, opts, person=taxonomy.category_of(label) == "NAME"):
             continue
         if cued:
-            kind = person_cue_before(text, a, opts) if opts is not None and text[a].isupper() else None
-            if kind is None:
+            cue = person_cue_word(text, a, opts) if opts is not None else None
+            if cue is None or not (text[a].isupper() or cue[1] in (kin or {}).get(text[a:b].lower(), ())):
                 continue
+            kind = cue[0]
             label = "PATIENT" if kind == "kin" and label == "DOCTOR" else label
         added.append(Span(a, b, label, source, 0.5))
     return sort_spans(spans + added) if added else spans
@@ -250,7 +279,7 @@ def propagate_note(spans: list[Span], text: str, opts: MergeOptions) -> list[Spa
     dosing = dosing_context(opts)
     spans = add_occurrences(spans, text, strings, "crf:propagate", dosing=dosing, opts=opts)
     return add_occurrences(spans, text, cued_strings(spans, text, opts, strings), "crf:propagate",
-                           dosing=dosing, opts=opts, cued=True)
+                           dosing=dosing, opts=opts, cued=True, kin=kin_of_names(spans, text, opts))
 
 
 def propagate_patient(notes: Sequence[tuple[str, list[Span]]], opts: MergeOptions) -> list[list[Span]]:
@@ -258,23 +287,35 @@ def propagate_patient(notes: Sequence[tuple[str, list[Span]]], opts: MergeOption
 
     The people and places of a stay recur from note to note, and a surrogate must replace every
     mention, so the strings (and name words) of every note are looked for in all of them; a name
-    word that is a dictionary word only where a person cue stands before it ("girlfriend (Ping)").
+    word that is a dictionary word only where a person cue stands before it ("girlfriend (Ping)"); and
+    the initials of the patient's names where a note makes them its subject (engine/initials.py).
     """
     strings: dict[str, str] = {}
     for text, spans in notes:
         for k, v in propagation_strings(spans, text, opts, across_notes=True).items():
             strings.setdefault(k, v)
     cued: dict[str, str] = {}
+    kin: dict[str, set[str]] = {}
     for text, spans in notes:
         for k, v in cued_strings(spans, text, opts, strings).items():
             cued.setdefault(k, v)
+        for k, words_ in kin_of_names(spans, text, opts).items():
+            kin.setdefault(k, set()).update(words_)
     found = Occurrences(strings) if strings else None  # built once for the patient's notes
     found_cued = Occurrences(cued) if cued else None
     dosing = dosing_context(opts)
+    initials: set[str] = set()
+    clinicians: set[str] = set()
+    for text, spans in notes:
+        initials |= initials_of(spans, text) if opts.patient_initials else set()
+        clinicians |= initials_of(spans, text, "DOCTOR") if opts.doctor_initials else set()
     out = []
     for text, spans in notes:
         spans = add_occurrences(list(spans), text, strings, "patient:propagate", found, dosing, opts)
-        out.append(add_occurrences(spans, text, cued, "patient:propagate", found_cued, dosing, opts, cued=True))
+        spans = add_occurrences(spans, text, cued, "patient:propagate", found_cued, dosing, opts, cued=True, kin=kin)
+        if initials:
+            spans = patient_initials(spans, text, opts.patient_initials_verbs, opts.not_initials, initials)
+        out.append(doctor_initials(spans, text, opts.not_initials, clinicians) if clinicians else spans)
     return out
 
 

@@ -1,0 +1,214 @@
+"""Initials standing for a person (issue 14, round 11): the patient's as the subject of a note ('Pt:
+Takahashi, Chiyo (CT)', 'CT is a 41 yo', 'Pt CT, 41F'), a clinician's where a note signs with them ('FS =
+FRANCINE SOWA, RN', 'GM/ak', a flowsheet line ending in 'FS'); tagged at the merge and across the patient's
+notes only when they are the initials of one of the patient's PATIENT (DOCTOR) names. Configured by [merge]
+patient_initials, patient_initials_verbs and doctor_initials."""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections.abc import Iterable, Sequence
+from functools import lru_cache
+
+import regex
+
+from deid_core.spans import Span, sort_spans
+
+_NAME_WORD = regex.compile(r"\p{L}[\p{L}'’-]*")
+_INVERTED = regex.compile(r"\A[^,]+,[ \t]*\p{L}")  # 'Takahashi, Chiyo': the surname first
+_INITIALS_REACH = 40  # characters read before and after an initials candidate for its context
+
+
+def name_initials(name: str) -> set[str]:
+    """Initials (upper case) a person's name of 2-3 words is written with: first letters in order
+    ('Chiyo K. Takahashi': 'CKT', 'CT'), given name first when the surname leads ('Takahashi, Chiyo': 'CT')."""
+    found = [w for w in _NAME_WORD.findall(name)]
+    if not 2 <= len(found) <= 3:
+        return set()
+    if _INVERTED.match(name):
+        found = found[1:] + found[:1]
+    letters = [w[0].upper() for w in found]
+    return {"".join(letters), letters[0] + letters[-1]}
+
+
+_AGE = r"\d{1,3}[ \t-]*(?i:y/o|y\.o\.|yo|yr|year|y|m|f)(?![\p{L}])"  # '41F', '53 Y/O', '46-year'
+
+
+@lru_cache(maxsize=8)
+def _initials_context(verbs: tuple[str, ...]) -> tuple[regex.Pattern, regex.Pattern, regex.Pattern | None]:
+    """(before, age, verb): a note's subject. After 'pt' / 'patient' (':' or '(' between) when a stop, ';',
+    ',' or ')' or the line end follows ('Pt CT, 41F', 'pt (CT) 20yo', 'PT CT; completed by'); before 'is a
+    41' or an age in brackets or after a comma ('CT is a 41 yo', 'CT (41 F) with'); before a verb of [merge]
+    patient_initials_verbs ('CT states')."""
+    before = regex.compile(r"(?<![\p{L}\d])(?i:pt|patient)\.?[ \t]*[:(]?[ \t]*\Z")
+    age = regex.compile(r"(?:[ \t]+(?i:is|was)[ \t]+(?i:an?)[ \t]+\d|[ \t]*\([ \t]*" + _AGE + r"|,[ \t]*" + _AGE + ")")
+    verb = regex.compile(r"[ \t]+(?i:" + "|".join(regex.escape(v) for v in verbs) + r")(?![\p{L}\d])") if verbs else None
+    return before, age, verb
+
+
+def initials_of(spans: Sequence[Span], text: str, label: str = "PATIENT") -> set[str]:
+    """The initials of the note's names of this label (name_initials of each)."""
+    out: set[str] = set()
+    for s in spans:
+        if s.label == label:
+            out |= name_initials(text[s.start:s.end])
+    return out
+
+
+def patient_initials(spans: Sequence[Span], text: str, verbs: Sequence[str], not_initials: Iterable[str],
+                     known: Iterable[str] = ()) -> list[Span]:
+    """The patient's initials as PATIENT where the note makes them its subject: a 2-3 letter word (all
+    capitals or all lower case) that is the initials of a PATIENT name of the note, in brackets right
+    after that name ('Pt: Takahashi, Chiyo (CT)'), after 'pt' ('Pt CT, 41F') or before an age or a verb
+    ('CT is a 41 yo', 'CT states'; _initials_context); after 'pt' or before a verb never a word of `not_initials`
+    ('pt states'). An untagged word becomes a span, a DOCTOR span on it PATIENT. The word must match the name's initials (a middle initial the name did not give allowed: 'CKT')
+    and stand in such a context, so 'CT' of a scan stays. `known`: initials of the patient's names in their
+    other notes (propagation.propagate_patient) or the note's metadata (metadata_initials)."""
+    before, age, verb = _initials_context(tuple(verbs))
+    ends = {s.end for s in spans if s.label == "PATIENT"}
+    skip = {w.upper() for w in not_initials}
+
+    def subject(a: int, b: int) -> bool:
+        if text[a - 1:a] == "(" and text[b:b + 1] == ")" and _blanks_back(text, a - 1) in ends:
+            return True  # right after the name: even 'PA' of Pamela Adomah
+        if age.match(text, b, b + _INITIALS_REACH):
+            return True  # 'MS is a 34 y/o': the subject, whatever the letters
+        if text[a:b].upper() in skip:
+            return False  # 'pt states': the cue itself
+        return bool((verb is not None and verb.match(text, b, b + _INITIALS_REACH))
+                    or (before.search(text, max(0, a - _INITIALS_REACH), a) and _CLOSED.match(text, b, b + _INITIALS_REACH)))
+
+    return _tag_initials(spans, text, initials_of(spans, text) | set(known), "PATIENT", subject, middle=True)
+
+
+_KEYED = regex.compile(r"[ \t]*=[ \t]*")  # 'FS = FRANCINE SOWA, RN': an initials key
+_LINE_END_AFTER = regex.compile(r"[ \t]*$", regex.MULTILINE)
+_COLUMN_BEFORE = regex.compile(r"(?:[ ]{2}|\t|\|[ \t]*)\Z")  # a column: two blanks, a tab or '|' before
+_DICTATION_BEFORE = regex.compile(r"(?:^|\n)[ \t]*(?:\p{L}{2,4}[ \t]*/[ \t]*){0,3}\Z")  # 'GM/ak/9912' lines
+_DICTATION_AFTER = regex.compile(r"[ \t]*/")
+_SIGNER_BEFORE = regex.compile(r"(?<![\p{L}\d])(?i:by|per|tech|attending|supervising)[ \t]*:?[ \t]*\Z")
+_CLOSED = regex.compile(r"[ \t]*(?:[,;.)]|$)", regex.MULTILINE)
+
+
+def doctor_initials(spans: Sequence[Span], text: str, not_initials: Iterable[str],
+                    known: Iterable[str] = ()) -> list[Span]:
+    """Clinicians' initials as DOCTOR where a note signs with them: a 2-3 letter word (all capitals or all
+    lower case) that is the initials of a DOCTOR name of the note (or, `known`, of the patient's other
+    notes) before '= ' and that name ('FS = FRANCINE SOWA, RN'), ending a line after a column break
+    ('... TURNED L SIDE  FS'), in a dictation line ('GM/ak/99'), or after 'by', 'per', 'tech', 'attending'
+    before a stop or the line end ('Tech GMW.'). `not_initials`: words never taken for initials (credentials
+    and roles: 'MD', 'RN'; [merge] not_initials). An untagged word becomes a span; a span on it keeps its label."""
+    starts = {s.start for s in spans if s.label == "DOCTOR"}
+
+    def signs(a: int, b: int) -> bool:
+        key = _KEYED.match(text, b, b + _INITIALS_REACH)
+        if key and key.end() in starts:
+            return True
+        lo = max(0, a - _INITIALS_REACH)
+        if _LINE_END_AFTER.match(text, b, b + _INITIALS_REACH) and _COLUMN_BEFORE.search(text, lo, a):
+            return True
+        if _DICTATION_BEFORE.search(text, lo, a) and (_DICTATION_AFTER.match(text, b, b + _INITIALS_REACH) or text[a - 1:a] == "/"):
+            return True
+        return bool(_SIGNER_BEFORE.search(text, lo, a) and _CLOSED.match(text, b, b + _INITIALS_REACH))
+
+    skip = {w.upper() for w in not_initials}
+    initials = {i for i in initials_of(spans, text, "DOCTOR") | set(known) if i not in skip}
+    return _tag_initials(spans, text, initials, "DOCTOR", signs, relabel=False, skip=skip)
+
+
+@lru_cache(maxsize=8)
+def _dictation_line(keys: tuple[str, ...]) -> regex.Pattern | None:
+    """A dictation trailer: a line of initials groups (2-4 letters) joined by '/' or ':', maybe a job number
+    group, then, on the same line or the next, a dictation date key and a date ('GM/ak/9912', 'TCD/MC/TR',
+    'NW:GBN:51-52' before 'D: 3/29', 'DD 12-01-08', 'Dictated: June 19')."""
+    if not keys:
+        return None
+    alternatives = "|".join(regex.escape(k) for k in sorted(keys, key=len, reverse=True))
+    return regex.compile(r"^[ \t]*(?P<run>\p{L}{2,4}(?:[ \t]*[/:][ \t]*\p{L}{2,4}(?![\p{L}\d])){0,3})"
+                         r"(?P<job>[ \t]*[/:][ \t]*\p{L}?\d[\d-]*)?[ \t]*(?:\n[ \t]*)?"
+                         r"(?i:" + alternatives + r")[ \t]*:?[ \t]*(?:\d{1,4}[/.-]|\p{L}{3,9}\.?[ \t]+\d)", regex.MULTILINE)
+
+
+_GROUP = regex.compile(r"\p{L}{2,4}")
+
+
+def dictation_initials(spans: Sequence[Span], text: str, keys: Sequence[str]) -> list[Span]:
+    """The initials of a dictation trailer as DOCTOR (the dictating clinician's and the transcriptionist's:
+    'GM/ak/994606' then 'D: 3/29/2009', 'ctv/dr   DD: 1/30/11'): two groups or more, or one before a job
+    number, on a line of their own followed by a dictation date key of [merge] dictation_keys. Groups inside
+    another span are left alone."""
+    line = _dictation_line(tuple(keys))
+    if line is None:
+        return list(spans)
+    ordered = sort_spans(spans)
+    starts = [s.start for s in ordered]
+    added: list[Span] = []
+    for m in line.finditer(text):
+        groups = list(_GROUP.finditer(text, *m.span("run")))
+        if len(groups) < 2 and m.group("job") is None:
+            continue
+        for g in groups:
+            a, b = g.span()
+            i = bisect_right(starts, b - 1)
+            if i > 0 and ordered[i - 1].end > a:
+                continue
+            added.append(Span(a, b, "DOCTOR", "initials:propagate", 0.5))
+    return sort_spans(list(spans) + added) if added else list(spans)
+
+
+def _tag_initials(spans: Sequence[Span], text: str, initials: set[str], label: str, context, relabel: bool = True,
+                  middle: bool = False, skip: frozenset[str] | set[str] = frozenset()) -> list[Span]:
+    """Whole-word occurrences of `initials` (all capitals or all lower case; `middle`: two-letter ones also
+    with a middle initial between, _spelt) for which `context(a, b)` holds as `label` spans (source
+    'initials:propagate'), but words of `skip` (upper case); with `relabel`, a person span exactly on one takes
+    the label."""
+    if not initials:
+        return list(spans)
+    by_place = {(s.start, s.end): k for k, s in enumerate(spans)}
+    ordered = sort_spans(spans)
+    starts = [s.start for s in ordered]
+    out = list(spans)
+    added: list[Span] = []
+    alternatives = "|".join(_spelt(i, middle) for i in sorted(initials, key=len, reverse=True))
+    for m in regex.finditer(r"(?<![\p{L}\d'’.-])(?:" + alternatives + r")(?![\p{L}\d'’-])", text):
+        a, b = m.span()
+        if m.group().upper() in skip or not context(a, b):
+            continue
+        k = by_place.get((a, b))
+        if k is not None:
+            if relabel and spans[k].label in ("PATIENT", "DOCTOR") and spans[k].label != label:
+                out[k] = spans[k].with_label(label)
+            continue
+        i = bisect_right(starts, b - 1)
+        if i > 0 and ordered[i - 1].end > a:
+            continue  # inside another span
+        added.append(Span(a, b, label, "initials:propagate", 0.5))
+    return sort_spans(out + added) if added else out
+
+
+def _spelt(initials: str, middle: bool) -> str:
+    """The ways a name's initials are written, as a regex: in capitals or in lower case; with `middle`, two
+    letters also with a middle initial the name did not give between them ('CT': 'CT', 'CKT', 'ct', 'ckt')."""
+    up, low = regex.escape(initials), regex.escape(initials.lower())
+    if middle and len(initials) == 2:
+        return rf"{up[0]}\p{{Lu}}?{up[1:]}|{low[0]}\p{{Ll}}?{low[1:]}"
+    return f"{up}|{low}"
+
+
+def metadata_initials(known_phi: Iterable[tuple[str, str]], label: str) -> set[str]:
+    """Initials of the note's metadata names of this label (Note.known_phi): one value ('Quenby Tarrow') or
+    a first and a last name given apart, in that order ('Quenby', 'Tarrow': 'QT')."""
+    values = [v for v, lab in known_phi if lab == label and v.strip()][:4]
+    out: set[str] = set()
+    for i, v in enumerate(values):
+        out |= name_initials(v)
+        for w in values[i + 1:]:
+            out |= name_initials(f"{v} {w}")
+    return out
+
+
+def _blanks_back(text: str, pos: int) -> int:
+    """`pos` moved back over the blanks before it."""
+    while pos > 0 and text[pos - 1] in " \t":
+        pos -= 1
+    return pos

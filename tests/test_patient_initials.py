@@ -1,0 +1,147 @@
+"""Initials standing for a person (engine/initials.py): the patient's as the subject of a note, a clinician's
+where a note signs with them; in the note and across the patient's notes (invented text)."""
+
+from deid_core.config import load_config
+from deid_core.engine.initials import (
+    doctor_initials,
+    metadata_initials,
+    name_initials,
+    patient_initials,
+)
+from deid_core.engine.propagation import propagate_patient
+from deid_core.spans import Span
+
+VERBS = ["states", "says"]
+ROLES = ["pt", "md", "rn", "np"]
+OPTS = load_config({"merge": {"propagate_patient": True}}).merge
+
+
+def _at(text: str, part: str, label: str = "PATIENT", source: str = "crf:single", nth: int = 0) -> Span:
+    i = -1
+    for _ in range(nth + 1):
+        i = text.index(part, i + 1)
+    return Span(i, i + len(part), label, source)
+
+
+def _found(spans, text):
+    return [(text[s.start:s.end], s.label) for s in spans]
+
+
+def test_name_initials_in_writing_order_and_given_name_first_when_inverted():
+    assert name_initials("Quenby Tarrow") == {"QT"}
+    assert name_initials("Quenby K. Tarrow") == {"QKT", "QT"}
+    assert name_initials("Tarrow, Quenby") == {"QT"}
+    assert name_initials("Tarrow") == set()
+    assert name_initials("Ann Bo Cy Dee") == set()
+
+
+def test_initials_beside_the_name_and_as_the_subject_are_the_patient():
+    text = ("Pt: Tarrow, Quenby (QT)   41 YO F\nS: QT is a 41 yo woman. QT states she slept.\n"
+            "Pt QT, 41F, from home. qt (41 f) with pain.")
+    out = patient_initials([_at(text, "Tarrow, Quenby")], text, VERBS, ROLES)
+    assert _found(out, text) == [("Tarrow, Quenby", "PATIENT")] + [("QT", "PATIENT")] * 4 + [("qt", "PATIENT")]
+    assert {s.source for s in out[1:]} == {"initials:propagate"}
+
+
+def test_initials_a_crf_read_as_a_doctor_become_the_patient():
+    text = "PT TARROW, QUENBY (QT) 29YO MALE"
+    spans = [_at(text, "TARROW, QUENBY"), _at(text, "QT", "DOCTOR")]
+    assert _found(patient_initials(spans, text, VERBS, ROLES), text) == [("TARROW, QUENBY", "PATIENT"), ("QT", "PATIENT")]
+
+
+def test_initials_without_the_context_or_the_name_stay_clear():
+    text = ("Quenby Tarrow admitted. QT prolonged on ECG; QT interval 480. Abdominal imaging (QT) done. "
+            "Pt QT measured twice. Qt is a 41 yo.")
+    spans = [_at(text, "Quenby Tarrow")]
+    assert patient_initials(spans, text, VERBS, ROLES) == spans
+    other = "Pt: Ulmo Brisk (UB). CT is a 41 yo. Pt CT, 41F."  # CT is no initials of a name here
+    assert _found(patient_initials([_at(other, "Ulmo Brisk")], other, VERBS, ROLES), other) == [("Ulmo Brisk", "PATIENT"),
+                                                                                        ("UB", "PATIENT")]
+    doctor = "Dr. Quenby Tarrow (QT) saw him."  # a clinician's initials: only PATIENT names count
+    assert patient_initials([_at(doctor, "Quenby Tarrow", "DOCTOR")], doctor, VERBS, ROLES) == [
+        _at(doctor, "Quenby Tarrow", "DOCTOR")]
+
+
+def test_initials_inside_another_span_are_left_alone():
+    text = "Pt: Quenby Tarrow. ID QT-1 | QT is a 41 yo"
+    spans = [_at(text, "Quenby Tarrow"), _at(text, "QT is a 41", "DATE")]
+    assert patient_initials(spans, text, VERBS, ROLES) == spans
+
+
+def test_initials_cross_the_patients_notes_to_a_note_without_the_name():
+    a = "Pt: Tarrow, Quenby (QT) 41 YO F"
+    b = "PT QT, 41F, BIBA FROM HOME.\nHPI: QT IS A 41 Y/O FEMALE. CT and QT interval normal."
+    out = propagate_patient([(a, [_at(a, "Tarrow, Quenby")]), (b, [])], OPTS)
+    assert _found(out[1], b) == [("QT", "PATIENT"), ("QT", "PATIENT")]
+    off = load_config({"merge": {"propagate_patient": True, "patient_initials": False}}).merge
+    assert propagate_patient([(a, [_at(a, "Tarrow, Quenby")]), (b, [])], off)[1] == []
+
+
+def test_a_clinicians_initials_where_the_note_signs_with_them_are_the_doctor():
+    text = ("0800  TURNED L SIDE  QV\n1200 | 98% | QV\nINITIALS KEY: QV = QUINN VARGO, RN\n"
+            "QV/kb/99120\nTech QV.\nDictated by QV\n")
+    spans = [_at(text, "QUINN VARGO", "DOCTOR")]
+    out = doctor_initials(spans, text, ROLES)
+    assert _found(out, text) == [("QV", "DOCTOR")] * 3 + [("QUINN VARGO", "DOCTOR")] + [("QV", "DOCTOR")] * 3
+
+
+def test_a_clinicians_initials_elsewhere_or_credentials_stay_clear():
+    text = "Quinn Vargo, MD saw her. QV wave noted; QV interval normal. Per QV protocol. (QV) MD"
+    spans = [_at(text, "Quinn Vargo", "DOCTOR")]
+    assert doctor_initials(spans, text, ROLES) == spans
+    md = "Mara Dunn  MD\nsigned by MD"  # the initials 'MD' of Mara Dunn are a credential
+    assert doctor_initials([_at(md, "Mara Dunn", "DOCTOR")], md, ROLES) == [_at(md, "Mara Dunn", "DOCTOR")]
+    patient = "Pt Quinn Vargo.\nturned  QV"  # only DOCTOR names give clinicians' initials
+    assert doctor_initials([_at(patient, "Quinn Vargo")], patient, ROLES) == [_at(patient, "Quinn Vargo")]
+
+
+def test_a_clinicians_initials_cross_the_patients_notes():
+    a = "Attending: Quinn Vargo, MD"
+    b = "GM/QV/120\nCT and QV noted"
+    out = propagate_patient([(a, [_at(a, "Quinn Vargo", "DOCTOR")]), (b, [])], OPTS)
+    assert _found(out[1], b) == [("QV", "DOCTOR")]
+
+
+def test_the_metadata_names_give_initials_and_a_middle_initial_is_allowed_for_the_patient_only():
+    known = (("Quenby", "PATIENT"), ("Tarrow", "PATIENT"), ("Ulmo Brisk", "DOCTOR"))
+    assert metadata_initials(known, "PATIENT") == {"QT"}
+    assert metadata_initials(known, "DOCTOR") == {"UB"}
+    text = "Pt (QKT) 20yo female. qkt is a 20 yo. UKB  \nturned  UB\nlabs neg"
+    out = patient_initials([], text, VERBS, ROLES, metadata_initials(known, "PATIENT"))
+    assert _found(out, text) == [("QKT", "PATIENT"), ("qkt", "PATIENT")]
+    out = doctor_initials([], text, ROLES, metadata_initials(known, "DOCTOR") | {"NG"})
+    assert _found(out, text) == [("UB", "DOCTOR")]  # no middle initial on the clinicians' side ('UKB', 'neg')
+
+
+def test_a_word_of_not_initials_is_never_initials():
+    known = (("Pina", "PATIENT"), ("Tarrow", "PATIENT"))  # P. T.: 'pt states' is the patient, not a name
+    text = "pt states pain is controlled. Seen with pt, resting. PT is a 41 yo."  # an age: the subject
+    out = patient_initials([], text, VERBS, ROLES, metadata_initials(known, "PATIENT"))
+    assert [(text[s.start - 4:s.end], s.label) for s in out] == [("ng. PT", "PATIENT")]
+
+
+KEYS = ["d", "dd", "dt", "dict", "dictated", "transcribed"]
+
+
+def test_a_dictation_trailers_initials_are_the_doctor():
+    from deid_core.engine.initials import dictation_initials
+
+    cases = [("QUINN VARGO, M.D.\nQV/kb/994606\nD: 3/29/2009 2300", ["QV", "kb"]),
+             ("accompanied him.\n\nqvr/db   DD: 1/30/11\n", ["qvr", "db"]),
+             ("seen.\n\nQV/p696902\nDD: 2/6/23", ["QV"]),
+             ("end.\nTCD:MC:21-22\nDictated: June 19, 2011", ["TCD", "MC"])]
+    for text, found in cases:
+        assert [text[s.start:s.end] for s in dictation_initials([], text, KEYS)] == found, text
+    assert {s.label for s in dictation_initials([], cases[0][0], KEYS)} == {"DOCTOR"}
+
+
+def test_lines_that_are_no_dictation_trailer_stay_clear():
+    from deid_core.engine.initials import dictation_initials
+
+    for text in ["A/P: stable\nD: 3/4 reviewed", "BP/HR\nT 98.6", "HEENT NC/AT\nD: 3/4", "NC/AT\nDD none",
+                 "labs\nI/O 500/200\nD: 5", "QV/kb/994606\nplan: home", "QV\nD: 3/29"]:
+        assert dictation_initials([], text, KEYS) == [], text
+    assert dictation_initials([], "QV/kb\nD: 3/29", []) == []
+    text = "QV/kb/99\nD: 3/29"  # inside another span: left alone
+    ident = Span(0, 8, "IDNUM", "crf:single")
+    assert dictation_initials([ident], text, KEYS) == [ident]
