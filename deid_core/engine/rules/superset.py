@@ -25,7 +25,7 @@ import regex
 
 from deid_core.engine.rules.prefilter import risky_syntax
 
-_FLAGS = {"i": re.IGNORECASE, "m": re.MULTILINE, "s": re.DOTALL, "x": re.VERBOSE}
+_FLAGS = {"i": re.IGNORECASE, "m": re.MULTILINE, "s": re.DOTALL}
 _ASCII = [chr(c) for c in range(128)]
 _CATEGORY = {sre.CATEGORY_DIGIT: r"\d", sre.CATEGORY_NOT_DIGIT: r"\D", sre.CATEGORY_SPACE: r"\s",
              sre.CATEGORY_NOT_SPACE: r"\S", sre.CATEGORY_WORD: r"\w", sre.CATEGORY_NOT_WORD: r"\W"}
@@ -333,7 +333,7 @@ def superset(pattern: str, flags: str = "") -> tuple[str, ...] | None:
         return None
     re_flags = 0
     for f in flags:
-        if f not in _FLAGS:
+        if f not in _FLAGS:  # "x" included: `regex` and Python's parser read verbose patterns differently
             return None
         re_flags |= _FLAGS[f]
     try:
