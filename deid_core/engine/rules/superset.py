@@ -271,23 +271,27 @@ class _Reader:
         raise Unsupported(str(op))  # conditionals, unknown nodes
 
 
+def _children(op, av) -> list:
+    """The parsed sequences directly inside one item."""
+    if op is sre.SUBPATTERN:
+        return [av[3]]
+    if op in _REPEATS:
+        return [av[2]]
+    if op in (sre.ASSERT, sre.ASSERT_NOT):
+        return [av[1]]
+    if op is sre.ATOMIC_GROUP:
+        return [av]
+    if op is sre.BRANCH:
+        return list(av[1])
+    return []
+
+
 def _group(items, number: int):
     """The parsed body of capturing group `number`, or None."""
     for op, av in items:
-        subs = []
-        if op is sre.SUBPATTERN:
-            if av[0] == number:
-                return av[3]
-            subs = [av[3]]
-        elif op in _REPEATS:
-            subs = [av[2]]
-        elif op in (sre.ASSERT, sre.ASSERT_NOT):
-            subs = [av[1]]
-        elif op is sre.ATOMIC_GROUP:
-            subs = [av]
-        elif op is sre.BRANCH:
-            subs = list(av[1])
-        for sub in subs:
+        if op is sre.SUBPATTERN and av[0] == number:
+            return av[3]
+        for sub in _children(op, av):
             found = _group(sub, number)
             if found is not None:
                 return found
@@ -296,24 +300,7 @@ def _group(items, number: int):
 
 def _refers(items) -> bool:
     """The parsed items hold a back-reference."""
-    for op, av in items:
-        if op is sre.GROUPREF:
-            return True
-        if op is sre.SUBPATTERN:
-            subs = [av[3]]
-        elif op in _REPEATS:
-            subs = [av[2]]
-        elif op in (sre.ASSERT, sre.ASSERT_NOT):
-            subs = [av[1]]
-        elif op is sre.ATOMIC_GROUP:
-            subs = [av]
-        elif op is sre.BRANCH:
-            subs = list(av[1])
-        else:
-            subs = []
-        if any(_refers(sub) for sub in subs):
-            return True
-    return False
+    return any(op is sre.GROUPREF or any(_refers(sub) for sub in _children(op, av)) for op, av in items)
 
 
 def _flatten(items: list) -> list:
