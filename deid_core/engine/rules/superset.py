@@ -5,10 +5,10 @@ parser does not read the same way as `regex` gets no superset). Every character 
 explicit set of ASCII characters it matches, found by asking `regex` itself (case folding, `\\d \\w \\s`
 and `\\p{..}` included), so the result is exact on ASCII text where it is not widened on purpose:
 look-arounds drop out where they are not read as below (they only restrict), a back-reference becomes
-its group's pattern read in any case and without its assertions (a pattern with repeated group names and a
-back-reference is refused: the reference may name either group, and the numbers after it shift), possessive and atomic parts plain, lazy repeats greedy, `^`/`$` match at every line, and
-long counted repeats lose their upper bound (a smaller RE2 program). Dropping a restriction only widens
-what matches. A positive look-behind that opens the pattern is read as text before the match and a
+its group's pattern read in any case and without its assertions (a pattern with repeated group names and
+a back-reference is refused: the reference may name either group, and the numbers after it shift),
+possessive and atomic parts plain, lazy repeats greedy, `^`/`$` match at every line, and long counted
+repeats lose their upper bound (a smaller RE2 program). Dropping a restriction only widens what matches. A positive look-behind that opens the pattern is read as text before the match and a
 positive look-ahead that closes it as text after it; any other positive look-around every match passes
 through must itself be found in the note: a further pattern, all of which must be found.
 Only ASCII notes are screened (screen.py); any other note runs every rule.
