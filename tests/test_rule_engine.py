@@ -186,6 +186,9 @@ def test_guarded_rule_finds_the_same_spans(small):
     (r"(?<=a).b", "", None),  # may start with any character
     (r"[^a]b", "", None),  # a negated class
     (r"\p{Lu}x", "", None),  # syntax only `regex` reads
+    (r"(?:Smith){s<=1}", "", None),  # fuzzy: `regex` also matches "Xmith", Python's parser reads text
+    (r"(?:Smith){1i+1d<2}", "", None),
+    (r"(?x:\ a)", "", None),  # scoped verbose
 ])
 def test_first_class(pattern, flags, guard):
     assert first_class(pattern, flags) == guard

@@ -164,3 +164,53 @@ def test_a_failed_pass_screens_nothing_out():
     assert screen.possible("xyz 123") is None
 
 
+
+
+def _never_screened_out(pattern: str, text: str, flags: str = "") -> None:
+    """The rule matches text, so either it is not screened or all its supersets are found in text."""
+    import re2
+
+    names = {"i": regex.IGNORECASE, "m": regex.MULTILINE, "x": regex.VERBOSE}
+    compiled = regex.compile(pattern, sum(names[f] for f in flags))
+    assert compiled.search(text) is not None
+    found = superset(pattern, flags)
+    assert found is None or all(re2.search(p, text) for p in found), found
+
+
+@pytest.mark.parametrize("pattern, text", [
+    (r"(?:Smith){i<=1}", "Smiith"),
+    (r"(?:Smith){s<=1}", "Smyth"),
+    (r"(?:Smith){d<=1}", "Smth"),
+    (r"(?:Smith){1i+1d<2}", "Smth"),
+    (r"(?:Smith){e<=1}", "Smyth"),
+    (r"(?x:a{1, 3}b)", "aab"),
+])
+def test_fuzzy_matching_and_odd_braces_are_not_screened(pattern, text):
+    """`regex` reads {i<=1} (fuzzy) or {1, 3} (verbose) where Python's parser reads literal text (review11a #1)."""
+    _never_screened_out(pattern, text)
+    assert superset(pattern) is None
+
+
+def test_verbose_rules_are_not_screened():
+    """Flag x: `regex` reads a{1, 3} as a repeat, Python's parser as literal text (review11a #2)."""
+    _never_screened_out(r"a{1, 3}b", "aab", "x")
+    assert superset(r"a{1, 3}b", "x") is None
+    assert superset(r"(?x:ab)") is None
+
+
+@pytest.mark.parametrize("pattern, text, flags", [
+    (r"(?:(?P<x>a)|(?P<x>b))(?P=x)", "bb", ""),  # a repeated name: the reference may be to either group
+    (r"(?P<x>a)|(?P<x>b)(c)\2", "bcc", ""),  # a repeated name shifts the numbers of the groups after it
+    (r"((?-i:ab))x\1", "abxAB", "i"),  # compared case-insensitively although the group's own text is not
+    (r"(\ba)\1", "aa", ""),  # the copy need not stand where the group's assertions held
+    (r"(a$)\n\1", "a\nab", "m"),
+])
+def test_back_references_are_never_screened_out(pattern, text, flags):
+    """review11a #3: the text a back-reference matches, read from its group."""
+    _never_screened_out(pattern, text, flags)
+
+
+def test_repeated_group_names_with_a_back_reference_are_not_screened():
+    assert superset(r"(?:(?P<x>a)|(?P<x>b))(?P=x)") is None
+    assert superset(r"(?P<x>a)|(?P<x>b)(c)\2") is None
+    assert superset(r"(?P<a>x)|(?P<a>y)z") is not None  # without a back-reference the names do not matter

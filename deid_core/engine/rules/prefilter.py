@@ -15,8 +15,12 @@ import re
 from re import _constants as sre  # type: ignore[attr-defined]
 from re import _parser as sre_parse  # type: ignore[attr-defined]
 
-# syntax `re` does not parse, or parses differently from `regex` (nested sets, properties, versions...)
-_RISKY = re.compile(r"\[\[|\\[pPNXGmMKQE]|\(\?[Vrfb]|\(\?\||\(\?\(|\(\?&|\(\?[R0-9]|\(\?P>|\{e|\(\?[a-zA-Z]+\)")
+# syntax `re` does not parse, or parses differently from `regex` (nested sets, properties, versions, scoped
+# verbose `(?x:` / `(?-x:`...)
+_RISKY = re.compile(r"\[\[|\\[pPNXGmMKQE]|\(\?[Vrfb]|\(\?\||\(\?\(|\(\?&|\(\?[R0-9]|\(\?P>|\{e|\(\?[a-zA-Z]+\)"
+                    r"|\(\?[a-zA-Z-]*x")
+# an escape, or a `{` and what follows it when that is a counted repeat both parsers read alike ({2}, {1,3}, {2,}, {,3})
+_BRACE_OK = re.compile(r"\\[pPNxuU]\{[^{}]*\}|\\.|\{(?:\d+(?:,\d*)?|,\d+)\}|[^\\{]", re.DOTALL)
 _CATEGORIES = {sre.CATEGORY_DIGIT: r"\d", sre.CATEGORY_NOT_DIGIT: r"\D", sre.CATEGORY_SPACE: r"\s",
                sre.CATEGORY_NOT_SPACE: r"\S", sre.CATEGORY_WORD: r"\w", sre.CATEGORY_NOT_WORD: r"\W"}
 _ZERO_WIDTH = (sre.AT, sre.ASSERT, sre.ASSERT_NOT)
@@ -26,7 +30,19 @@ _FLAGS = {"i": re.IGNORECASE, "m": re.MULTILINE, "s": re.DOTALL}
 
 def risky_syntax(pattern: str) -> bool:
     """True when the pattern may hold syntax Python's parser does not read as `regex` does."""
-    return _RISKY.search(pattern) is not None
+    return _RISKY.search(pattern) is not None or _odd_brace(pattern)
+
+
+def _odd_brace(pattern: str) -> bool:
+    """A `{` that is not a plain counted repeat: fuzzy matching ({i<=1}, {1i+1d<2}; `regex` only), a blank
+    inside ({1, 3}, a repeat to `regex` in verbose mode)... which Python's parser reads as literal text."""
+    pos = 0
+    while pos < len(pattern):
+        m = _BRACE_OK.match(pattern, pos)
+        if m is None:
+            return True
+        pos = m.end()
+    return False
 
 
 class _Any(Exception):

@@ -4,10 +4,11 @@ Read off the pattern parsed by Python's own regex parser (as prefilter.first_cla
 parser does not read the same way as `regex` gets no superset). Every character class becomes the
 explicit set of ASCII characters it matches, found by asking `regex` itself (case folding, `\\d \\w \\s`
 and `\\p{..}` included), so the result is exact on ASCII text where it is not widened on purpose:
-look-arounds drop out where they are not read as below (they only restrict), back-references become
-"anything", possessive and atomic parts plain, lazy repeats greedy, `^`/`$` match at every line, and
-long counted repeats lose their upper bound (a smaller RE2 program). Dropping a restriction only widens
-what matches. A positive look-behind that opens the pattern is read as text before the match and a
+look-arounds drop out where they are not read as below (they only restrict), a back-reference becomes
+its group's pattern read in any case and without its assertions (a pattern with repeated group names and
+a back-reference is refused: the reference may name either group, and the numbers after it shift),
+possessive and atomic parts plain, lazy repeats greedy, `^`/`$` match at every line, and long counted
+repeats lose their upper bound (a smaller RE2 program). Dropping a restriction only widens what matches. A positive look-behind that opens the pattern is read as text before the match and a
 positive look-ahead that closes it as text after it; any other positive look-around every match passes
 through must itself be found in the note: a further pattern, all of which must be found.
 Only ASCII notes are screened (screen.py); any other note runs every rule.
@@ -25,7 +26,7 @@ import regex
 
 from deid_core.engine.rules.prefilter import risky_syntax
 
-_FLAGS = {"i": re.IGNORECASE, "m": re.MULTILINE, "s": re.DOTALL, "x": re.VERBOSE}
+_FLAGS = {"i": re.IGNORECASE, "m": re.MULTILINE, "s": re.DOTALL}
 _ASCII = [chr(c) for c in range(128)]
 _CATEGORY = {sre.CATEGORY_DIGIT: r"\d", sre.CATEGORY_NOT_DIGIT: r"\D", sre.CATEGORY_SPACE: r"\s",
              sre.CATEGORY_NOT_SPACE: r"\S", sre.CATEGORY_WORD: r"\w", sre.CATEGORY_NOT_WORD: r"\W"}
@@ -88,6 +89,7 @@ class _Reader:
         self.properties = properties
         self.tree = tree  # the whole parsed pattern (for the group a back-reference names)
         self.extra: list[str] = []
+        self.copying = 0  # > 0 while reading a group's pattern for a back-reference's copy of its text
 
     def _u(self, code: int) -> str:
         """A code point as `regex` source (a placeholder as its \\p{..})."""
@@ -221,6 +223,8 @@ class _Reader:
         if op is sre.ANY:
             return r"(?s:.)" if dotall else r"[^\n]"
         if op is sre.AT:
+            if self.copying:  # the copy need not stand where the group's assertions held: `(\\ba)\\1` finds "aa"
+                return ""
             if av in (sre.AT_BEGINNING, sre.AT_BEGINNING_LINE):
                 return "(?m:^)"
             if av in (sre.AT_END, sre.AT_END_LINE):
@@ -247,7 +251,8 @@ class _Reader:
             return f"(?:{body}){rep}"
         if op is sre.SUBPATTERN:
             _, add, drop, sub = av
-            inner_i = (icase or bool(add & re.IGNORECASE)) and not drop & re.IGNORECASE
+            # a back-reference compares the whole copy in its own case mode, whatever the group's scoped flags
+            inner_i = bool(self.copying) or (icase or bool(add & re.IGNORECASE)) and not drop & re.IGNORECASE
             inner_s = (dotall or bool(add & re.DOTALL)) and not drop & re.DOTALL
             return f"(?:{self.seq(sub, inner_i, inner_s, must, lead, trail)})"
         if op is sre.ATOMIC_GROUP:
@@ -256,31 +261,46 @@ class _Reader:
             return "(?:" + "|".join(self.seq(alt, icase, dotall, False, lead, trail) for alt in av[1]) + ")"
         if op is sre.GROUPREF:  # the text the group matched: a match of its pattern, read in any case
             body = _group(self.tree, av)
-            return r"(?s:.)*" if body is None else f"(?:{self.seq(body, True, True, False)})"
+            if body is None:
+                return r"(?s:.)*"
+            self.copying += 1
+            try:
+                return f"(?:{self.seq(body, True, True, False)})"
+            finally:
+                self.copying -= 1
         raise Unsupported(str(op))  # conditionals, unknown nodes
+
+
+def _children(op, av) -> list:
+    """The parsed sequences directly inside one item."""
+    if op is sre.SUBPATTERN:
+        return [av[3]]
+    if op in _REPEATS:
+        return [av[2]]
+    if op in (sre.ASSERT, sre.ASSERT_NOT):
+        return [av[1]]
+    if op is sre.ATOMIC_GROUP:
+        return [av]
+    if op is sre.BRANCH:
+        return list(av[1])
+    return []
 
 
 def _group(items, number: int):
     """The parsed body of capturing group `number`, or None."""
     for op, av in items:
-        subs = []
-        if op is sre.SUBPATTERN:
-            if av[0] == number:
-                return av[3]
-            subs = [av[3]]
-        elif op in _REPEATS:
-            subs = [av[2]]
-        elif op in (sre.ASSERT, sre.ASSERT_NOT):
-            subs = [av[1]]
-        elif op is sre.ATOMIC_GROUP:
-            subs = [av]
-        elif op is sre.BRANCH:
-            subs = list(av[1])
-        for sub in subs:
+        if op is sre.SUBPATTERN and av[0] == number:
+            return av[3]
+        for sub in _children(op, av):
             found = _group(sub, number)
             if found is not None:
                 return found
     return None
+
+
+def _refers(items) -> bool:
+    """The parsed items hold a back-reference."""
+    return any(op is sre.GROUPREF or any(_refers(sub) for sub in _children(op, av)) for op, av in items)
 
 
 def _flatten(items: list) -> list:
@@ -296,8 +316,9 @@ def _flatten(items: list) -> list:
     return out
 
 
-def _prepare(pattern: str) -> tuple[str, dict[int, str]]:
-    """The pattern as Python's parser takes it: each \\p{..} a placeholder, repeated group names dropped."""
+def _prepare(pattern: str) -> tuple[str, dict[int, str], bool]:
+    """The pattern as Python's parser takes it: each \\p{..} a placeholder, repeated group names dropped
+    (and whether any was)."""
     properties: dict[int, str] = {}
     parts, pos, k = [], 0, 0
     while True:
@@ -316,14 +337,16 @@ def _prepare(pattern: str) -> tuple[str, dict[int, str]]:
         pos = k = m.end()
     text = "".join(parts) + pattern[pos:]
     seen: set[str] = set()
+    repeated = [False]
 
     def rename(m: re.Match) -> str:
-        if m.group(1) in seen:
-            return "("  # the same group number; a back-reference to the name reads "anything" anyway
+        if m.group(1) in seen:  # `regex` gives it the first one's number, Python's parser a new one: only
+            repeated[0] = True  # a pattern without back-references reads the same (superset() checks)
+            return "("
         seen.add(m.group(1))
         return m.group(0)
 
-    return _NAMED_GROUP.sub(rename, text), properties
+    return _NAMED_GROUP.sub(rename, text), properties, repeated[0]
 
 
 def superset(pattern: str, flags: str = "") -> tuple[str, ...] | None:
@@ -333,16 +356,18 @@ def superset(pattern: str, flags: str = "") -> tuple[str, ...] | None:
         return None
     re_flags = 0
     for f in flags:
-        if f not in _FLAGS:
+        if f not in _FLAGS:  # "x" included: `regex` and Python's parser read verbose patterns differently
             return None
         re_flags |= _FLAGS[f]
     try:
-        text, properties = _prepare(pattern)
+        text, properties, repeated = _prepare(pattern)
         if risky_syntax(text):
             return None
         with warnings.catch_warnings():
             warnings.simplefilter("error")  # "possible nested set" and the like: `regex` may read it otherwise
             parsed = sre_parse.parse(text, re_flags)
+        if repeated and _refers(list(parsed)):
+            return None
         reader = _Reader(properties, list(parsed))
         icase, dotall = bool(re_flags & re.IGNORECASE), bool(re_flags & re.DOTALL)
         main = reader.parts(list(parsed), icase, dotall)
