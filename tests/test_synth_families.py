@@ -26,7 +26,12 @@ from deid_core.training.synth.catalog import (
 )
 from deid_core.training.synth.generate import patient_identity
 from deid_core.training.synth.lexicon import pools
-from deid_core.training.synth.notetypes import TemplateError, breadth_overlay, note_types, with_breadth
+from deid_core.training.synth.notetypes import (
+    TemplateError,
+    breadth_overlay,
+    note_types,
+    with_breadth,
+)
 from deid_core.training.synth.template import Ref, Slot, render
 from deid_core.training.synth.values import ROLES, NoteValues
 

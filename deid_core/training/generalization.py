@@ -30,8 +30,8 @@ from pathlib import Path
 
 from deid_core.bundle import Bundle
 from deid_core.config import Config, ConfigError, load_config
-from deid_core.config.recipe import breadth_file
 from deid_core.config import Recipe as TrainingRecipe
+from deid_core.config.recipe import breadth_file
 from deid_core.engine.pipeline import build_deidentifier, build_stage
 from deid_core.io.physionet import read_physionet
 from deid_core.keys import DEMO_KEY
