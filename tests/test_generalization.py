@@ -5,6 +5,7 @@ readable-names measure counts right, and the whole benchmark runs (--quick)."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -177,6 +178,17 @@ def test_blind_corpus_gives_totals_only():
     assert isinstance(blind.reinserted("oov", KEY, INSERT), BlindCorpus)
 
 
+def test_a_breadth_overlay_reaching_a_held_out_type_is_refused(tmp_path):
+    cfg = bench_settings(quick=True)
+    _, held = synth_types(cfg)
+    overlay = tmp_path / "wide.toml"
+    overlay.write_text(f'part = "w"\ntypes = ["radiology", "{held[0]}"]\n[snippets]\nw = ["Seen."]\n')
+    recipe = training_recipe(cfg, quick=True)
+    recipe = replace(recipe, synthetic=replace(recipe.synthetic, breadth=(str(overlay),)))
+    with pytest.raises(ConfigError, match=f"types \\['{held[0]}'\\] are held out"):
+        synthetic_training(recipe, held)
+
+
 def test_leave_type_out_training_never_sees_held_out_types():
     cfg = bench_settings(quick=True)
     train, held = synth_types(cfg)
@@ -243,27 +255,37 @@ def test_easyadapt_switch_trains_domains_and_the_domain_is_a_tagging_choice(phys
                      "--data", str(physionet_dir), *flags]) == 0
         return json.loads(out.read_text())
 
-    general = tune("--easyadapt", "on", "--domain", "general")
+    # the profile's own recipe (conf/profiles/physionet.toml [model] recipe) trained like the default rows' now:
+    # the same fold bundles serve both
+    general = tune("--easyadapt", "on", "--domain", "general", "--recipe", "physionet")
     assert general["setup"]["easyadapt"] and general["setup"]["domain"] == "general"
-    # the profile's bundles are trained like the default rows' now: the same fold bundles serve both
+    assert general["setup"]["profile_recipe"] == "physionet"
     assert list(general["setup"]["bundles"]) == ["cv2-fold1-easyadapt", "cv2-fold2-easyadapt"]
     for b in general["setup"]["bundles"].values():  # fold bundles trained with a domain copy per corpus
         assert b["trained_now"]
         crf = load_bundle(b["path"]).manifest["components"]["crf"]
         assert crf["easyadapt"] and crf["target_domain"] == "T"
-    source = tune("--easyadapt", "on")  # the recipe's domain ([crf.tagging] domain): the same fold bundles
+    source = tune("--easyadapt", "on", "--recipe", "physionet")  # the recipe's domain ([crf.tagging] domain): the same fold bundles
     assert source["setup"]["domain"] == "source"
     assert all(not b["trained_now"] for b in source["setup"]["bundles"].values())
     assert [b["id"] for b in source["setup"]["bundles"].values()] == [
         b["id"] for b in general["setup"]["bundles"].values()]
     cv_general, cv_source = general["reinsert"]["tune_cv"], source["reinsert"]["tune_cv"]
     assert cv_general["original_physionet"]["report"] == cv_source["original_physionet"]["report"]  # the profile's copy
-    off = tune("--easyadapt", "off")
+    off = tune("--easyadapt", "off", "--recipe", "physionet")
     assert not off["setup"]["easyadapt"]
     for name, b in off["setup"]["bundles"].items():  # pooled folds trained now; the profile's EasyAdapt ones reused
         easy = load_bundle(b["path"]).manifest["components"]["crf"]["easyadapt"]
         assert (b["trained_now"], easy) == ((False, True) if name.endswith("-easyadapt") else (True, False))
     assert off["reinsert"]["tune_cv"]["original_physionet"]["report"] == cv_source["original_physionet"]["report"]
+    # another default recipe (here with a breadth overlay) never reaches the profile's bundles: the same ones
+    wide = tune("--easyadapt", "off", "--recipe", "breadth11")
+    for name, b in wide["setup"]["bundles"].items():
+        assert b["trained_now"] != name.endswith("-easyadapt")
+        assert b["recipe"] == ("physionet" if name.endswith("-easyadapt") else "breadth11")
+        if name.endswith("-easyadapt"):
+            assert b["id"] == off["setup"]["bundles"][name]["id"]
+    assert wide["reinsert"]["tune_cv"]["original_physionet"]["report"] == cv_source["original_physionet"]["report"]
 
 
 def test_bad_data_folder_exits_2(tmp_path, capsys):

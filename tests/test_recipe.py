@@ -44,13 +44,28 @@ def test_recipe_typed_and_checked(tmp_path):
         recipe_settings("nosuch")
     bad = tmp_path / "bad.toml"
     bad.write_text('[reinsert]\ncopies = 1\nkinds = ["oov"]\nkey = "k"\nconfig = "evaluation/reinsert.toml"\n'
-                   'coppies = 2\n[synthetic]\nnotes = 1\nseed = 1\npatients = 1\n')
+                   'coppies = 2\n[synthetic]\nnotes = 1\nseed = 1\npatients = 1\nbreadth = []\n')
     with pytest.raises(ConfigError, match=r"\[reinsert\] unknown key 'coppies'"):
         recipe_settings(str(bad))
     bad.write_text('[reinsert]\ncopies = 1\nkinds = ["typo"]\nkey = "k"\nconfig = "evaluation/reinsert.toml"\n'
-                   '[synthetic]\nnotes = 1\nseed = 1\npatients = 1\n')
+                   '[synthetic]\nnotes = 1\nseed = 1\npatients = 1\nbreadth = []\n')
     with pytest.raises(ConfigError, match="kinds"):
         recipe_settings(str(bad))
+    bad.write_text('[reinsert]\ncopies = 0\nkinds = ["oov"]\nkey = "k"\nconfig = "evaluation/reinsert.toml"\n'
+                   '[synthetic]\nnotes = 1\nseed = 1\npatients = 1\nbreadth = ["nosuch"]\n')
+    with pytest.raises(ConfigError, match="breadth names 'nosuch': no such overlay"):
+        recipe_settings(str(bad))
+
+
+def test_each_shipped_bundle_names_its_recipe_and_the_profiles_takes_no_breadth():
+    """conf/deidentify.toml and the physionet profile name the recipe of their bundle; the profile's
+    recipe names no breadth overlay, so the default recipe's breadth cannot reach models/physionet."""
+    from deid_core.config import load_config
+
+    default, profile = load_config(), load_config().with_file("profiles/physionet.toml")
+    assert (default.model.bundle, profile.model.bundle) == ("default", "physionet")
+    assert default.model.recipe != profile.model.recipe
+    assert recipe_settings(profile.model.recipe).synthetic.breadth == ()
 
 
 def test_copies_rotate_kinds_and_skip_notes_without_phi():
@@ -99,7 +114,7 @@ def test_deid_train_with_a_recipe(tmp_path):
     write_physionet(Corpus(notes, {n.note_id: _gold() for n in notes}), data)  # invented notes, PhysioNet layout
     recipe = tmp_path / "tiny.toml"
     recipe.write_text('[reinsert]\ncopies = 2\nkinds = ["oov", "lower"]\nkey = "k"\n'
-                      'config = "evaluation/reinsert.toml"\n[synthetic]\nnotes = 12\nseed = 3\npatients = 4\n')
+                      'config = "evaluation/reinsert.toml"\n[synthetic]\nnotes = 12\nseed = 3\npatients = 4\nbreadth = []\n')
     crf = tmp_path / "crf.toml"
     from deid_core.config import conf_dir
 

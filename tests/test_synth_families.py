@@ -26,7 +26,12 @@ from deid_core.training.synth.catalog import (
 )
 from deid_core.training.synth.generate import patient_identity
 from deid_core.training.synth.lexicon import pools
-from deid_core.training.synth.notetypes import note_types
+from deid_core.training.synth.notetypes import (
+    TemplateError,
+    breadth_overlay,
+    note_types,
+    with_breadth,
+)
 from deid_core.training.synth.template import Ref, Slot, render
 from deid_core.training.synth.values import ROLES, NoteValues
 
@@ -223,3 +228,29 @@ def test_render_values_are_deterministic_per_rng():
         values = NoteValues(rng, patient, dt.date(2020, 1, 2), 0, pools(5))
         outs.append(render(parts, values, rng)[0])
     assert outs[0] == outs[1]
+
+
+def test_a_breadth_overlay_adds_its_optional_part_to_its_types_only(tmp_path):
+    """Without an overlay the families are the files' (the same corpus); with one, notes of its types
+    may end with its part, other types never; the shipped overlays render without unannotated PHI."""
+    assert note_types(()) == note_types()
+    overlay = breadth_overlay("ctx11")
+    assert "echo" not in overlay.types and {"icu_nursing", "discharge_summary"} <= set(overlay.types)
+    plain = generate(300, seed=9, exclude=("echo", "portal", "telephone"))
+    wide = generate(300, seed=9, exclude=("echo", "portal", "telephone"), breadth=("ctx11",))
+    assert [n.note_type for n in plain] != [] and any(a.text != b.text for a, b in zip(plain, wide, strict=True))
+    assert audit_corpus(wide, 9) == []
+    lines = {n.text.rstrip().splitlines()[-1].lower() for n in wide}
+    assert {"hometown: not obtained.", "record no. requested from clinic."} & lines  # a look-alike, no PHI
+    for fam in note_types(("ctx11",)):
+        added = [lay for lay in fam.layouts if lay[-1] == "breadth.ctx11?"]
+        assert len(added) == (len(fam.layouts) if fam.name in overlay.types else 0)
+    other = with_breadth(next(f for f in note_types() if f.name == "echo"), overlay)
+    assert "breadth.ctx11" not in other.parts  # a type the overlay does not list is untouched
+    bad = tmp_path / "typo.toml"
+    bad.write_text('part = "x"\ntypes = ["radiology"]\n[snippets]\ny = ["Seen."]\n')
+    with pytest.raises(TemplateError, match="part 'x' must be one of its"):
+        breadth_overlay(str(bad))
+    bad.write_text('part = "y"\ntypes = ["radiology", "nosuch"]\n[snippets]\ny = ["Seen."]\n')
+    with pytest.raises(TemplateError, match="unknown note types"):
+        note_types((str(bad),))

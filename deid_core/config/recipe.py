@@ -32,6 +32,7 @@ class RecipeSynthetic:
     notes: Count
     seed: int
     patients: Positive
+    breadth: tuple[str, ...]  # overlays conf/synth/breadth/NAME.toml: an optional part in their note types' layouts
 
 
 @dataclass(frozen=True)
@@ -63,4 +64,15 @@ def recipe_settings(name: str) -> Recipe:
         raise ConfigError(message(exc, (layer,))) from None
     if recipe.reinsert.copies and not recipe.reinsert.kinds:
         raise ConfigError(f"{path}: [reinsert] kinds is empty but copies = {recipe.reinsert.copies}")
+    for name in recipe.synthetic.breadth:
+        if not breadth_file(name).is_file():
+            known = ", ".join(sorted(p.stem for p in (conf_dir() / "synth" / "breadth").glob("*.toml")))
+            raise ConfigError(f"{path}: [synthetic] breadth names {name!r}: no such overlay "
+                              f"(conf/synth/breadth: {known or 'none'})")
     return recipe
+
+
+def breadth_file(name: str) -> Path:
+    """A breadth overlay by name, conf/synth/breadth/NAME.toml, or a path to a .toml file of that shape
+    (deid_core/training/synth/notetypes.py reads it)."""
+    return Path(name) if name.endswith(".toml") else conf_dir() / "synth" / "breadth" / f"{name}.toml"

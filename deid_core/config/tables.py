@@ -34,6 +34,8 @@ Seconds = Annotated[float, at_least(0)]
 Ref = Annotated[str, Check(lambda v: ":" in v, "'package.module:attribute'")]
 BundleName = Annotated[str, Check(lambda v: re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]*", v) is not None,
                                   "a bundle name under models/ (letters, digits, '_', '.', '-'; e.g. 'default')")]
+RecipeName = Annotated[str, Check(lambda v: re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]*", v) is not None,
+                                  "a recipe name under conf/recipes/ (letters, digits, '_', '.', '-'; e.g. 'previous')")]
 
 
 @dataclass(frozen=True)
@@ -184,6 +186,8 @@ class Testing:
 
 @dataclass(frozen=True)
 class ModelChoice:
-    """[model]: the model bundle a configuration (or profile) runs with, by name under models/ (--bundle DIR wins)."""
+    """[model]: the model bundle a configuration (or profile) runs with, by name under models/ (--bundle DIR wins),
+    and the training recipe that bundle is trained with (conf/recipes/NAME.toml: `deid train --recipe NAME`)."""
 
     bundle: BundleName
+    recipe: RecipeName

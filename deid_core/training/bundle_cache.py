@@ -1,5 +1,5 @@
 """Trained bundles cached by a digest of everything that shapes them: the training notes and gold,
-the effective configuration, conf/ (but conf/evaluation and conf/spark), and the code of the engine and
+the effective configuration, conf/ (but the folders of CONF_SKIP), and the code of the engine and
 of training. A re-run with the same inputs reuses the bundle; any change to an input trains anew."""
 
 from __future__ import annotations
@@ -23,6 +23,11 @@ log = logging.getLogger(__name__)
 
 _PKG = Path(__file__).resolve().parents[1]  # deid_core/
 # What a trained bundle depends on besides its data and configurations.
+# conf/ folders that shape no bundle except through what is hashed anyway: benchmark settings and Spark
+# logging shape none; recipes and synthetic templates only through the training docs (hashed note by
+# note); profiles only through the effective configuration (hashed). Editing a recipe or an overlay
+# then retrains only the bundles whose docs change (not, e.g., the physionet profile's).
+CONF_SKIP = ("evaluation", "spark", "recipes", "synth", "profiles")
 _CODE = ("engine", "text", "gazetteers", "doc.py", "spans.py", "notes.py", "taxonomy.py", "config",
          "bundle.py", "training/train.py")
 
@@ -44,7 +49,7 @@ def inputs_digest(docs: Sequence[TrainDoc], config: Config, extra: dict | None =
         n = d.doc.note
         h.update(json.dumps([n.note_id, n.patient_id, n.text, [list(k) for k in n.known_phi], d.domain,
                              [(s.start, s.end, s.label) for s in d.gold]]).encode())
-    _tree(h, conf_dir(), skip=("evaluation", "spark"))  # benchmark settings and Spark logging shape no bundle
+    _tree(h, conf_dir(), skip=CONF_SKIP)
     for part in _CODE:
         _tree(h, _PKG / part)
     return h.hexdigest()

@@ -13,8 +13,10 @@ synthetic metadata names as known PHI), recall first:
 One bundle (tune + synthetic training types) serves parts 1, 2, 4 and the blind re-insertion;
 bundles are cached by their inputs' digest (training.bundle_cache). The physionet-profile rows
 (blind part, tune CV `original_physionet`) are scored with the bundle the profile runs with: the
-same data trained with the profile's [crf.training] (conf/profiles/physionet.toml: EasyAdapt, like
-models/physionet), so those rows train their own bundles (the same ones when the settings agree).
+same patients and training types, with the profile's own recipe ([model] recipe) and [crf.training]
+(conf/profiles/physionet.toml: recipe `physionet`, EasyAdapt, like models/physionet), so those rows
+train their own bundles (the same ones when recipe and settings agree) and a default recipe under
+measurement (`--recipe R`) never reaches them.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from pathlib import Path
 from deid_core.bundle import Bundle
 from deid_core.config import Config, ConfigError, load_config
 from deid_core.config import Recipe as TrainingRecipe
+from deid_core.config.recipe import breadth_file
 from deid_core.engine.pipeline import build_deidentifier, build_stage
 from deid_core.io.physionet import read_physionet
 from deid_core.keys import DEMO_KEY
@@ -50,6 +53,7 @@ from deid_core.training.recipe import synthetic_docs, synthetic_provenance, targ
 from deid_core.training.reinsert import reinsert
 from deid_core.training.synth import SynthNote, generate
 from deid_core.training.synth.catalog import type_names
+from deid_core.training.synth.notetypes import breadth_overlay
 from deid_core.training.synth.output import to_corpus
 from deid_core.training.train import TrainDoc, patient_folds
 
@@ -102,7 +106,13 @@ def synth_types(cfg: Generalization) -> tuple[list[str], list[str]]:
 
 def synthetic_training(recipe: TrainingRecipe, held_out: Sequence[str]) -> tuple[list[TrainDoc], Counter]:
     """The recipe's synthetic corpus without the held-out types (the generator's own exclusion):
-    (source-domain docs, note types of those docs)."""
+    (source-domain docs, note types of those docs). A breadth overlay that names a held-out type is
+    refused (held-out types are never trained on, not even through an overlay)."""
+    for name in recipe.synthetic.breadth:
+        reached = sorted(set(breadth_overlay(name).types) & set(held_out))
+        if reached:
+            raise ConfigError(f"{breadth_file(name)}: types {reached} are held out "
+                              "(conf/evaluation/synth_type_split.tsv): a breadth overlay may name training types only")
     return synthetic_docs(recipe, held_out)
 
 
@@ -130,6 +140,7 @@ class Bench:
         self.insert_config = load_config().with_file(self.cfg.reinsert.config)
         self.profile = self.config.with_file(self.cfg.blind.profile)  # checked now, before any work
         self.profile_training = profile_training(self.cfg, self.quick, self.config, self.profile)
+        self.profile_recipe = training_recipe(self.cfg, self.quick, self.profile.model.recipe)
         self.rules = build_stage(self.config, "rules", None)
         split = read_tsv_split(self.cfg.blind.split, "patient_id", ("tune", "blind"))
         self.tune, self.tune_gold, self.blind = split_corpus(read_physionet(self.data), split)
@@ -139,32 +150,38 @@ class Bench:
             self.tune = [n for n in self.tune if n.patient_id in keep]
             self.blind = self.blind.first_patients(q.blind_patients)
         self.train_types, self.held_out_types = synth_types(self.cfg)
-        self.synth_docs, self.synth_type_counts = synthetic_training(self.recipe, self.held_out_types)
+        self.synth = {self.recipe: synthetic_training(self.recipe, self.held_out_types)}
+        if self.profile_recipe not in self.synth:
+            self.synth[self.profile_recipe] = synthetic_training(self.profile_recipe, self.held_out_types)
         self.key = self.cfg.reinsert.key.encode()
 
-    def bundle(self, name: str, notes: Sequence[Note], config: Config | None = None) -> Bundle:
+    def bundle(self, name: str, notes: Sequence[Note], profile: bool = False) -> Bundle:
         """The recipe trained on these PhysioNet notes (gold harmonized, re-inserted copies) + the
-        synthetic training types (cached); `config`: training settings other than the recipe's
-        (the profile's), named with an '-easyadapt' suffix when EasyAdapt is on."""
-        config = config or self.config
+        synthetic training types (cached); `profile`: the profile's recipe and training settings
+        instead (named with an '-easyadapt' suffix when EasyAdapt is on)."""
+        config = self.profile_training if profile else self.config
+        recipe = self.profile_recipe if profile else self.recipe
         if config.crf.training.easyadapt:
             name += "-easyadapt"
-        memo = ("bundle", name, id(config))  # the profile rows trained like the default rows: the same bundle
+        memo = ("bundle", name, id(config), recipe)  # the profile rows trained like the default rows: the same bundle
         if memo not in self._memo:
-            self._memo[memo] = self._train(name, notes, config)
+            self._memo[memo] = self._train(name, notes, config, recipe,
+                                           self.profile.model.recipe if profile else self.cfg.recipe.name)
         return self._memo[memo]
 
-    def _train(self, name: str, notes: Sequence[Note], config: Config) -> Bundle:
+    def _train(self, name: str, notes: Sequence[Note], config: Config, recipe: TrainingRecipe,
+               recipe_name: str) -> Bundle:
         """The cached (or newly trained) bundle, recorded in the results' setup."""
-        docs = target_docs(notes, self.tune_gold, config.crf, self.recipe) + self.synth_docs
-        extra = {"benchmark": "generalization", "physionet_notes": len(notes), "recipe": self.cfg.recipe.name,
-                 "synthetic_note_types": dict(sorted(self.synth_type_counts.items())), **synthetic_provenance(self.recipe)}
+        synth_docs, synth_types = self.synth[recipe]
+        docs = target_docs(notes, self.tune_gold, config.crf, recipe) + synth_docs
+        extra = {"benchmark": "generalization", "physionet_notes": len(notes), "recipe": recipe_name,
+                 "synthetic_note_types": dict(sorted(synth_types.items())), **synthetic_provenance(recipe)}
         t0 = time.process_time()
         bundle, trained = cached_bundle(docs, config, self.cache, name, rules=self.rules.feature_spans, extra=extra)
         self.results.setdefault("setup", {}).setdefault("bundles", {})[name] = {
             "id": bundle.id[:12], "path": str(bundle.path), "trained_now": trained,
             "train_cpu_s": round(time.process_time() - t0) if trained else 0,
-            "notes": bundle.manifest["training"]["notes"],
+            "notes": bundle.manifest["training"]["notes"], "recipe": recipe_name,
             "synthetic_note_types": bundle.manifest["training"]["synthetic_note_types"]}
         return bundle
 
@@ -179,7 +196,7 @@ class Bench:
 
     def profile_main_bundle(self) -> Bundle:
         """Tune patients + synthetic training types, trained like the profile's bundle: the blind profile row."""
-        return self.bundle("tune+synth_train", self.tune, self.profile_training)
+        return self.bundle("tune+synth_train", self.tune, profile=True)
 
     def once(self, key: str, compute: Callable[[], dict]) -> dict:
         """An evaluation computed once per run (parts share them)."""
@@ -246,7 +263,7 @@ class Bench:
                     p, o = run_pipeline(deid, [n for n in variants[kind][0] if n.patient_id in held])
                     pred[kind].update(p)
                     outs[kind].update(o)
-                pbundle = self.bundle(f"cv{len(folds)}-fold{i + 1}", train, self.profile_training)
+                pbundle = self.bundle(f"cv{len(folds)}-fold{i + 1}", train, profile=True)
                 p, o = run_pipeline(self.deid(pbundle, self.profile), [n for n in self.tune if n.patient_id in held])
                 pred[PROFILED].update(p)
                 outs[PROFILED].update(o)
@@ -299,6 +316,7 @@ def run(bench: Bench, parts: Sequence[str]) -> dict:
         "max_iterations": bench.config.crf.training.max_iterations,
         "easyadapt": bench.config.crf.training.easyadapt, "domain": bench.tagging.crf.tagging.domain,
         "profile_easyadapt": bench.profile_training.crf.training.easyadapt,
+        "profile_recipe": bench.profile.model.recipe,
         "profile_domain": bench.profile.crf.tagging.domain})
     kinds = list(bench.cfg.reinsert.kinds)
     if "blind" in parts:

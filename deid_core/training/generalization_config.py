@@ -108,9 +108,12 @@ def settings(quick: bool = False, path: str | Path | None = None, recipe: str | 
     return cfg.quick_sizes() if quick else cfg
 
 
-def training_recipe(cfg: Generalization, quick: bool) -> TrainingRecipe:
-    """The recipe [recipe] names, with the [quick] synthetic sizes when asked."""
-    recipe = recipe_settings(cfg.recipe.name)
+def training_recipe(cfg: Generalization, quick: bool, name: str | None = None) -> TrainingRecipe:
+    """The recipe [recipe] names (or `name`: a profile's [model] recipe), with the [quick] synthetic sizes when asked."""
+    recipe = recipe_settings(name or cfg.recipe.name)
+    if recipe.synthetic.notes and cfg.layouts.test_seed == recipe.synthetic.seed:
+        raise ConfigError(f"recipe {name or cfg.recipe.name}: [synthetic] seed must differ from the benchmark's "
+                          "[layouts] test_seed")
     if not quick:
         return recipe
     q, replace = cfg.quick, dataclasses.replace

@@ -139,7 +139,8 @@ def _profile_setup(s: Mapping) -> str:
     if "profile_easyadapt" not in s:
         return ""
     how = f"EasyAdapt, {s['profile_domain']} copy" if s["profile_easyadapt"] else "pooled"
-    return f" (physionet-profile rows: own bundles, {how})"
+    recipe = f"recipe {s['profile_recipe']}, " if "profile_recipe" in s else ""
+    return f" (physionet-profile rows: own bundles, {recipe}{how})"
 
 
 def format_report(res: Mapping) -> str:

@@ -75,6 +75,6 @@ def synthetic_docs(recipe: Recipe, exclude_types: Sequence[str] = ()) -> tuple[l
     s = recipe.synthetic
     if not s.notes:
         return [], Counter()
-    notes = generate(s.notes, s.seed, s.patients, exclude=tuple(exclude_types))
+    notes = generate(s.notes, s.seed, s.patients, exclude=tuple(exclude_types), breadth=s.breadth)
     corpus = to_corpus(notes)
     return make_docs(corpus.notes, corpus.gold, domain="S"), Counter(n.note_type for n in notes)

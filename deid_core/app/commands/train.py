@@ -8,6 +8,11 @@ and generated synthetic notes are pooled too (training.recipe; the default bundl
 K-fold CV of the full hybrid (rules + CRF + merge) is run first and its metrics recorded in
 bundle.json; with --tune, c1/c2 are chosen on it from the grid of conf/crf.toml (best overlap F2:
 recall first).
+
+Each shipped bundle is retrained with the recipe its configuration names ([model] recipe) and, for a
+profile, the profile's [crf.training] (models/<bundle>/README.md has the whole command):
+  models/default    deid train --physionet DIR --recipe previous --output models/default
+  models/physionet  deid train --physionet DIR --recipe physionet --easyadapt on --output models/physionet
 """
 
 from __future__ import annotations
@@ -54,7 +59,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--report", default=None, help="write the CV report JSON here too")
     p.add_argument("--recipe", default=None,
                    help="training recipe: conf/recipes/NAME.toml or a .toml file (re-inserted copies of the "
-                        "--physionet notes + generated synthetic notes, pooled; e.g. 'default')")
+                        "--physionet notes + generated synthetic notes, pooled); a configuration's [model] recipe "
+                        "names the one its bundle is trained with (models/default: 'previous'; models/physionet: "
+                        "'physionet' with --easyadapt on)")
 
 
 def run(args: argparse.Namespace) -> int:

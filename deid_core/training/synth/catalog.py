@@ -49,9 +49,9 @@ def resolve(include: tuple[str, ...] = (), exclude: tuple[str, ...] = ()) -> tup
 
 
 @lru_cache(maxsize=64)
-def _pool(selected: tuple[str, ...]) -> tuple[tuple[NoteType, ...], tuple[float, ...]]:
-    """The selected families and their cumulative weights."""
-    fams = tuple(f for f in note_types() if f.family in selected)
+def _pool(selected: tuple[str, ...], breadth: tuple[str, ...] = ()) -> tuple[tuple[NoteType, ...], tuple[float, ...]]:
+    """The selected families (with the named breadth overlays) and their cumulative weights."""
+    fams = tuple(f for f in note_types(breadth) if f.family in selected)
     cum, total = [], 0.0
     for f in fams:
         total += f.weight
@@ -59,9 +59,9 @@ def _pool(selected: tuple[str, ...]) -> tuple[tuple[NoteType, ...], tuple[float,
     return fams, tuple(cum)
 
 
-def pick_type(rng: random.Random, selected: tuple[str, ...] | None = None) -> NoteType:
-    """A family drawn by weight among the selected ones (all when None)."""
-    fams, cum = _pool(selected if selected is not None else family_names())
+def pick_type(rng: random.Random, selected: tuple[str, ...] | None = None, breadth: tuple[str, ...] = ()) -> NoteType:
+    """A family drawn by weight among the selected ones (all when None), with the named breadth overlays."""
+    fams, cum = _pool(selected if selected is not None else family_names(), tuple(breadth))
     return rng.choices(fams, cum_weights=cum)[0]
 
 

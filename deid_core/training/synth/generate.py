@@ -46,6 +46,7 @@ class Plan:
     """How many notes and patients, the seed, the block layout and the selected template families.
 
     `include` / `exclude` name note types or families (catalog.resolve); the default is all.
+    `breadth` names overlays (conf/synth/breadth/NAME.toml: notetypes.breadth_overlay); default none.
     """
 
     n_notes: int
@@ -54,6 +55,7 @@ class Plan:
     block_size: int = BLOCK_SIZE
     include: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
+    breadth: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.n_notes < 0:
@@ -62,6 +64,7 @@ class Plan:
             object.__setattr__(self, "n_patients", max(1, math.ceil(self.n_notes / NOTES_PER_PATIENT)))
         object.__setattr__(self, "include", tuple(self.include))
         object.__setattr__(self, "exclude", tuple(self.exclude))
+        object.__setattr__(self, "breadth", tuple(self.breadth))
 
     @property
     def families(self) -> tuple[str, ...]:
@@ -127,8 +130,9 @@ def patient_identity(seed: int, index: int) -> tuple[random.Random, Patient]:
 
 
 def patient_notes(seed: int, index: int, n_notes: int, surfaces: list[list[str]] | None = None,
-                  families: tuple[str, ...] | None = None) -> Iterator[SynthNote]:
-    """The notes of patient `index`, generated from (seed, index) alone, from the given families (default all).
+                  families: tuple[str, ...] | None = None, breadth: tuple[str, ...] = ()) -> Iterator[SynthNote]:
+    """The notes of patient `index`, generated from (seed, index) alone, from the given families (default all)
+    with the named breadth overlays.
 
     With a `surfaces` list, each note's recorded span surfaces are appended to it (for tests).
     """
@@ -142,7 +146,7 @@ def patient_notes(seed: int, index: int, n_notes: int, surfaces: list[list[str]]
     for k in range(n_notes):
         if k:
             day = day + dt.timedelta(days=rng.choice((0, 0, 1, 1, 2, 3, 7, 14, 30, 90, 180)))
-        ntype = pick_type(rng, families)
+        ntype = pick_type(rng, families, breadth)
         pieces = ntype.compose(rng)
         values = NoteValues(rng, patient, day, k, pool)
         rec: list[str] | None = [] if surfaces is not None else None
@@ -158,11 +162,12 @@ def block_notes(plan: Plan, b: int, surfaces: list[list[str]] | None = None) -> 
     """All notes of block b, patients in index order."""
     fams = plan.families
     for i, n in zip(plan.block_patients(b), note_counts(plan, b), strict=True):
-        yield from patient_notes(plan.seed, i, n, surfaces, fams)
+        yield from patient_notes(plan.seed, i, n, surfaces, fams, plan.breadth)
 
 
 def generate(n_notes: int, seed: int = 0, n_patients: int = 0, surfaces: list[list[str]] | None = None,
-             include: tuple[str, ...] = (), exclude: tuple[str, ...] = ()) -> list[SynthNote]:
+             include: tuple[str, ...] = (), exclude: tuple[str, ...] = (),
+             breadth: tuple[str, ...] = ()) -> list[SynthNote]:
     """A whole corpus in memory (local use; Spark jobs call block_notes per block)."""
-    plan = Plan(n_notes, seed, n_patients, include=include, exclude=exclude)
+    plan = Plan(n_notes, seed, n_patients, include=include, exclude=exclude, breadth=breadth)
     return [n for b in range(plan.n_blocks) for n in block_notes(plan, b, surfaces)]

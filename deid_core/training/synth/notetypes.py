@@ -9,6 +9,11 @@ of alternative templates; a template whose first line is "@w 0.2" is drawn with 
 (default 1), which keeps rare identifiers rare. Templates may name snippets ("{~age_pt}") from
 conf/synth/snippets.toml or from the file's own [snippets] table; a snippet is itself a list of
 alternative templates and is expanded when a note is composed.
+
+A breadth overlay (conf/synth/breadth/NAME.toml, named by a training recipe's [synthetic] breadth)
+appends one optional part, `part?`, to every layout of the note types it lists; the part is its
+snippet of the same name (defined in the overlay's [snippets], with the shared snippets in scope).
+Without an overlay the families are exactly the files' (the same notes for a seed).
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from deid_core.config import conf_dir, load_toml
+from deid_core.config.recipe import breadth_file
 from deid_core.training.synth.fillers import FILLERS
 from deid_core.training.synth.template import Part, Ref, Slot, TemplateError, parse
 
@@ -234,9 +240,50 @@ def load_family(path: Path) -> NoteType:
                     data.get("description", ""), snippets)
 
 
-@lru_cache(maxsize=1)
-def note_types() -> tuple[NoteType, ...]:
-    """Every template family of conf/synth/templates/, ordered by family id."""
+@dataclass(frozen=True)
+class Breadth:
+    """A breadth overlay: the optional part it appends (a snippet name), the note types it reaches, its snippets."""
+
+    name: str
+    part: str
+    types: tuple[str, ...]
+    snippets: dict[str, Alternatives]
+
+
+@lru_cache(maxsize=16)
+def breadth_overlay(name: str) -> Breadth:
+    """conf/synth/breadth/NAME.toml, checked: its part is one of its snippets, every reference resolves."""
+    path = breadth_file(name)
+    data = load_toml(path)
+    try:
+        part, types = str(data["part"]), tuple(data["types"])
+        snippets = parse_alternatives(data["snippets"], str(path))
+    except KeyError as exc:
+        raise TemplateError(f"{path}: missing {exc}") from None
+    if part not in snippets:
+        raise TemplateError(f"{path}: part {part!r} must be one of its [snippets]")
+    if not types:
+        raise TemplateError(f"{path}: types is empty")
+    scope = {**global_snippets(), **snippets}
+    _check_snippets(scope, [t for alts, _ in snippets.values() for t in alts], str(path))
+    _check_fillers([t for alts, _ in snippets.values() for t in alts], path)
+    return Breadth(name, part, types, snippets)
+
+
+def with_breadth(family: NoteType, overlay: Breadth) -> NoteType:
+    """The family with the overlay's optional part at the end of every layout (unchanged if its type is not listed)."""
+    if family.name not in overlay.types:
+        return family
+    key = f"breadth.{Path(overlay.name).stem}"
+    return replace(family, layouts=tuple((*lay, key + "?") for lay in family.layouts),
+                   parts={**family.parts, key: (parse("{~" + overlay.part + "}"),)},
+                   part_weights={**(family.part_weights or {}), key: None},
+                   snippets={**(family.snippets or {}), **overlay.snippets})
+
+
+@lru_cache(maxsize=8)
+def note_types(breadth: tuple[str, ...] = ()) -> tuple[NoteType, ...]:
+    """Every template family of conf/synth/templates/, ordered by family id, with the named breadth overlays."""
     folder = conf_dir() / "synth" / "templates"
     fams = tuple(sorted((load_family(p) for p in folder.glob("*.toml")), key=lambda f: f.family))
     if not fams:
@@ -246,4 +293,10 @@ def note_types() -> tuple[NoteType, ...]:
         if f.family in seen:
             raise TemplateError(f"{folder}: family {f.family!r} defined twice")
         seen.add(f.family)
+    for name in breadth:
+        overlay = breadth_overlay(name)
+        unknown = sorted(set(overlay.types) - {f.name for f in fams})
+        if unknown:
+            raise TemplateError(f"{breadth_file(name)}: unknown note types {unknown}")
+        fams = tuple(with_breadth(f, overlay) for f in fams)
     return fams
