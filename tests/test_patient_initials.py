@@ -108,7 +108,7 @@ def test_the_metadata_names_give_initials_and_a_middle_initial_is_allowed_for_th
     assert metadata_initials(known, "DOCTOR") == {"UB"}
     text = "Pt (QKT) 20yo female. qkt is a 20 yo. UKB  \nturned  UB\nlabs neg"
     out = patient_initials([], text, VERBS, ROLES, metadata_initials(known, "PATIENT"))
-    assert _found(out, text) == [("QKT", "PATIENT"), ("qkt", "PATIENT")]
+    assert _found(out, text) == [("QKT", "PATIENT")]  # in capitals only: 'qkt' (like 'she' of S. E.) stays
     out = doctor_initials([], text, ROLES, metadata_initials(known, "DOCTOR") | {"NG"})
     assert _found(out, text) == [("UB", "DOCTOR")]  # no middle initial on the clinicians' side ('UKB', 'neg')
 
@@ -145,3 +145,24 @@ def test_lines_that_are_no_dictation_trailer_stay_clear():
     text = "QV/kb/99\nD: 3/29"  # inside another span: left alone
     ident = Span(0, 8, "IDNUM", "crf:single")
     assert dictation_initials([ident], text, KEYS) == [ident]
+
+
+PRONOUNS_AND_KIN = [  # (the patient's name, a sentence of the note): no word here is the patient's initials
+    ("Sarah Evans", "Patient: Sarah Evans, 67 yo F\nshe states it is worse; she feels tired."),
+    ("Mary Moore", "Patient: Mary Moore\nmom states she ate. mom wants to go home."),
+    ("Helen Edwards", "Patient: Helen Edwards\nhe states he slept. HE STATES PAIN."),
+    ("Dan Dodd", "Patient: Dan Dodd\ndad wants a call. DAD WANTS A CALL."),
+    ("Ian Thomas", "Patient: Ian Thomas\nit states on the label: IT SAYS so."),
+    ("Sam Nguyen", "Patient: Sam Nguyen\nson states he is fine; SHE SAYS no."),
+    ("Olivia Nguyen", "Patient: Olivia Nguyen\nplan: pt on\nheparin gtt."),
+    ("Emma Davis", "Patient: Emma Davis\nThe ED is a 24 bed unit."),
+]
+
+
+def test_pronouns_kin_and_function_words_are_never_the_patients_initials():
+    for name, text in PRONOUNS_AND_KIN:
+        spans = [_at(text, name)]
+        assert patient_initials(spans, text, OPTS.patient_initials_verbs, OPTS.not_initials) == spans, text
+    kept = "Patient: Sarah Evans\nSE states she slept. SKE is a 67 yo. se says no."  # real initials stay
+    out = patient_initials([_at(kept, "Sarah Evans")], kept, OPTS.patient_initials_verbs, OPTS.not_initials)
+    assert _found(out, kept)[1:] == [("SE", "PATIENT"), ("SKE", "PATIENT"), ("se", "PATIENT")]

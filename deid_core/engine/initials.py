@@ -12,6 +12,7 @@ from functools import lru_cache
 
 import regex
 
+from deid_core.gazetteers import is_function_word, words
 from deid_core.spans import Span, sort_spans
 
 _NAME_WORD = regex.compile(r"\p{L}[\p{L}'’-]*")
@@ -41,7 +42,7 @@ def _initials_context(verbs: tuple[str, ...]) -> tuple[regex.Pattern, regex.Patt
     41' or an age in brackets or after a comma ('CT is a 41 yo', 'CT (41 F) with'); before a verb of [merge]
     patient_initials_verbs ('CT states')."""
     before = regex.compile(r"(?<![\p{L}\d])(?i:pt|patient)\.?[ \t]*[:(]?[ \t]*\Z")
-    age = regex.compile(r"(?:[ \t]+(?i:is|was)[ \t]+(?i:an?)[ \t]+\d|[ \t]*\([ \t]*" + _AGE + r"|,[ \t]*" + _AGE + ")")
+    age = regex.compile(r"(?:[ \t]+(?i:is|was)[ \t]+(?i:an?)[ \t]+" + _AGE + r"|[ \t]*\([ \t]*" + _AGE + r"|,[ \t]*" + _AGE + ")")
     verb = regex.compile(r"[ \t]+(?i:" + "|".join(regex.escape(v) for v in verbs) + r")(?![\p{L}\d])") if verbs else None
     return before, age, verb
 
@@ -71,10 +72,13 @@ def patient_initials(spans: Sequence[Span], text: str, verbs: Sequence[str], not
     def subject(a: int, b: int) -> bool:
         if text[a - 1:a] == "(" and text[b:b + 1] == ")" and _blanks_back(text, a - 1) in ends:
             return True  # right after the name: even 'PA' of Pamela Adomah
+        word = text[a:b]
+        if _dictionary_word(word):
+            return False  # 'SHE IS A 67 YO' of Sarah Evans
         if age.match(text, b, b + _INITIALS_REACH):
             return True  # 'MS is a 34 y/o': the subject, whatever the letters
-        if text[a:b].upper() in skip:
-            return False  # 'pt states': the cue itself
+        if word.upper() in skip or is_function_word(word):
+            return False  # 'pt states': the cue itself; 'he states', 'pt on'
         return bool((verb is not None and verb.match(text, b, b + _INITIALS_REACH))
                     or (before.search(text, max(0, a - _INITIALS_REACH), a) and _CLOSED.match(text, b, b + _INITIALS_REACH)))
 
@@ -186,12 +190,19 @@ def _tag_initials(spans: Sequence[Span], text: str, initials: set[str], label: s
     return sort_spans(out + added) if added else out
 
 
+def _dictionary_word(word: str) -> bool:
+    """A three-letter dictionary word ('SHE', 'MOM', 'son', 'BID'), never taken for initials outside a
+    bracket right after the name (two letters are too often both: 'CT', 'MS')."""
+    return len(word) == 3 and word.lower() in words("english_word")
+
+
 def _spelt(initials: str, middle: bool) -> str:
     """The ways a name's initials are written, as a regex: in capitals or in lower case; with `middle`, two
-    letters also with a middle initial the name did not give between them ('CT': 'CT', 'CKT', 'ct', 'ckt')."""
+    capitals also with a middle initial the name did not give between them ('CT': 'CT', 'CKT', 'ct'; never
+    'ckt': lower case, a middle letter makes words of them, 'she' of S. E.)."""
     up, low = regex.escape(initials), regex.escape(initials.lower())
     if middle and len(initials) == 2:
-        return rf"{up[0]}\p{{Lu}}?{up[1:]}|{low[0]}\p{{Ll}}?{low[1:]}"
+        return rf"{up[0]}\p{{Lu}}?{up[1:]}|{low}"
     return f"{up}|{low}"
 
 
