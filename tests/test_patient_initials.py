@@ -6,6 +6,7 @@ from deid_core.engine.initials import (
     doctor_initials,
     metadata_initials,
     name_initials,
+    not_clinician_initials,
     patient_initials,
 )
 from deid_core.engine.propagation import propagate_patient
@@ -166,3 +167,21 @@ def test_pronouns_kin_and_function_words_are_never_the_patients_initials():
     kept = "Patient: Sarah Evans\nSE states she slept. SKE is a 67 yo. se says no."  # real initials stay
     out = patient_initials([_at(kept, "Sarah Evans")], kept, OPTS.patient_initials_verbs, OPTS.not_initials)
     assert _found(out, kept)[1:] == [("SE", "PATIENT"), ("SKE", "PATIENT"), ("se", "PATIENT")]
+
+
+CLINICAL_LINE_ENDS = [  # (a clinician's name, the note): routes, frequencies, O2 devices and words stay clear
+    ("Peter Olsen", "Attending: Peter Olsen, MD\nTylenol 650 mg  PO\nLasix 20 mg  PO"),
+    ("Rachel Adams", "Attending: Rachel Adams, MD\nSpO2 97%  RA"),
+    ("Brian Ian Davis", "Attending: Brian Ian Davis, MD\nmetoprolol 25 mg  BID"),
+    ("Nancy Clark", "Attending: Nancy Clark, MD\nO2 2 L via  NC"),
+    ("Oscar Reyes", "Attending: Oscar Reyes, MD\nand/or\nper family"),
+]
+
+
+def test_clinical_abbreviations_and_words_at_a_line_end_are_no_clinicians_initials():
+    for name, text in CLINICAL_LINE_ENDS:
+        spans = [_at(text, name, "DOCTOR")]
+        assert doctor_initials(spans, text, not_clinician_initials(OPTS)) == spans, text
+    kept = "Attending: Paul Quist, MD\nTylenol 650 mg  PO\nturned  PQ"  # his own initials still sign
+    assert _found(doctor_initials([_at(kept, "Paul Quist", "DOCTOR")], kept, not_clinician_initials(OPTS)), kept) == [
+        ("Paul Quist", "DOCTOR"), ("PQ", "DOCTOR")]

@@ -12,6 +12,7 @@ from functools import lru_cache
 
 import regex
 
+from deid_core.config import Merge as MergeOptions
 from deid_core.gazetteers import is_function_word, words
 from deid_core.spans import Span, sort_spans
 
@@ -85,6 +86,12 @@ def patient_initials(spans: Sequence[Span], text: str, verbs: Sequence[str], not
     return _tag_initials(spans, text, initials_of(spans, text) | set(known), "PATIENT", subject, middle=True)
 
 
+def not_clinician_initials(opts: MergeOptions) -> tuple[str, ...]:
+    """Words never a clinician's initials: [merge] not_initials (credentials, roles, routes, O2 devices:
+    'MD', 'RA', 'NC') and the single words of propagate_dosing_cues (units, routes, frequencies: 'PO', 'BID')."""
+    return tuple(opts.not_initials) + tuple(c for c in opts.propagate_dosing_cues if c.isalpha())
+
+
 _KEYED = regex.compile(r"[ \t]*=[ \t]*")  # 'FS = FRANCINE SOWA, RN': an initials key
 _LINE_END_AFTER = regex.compile(r"[ \t]*$", regex.MULTILINE)
 _COLUMN_BEFORE = regex.compile(r"(?:[ ]{2}|\t|\|[ \t]*)\Z")  # a column: two blanks, a tab or '|' before
@@ -108,6 +115,8 @@ def doctor_initials(spans: Sequence[Span], text: str, not_initials: Iterable[str
         key = _KEYED.match(text, b, b + _INITIALS_REACH)
         if key and key.end() in starts:
             return True
+        if is_function_word(text[a:b]) or _dictionary_word(text[a:b]):
+            return False  # 'and/or', 'BID': words, not a signature
         lo = max(0, a - _INITIALS_REACH)
         if _LINE_END_AFTER.match(text, b, b + _INITIALS_REACH) and _COLUMN_BEFORE.search(text, lo, a):
             return True

@@ -25,6 +25,7 @@ from deid_core.engine.initials import (
     dictation_initials,
     doctor_initials,
     metadata_initials,
+    not_clinician_initials,
     patient_initials,
 )
 from deid_core.engine.label_decisions import (
@@ -112,7 +113,7 @@ class Merger:
                 merged = patient_initials(merged, doc.text, self.options.patient_initials_verbs,
                                           self.options.not_initials, metadata_initials(known, "PATIENT"))
             if self.options.doctor_initials:
-                merged = doctor_initials(merged, doc.text, self.options.not_initials,
+                merged = doctor_initials(merged, doc.text, not_clinician_initials(self.options),
                                          metadata_initials(known, "DOCTOR"))
             merged = dictation_initials(merged, doc.text, self.options.dictation_keys)
         if note_wide and doc is not None and (self.options.reconcile or self.options.propagate):

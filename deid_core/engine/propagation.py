@@ -23,7 +23,12 @@ import regex
 
 from deid_core import taxonomy
 from deid_core.config import Merge as MergeOptions
-from deid_core.engine.initials import doctor_initials, initials_of, patient_initials
+from deid_core.engine.initials import (
+    doctor_initials,
+    initials_of,
+    not_clinician_initials,
+    patient_initials,
+)
 from deid_core.engine.occurrences import Occurrences
 from deid_core.gazetteers import is_common, is_function_word, is_name, words
 from deid_core.spans import Span, sort_spans
@@ -315,7 +320,7 @@ def propagate_patient(notes: Sequence[tuple[str, list[Span]]], opts: MergeOption
         spans = add_occurrences(spans, text, cued, "patient:propagate", found_cued, dosing, opts, cued=True, kin=kin)
         if initials:
             spans = patient_initials(spans, text, opts.patient_initials_verbs, opts.not_initials, initials)
-        out.append(doctor_initials(spans, text, opts.not_initials, clinicians) if clinicians else spans)
+        out.append(doctor_initials(spans, text, not_clinician_initials(opts), clinicians) if clinicians else spans)
     return out
 
 
