@@ -169,10 +169,14 @@ def dictation_initials(spans: Sequence[Span], text: str, keys: Sequence[str]) ->
     return sort_spans(list(spans) + added) if added else list(spans)
 
 
+_CANDIDATE = regex.compile(r"(?<![\p{L}\d'’.-])(?:\p{Lu}{2,3}|\p{Ll}{2,3})(?![\p{L}\d'’-])")  # a 2-3 letter word
+
+
 def _tag_initials(spans: Sequence[Span], text: str, initials: set[str], label: str, context, relabel: bool = True,
                   middle: bool = False, skip: frozenset[str] | set[str] = frozenset()) -> list[Span]:
     """Whole-word occurrences of `initials` (all capitals or all lower case; `middle`: two-letter ones also
-    with a middle initial between, _spelt) for which `context(a, b)` holds as `label` spans (source
+    in capitals with a middle initial the name did not give between, 'CKT' of 'CT', never 'ckt': lower case,
+    a middle letter makes words of them, 'she' of S. E.) for which `context(a, b)` holds as `label` spans (source
     'initials:propagate'), but words of `skip` (upper case); with `relabel`, a person span exactly on one takes
     the label."""
     if not initials:
@@ -182,10 +186,14 @@ def _tag_initials(spans: Sequence[Span], text: str, initials: set[str], label: s
     starts = [s.start for s in ordered]
     out = list(spans)
     added: list[Span] = []
-    alternatives = "|".join(_spelt(i, middle) for i in sorted(initials, key=len, reverse=True))
-    for m in regex.finditer(r"(?<![\p{L}\d'’.-])(?:" + alternatives + r")(?![\p{L}\d'’-])", text):
+    spelt = set(initials) | {i.lower() for i in initials}
+    pairs = {i for i in initials if len(i) == 2} if middle else set()
+    for m in _CANDIDATE.finditer(text):  # one generic pass, then set lookups: linear whatever the names
+        w = m.group()
+        if w not in spelt and not (len(w) == 3 and w.isupper() and w[0] + w[2] in pairs):
+            continue
         a, b = m.span()
-        if m.group().upper() in skip or not context(a, b):
+        if w.upper() in skip or not context(a, b):
             continue
         k = by_place.get((a, b))
         if k is not None:
@@ -203,16 +211,6 @@ def _dictionary_word(word: str) -> bool:
     """A three-letter dictionary word ('SHE', 'MOM', 'son', 'BID'), never taken for initials outside a
     bracket right after the name (two letters are too often both: 'CT', 'MS')."""
     return len(word) == 3 and word.lower() in words("english_word")
-
-
-def _spelt(initials: str, middle: bool) -> str:
-    """The ways a name's initials are written, as a regex: in capitals or in lower case; with `middle`, two
-    capitals also with a middle initial the name did not give between them ('CT': 'CT', 'CKT', 'ct'; never
-    'ckt': lower case, a middle letter makes words of them, 'she' of S. E.)."""
-    up, low = regex.escape(initials), regex.escape(initials.lower())
-    if middle and len(initials) == 2:
-        return rf"{up[0]}\p{{Lu}}?{up[1:]}|{low}"
-    return f"{up}|{low}"
 
 
 def metadata_initials(known_phi: Iterable[tuple[str, str]], label: str) -> set[str]:
