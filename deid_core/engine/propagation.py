@@ -243,6 +243,12 @@ def kin_of_names(spans: Sequence[Span], text: str, opts: MergeOptions) -> dict[s
     return out
 
 
+# What follows a relative's name written in lower case ('father royal helps'), never the word's own use
+# ('daughter hope to arrange'): a verb in -s or -ed, an auxiliary, 'and', a stop or the line end.
+_NAME_FOLLOWS = regex.compile(r"[ \t]*(?:[,.;:!?)]|$|\p{L}{2,}(?:s|ed)(?![\p{L}\d'’-])|(?i:and|is|was|has|had|will|would"
+                              r"|can|could|may|might|should|must|did|does)(?![\p{L}\d'’-]))", regex.MULTILINE)
+
+
 def add_occurrences(spans: list[Span], text: str, strings: dict[str, str], source: str,
                     found: Occurrences | None = None, dosing: regex.Pattern | None = None,
                     opts: MergeOptions | None = None, cued: bool = False,
@@ -252,7 +258,8 @@ def add_occurrences(spans: list[Span], text: str, strings: dict[str, str], sourc
     and, with `opts`, those in a not-name context (`not_name_context`: "very SOB", "Fio2"); `cued`
     (with `opts`): only capitalised ones right after a person cue (`person_cue_word`; "son pebble" is
     as likely the word itself), PATIENT after a kin word; a lower-case one only after the very kin word
-    that stands before a tagged mention of the name (`kin`, kin_of_names: "father Royal" ... "father royal").
+    that stands before a tagged mention of the name (`kin`, kin_of_names: "father Royal" ... "father royal")
+    and where a name can stand (_NAME_FOLLOWS: "father royal helps", not "daughter hope to arrange").
 
     Linear in the text: one Aho-Corasick pass (engine/occurrences.py), not a regex alternation."""
     if not strings:
@@ -269,7 +276,8 @@ def add_occurrences(spans: list[Span], text: str, strings: dict[str, str], sourc
             continue
         if cued:
             cue = person_cue_word(text, a, opts) if opts is not None else None
-            if cue is None or not (text[a].isupper() or cue[1] in (kin or {}).get(text[a:b].lower(), ())):
+            if cue is None or not (text[a].isupper() or (cue[1] in (kin or {}).get(text[a:b].lower(), ())
+                                                         and _NAME_FOLLOWS.match(text, b))):
                 continue
             kind = cue[0]
             label = "PATIENT" if kind == "kin" and label == "DOCTOR" else label
