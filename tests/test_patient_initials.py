@@ -109,7 +109,7 @@ def test_the_metadata_names_give_initials_and_a_middle_initial_is_allowed_for_th
     assert metadata_initials(known, "DOCTOR") == {"UB"}
     text = "Pt (QKT) 20yo female. qkt is a 20 yo. UKB  \nturned  UB\nlabs neg"
     out = patient_initials([], text, VERBS, ROLES, metadata_initials(known, "PATIENT"))
-    assert _found(out, text) == [("QKT", "PATIENT")]  # in capitals only: 'qkt' (like 'she' of S. E.) stays
+    assert _found(out, text) == [("QKT", "PATIENT"), ("qkt", "PATIENT")]  # lower case: before an age only
     out = doctor_initials([], text, ROLES, metadata_initials(known, "DOCTOR") | {"NG"})
     assert _found(out, text) == [("UB", "DOCTOR")]  # no middle initial on the clinicians' side ('UKB', 'neg')
 
@@ -164,9 +164,9 @@ def test_pronouns_kin_and_function_words_are_never_the_patients_initials():
     for name, text in PRONOUNS_AND_KIN:
         spans = [_at(text, name)]
         assert patient_initials(spans, text, OPTS.patient_initials_verbs, OPTS.not_initials) == spans, text
-    kept = "Patient: Sarah Evans\nSE states she slept. SKE is a 67 yo. se says no."  # real initials stay
+    kept = "Patient: Sarah Evans\nSE states she slept. SKE is a 67 yo. se says no. ske is a 67 yo."  # real initials
     out = patient_initials([_at(kept, "Sarah Evans")], kept, OPTS.patient_initials_verbs, OPTS.not_initials)
-    assert _found(out, kept)[1:] == [("SE", "PATIENT"), ("SKE", "PATIENT"), ("se", "PATIENT")]
+    assert _found(out, kept)[1:] == [("SE", "PATIENT"), ("SKE", "PATIENT"), ("se", "PATIENT"), ("ske", "PATIENT")]
 
 
 CLINICAL_LINE_ENDS = [  # (a clinician's name, the note): routes, frequencies, O2 devices and words stay clear
@@ -181,7 +181,17 @@ CLINICAL_LINE_ENDS = [  # (a clinician's name, the note): routes, frequencies, O
 def test_clinical_abbreviations_and_words_at_a_line_end_are_no_clinicians_initials():
     for name, text in CLINICAL_LINE_ENDS:
         spans = [_at(text, name, "DOCTOR")]
-        assert doctor_initials(spans, text, not_clinician_initials(OPTS)) == spans, text
+        assert doctor_initials(spans, text, OPTS.not_initials, (), not_clinician_initials(OPTS)) == spans, text
     kept = "Attending: Paul Quist, MD\nTylenol 650 mg  PO\nturned  PQ"  # his own initials still sign
-    assert _found(doctor_initials([_at(kept, "Paul Quist", "DOCTOR")], kept, not_clinician_initials(OPTS)), kept) == [
-        ("Paul Quist", "DOCTOR"), ("PQ", "DOCTOR")]
+    assert _found(doctor_initials([_at(kept, "Paul Quist", "DOCTOR")], kept, OPTS.not_initials, (),
+                                  not_clinician_initials(OPTS)), kept) == [("Paul Quist", "DOCTOR"), ("PQ", "DOCTOR")]
+    signed = "Attending: Ann Sole, MD\nTURNED L SIDE  AS\nSupervising: Mia Gale\nSupervising: MG"  # exactly theirs
+    spans = [_at(signed, "Ann Sole", "DOCTOR"), _at(signed, "Mia Gale", "DOCTOR")]
+    out = doctor_initials(spans, signed, OPTS.not_initials, (), not_clinician_initials(OPTS))
+    assert [w for w, _ in _found(out, signed)] == ["Ann Sole", "AS", "Mia Gale", "MG"]
+
+
+def test_a_dictionary_word_that_is_exactly_the_initials_stays_the_patient():
+    text = "Patient: Dana Shore\nDDS is a 71 yo. DDS, 71F. DDS states."  # a middle initial before an age
+    out = patient_initials([_at(text, "Dana Shore")], text, OPTS.patient_initials_verbs, OPTS.not_initials)
+    assert _found(out, text)[1:] == [("DDS", "PATIENT")] * 2

@@ -113,8 +113,8 @@ class Merger:
                 merged = patient_initials(merged, doc.text, self.options.patient_initials_verbs,
                                           self.options.not_initials, metadata_initials(known, "PATIENT"))
             if self.options.doctor_initials:
-                merged = doctor_initials(merged, doc.text, not_clinician_initials(self.options),
-                                         metadata_initials(known, "DOCTOR"))
+                merged = doctor_initials(merged, doc.text, self.options.not_initials,
+                                         metadata_initials(known, "DOCTOR"), not_clinician_initials(self.options))
             merged = dictation_initials(merged, doc.text, self.options.dictation_keys)
         if note_wide and doc is not None and (self.options.reconcile or self.options.propagate):
             merged = reconcile(merged, doc.text, self)  # a window's spans: whole_note() does it over the note

@@ -328,7 +328,7 @@ def propagate_patient(notes: Sequence[tuple[str, list[Span]]], opts: MergeOption
         spans = add_occurrences(spans, text, cued, "patient:propagate", found_cued, dosing, opts, cued=True, kin=kin)
         if initials:
             spans = patient_initials(spans, text, opts.patient_initials_verbs, opts.not_initials, initials)
-        out.append(doctor_initials(spans, text, not_clinician_initials(opts), clinicians) if clinicians else spans)
+        out.append(doctor_initials(spans, text, opts.not_initials, clinicians, not_clinician_initials(opts)) if clinicians else spans)
     return out
 
 
