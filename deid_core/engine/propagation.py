@@ -243,10 +243,9 @@ def kin_of_names(spans: Sequence[Span], text: str, opts: MergeOptions) -> dict[s
     return out
 
 
-# What follows a relative's name written in lower case ('father royal helps'), never the word's own use
-# ('daughter hope to arrange'): a verb in -s or -ed, an auxiliary, 'and', a stop or the line end.
-_NAME_FOLLOWS = regex.compile(r"[ \t]*(?:[,.;:!?)]|$|\p{L}{2,}(?:s|ed)(?![\p{L}\d'’-])|(?i:and|is|was|has|had|will|would"
-                              r"|can|could|may|might|should|must|did|does)(?![\p{L}\d'’-]))", regex.MULTILINE)
+# A lower-case word that "to" or "that" follows is the word itself, not a relative's name: "daughter hope to
+# arrange rehab", "son trust that" ("father royal helps", "father royal bone checks in" stay names).
+_WORD_NOT_NAME = regex.compile(r"[ \t]+(?i:to|that)(?![\p{L}\d'’-])")
 
 
 def add_occurrences(spans: list[Span], text: str, strings: dict[str, str], source: str,
@@ -259,7 +258,7 @@ def add_occurrences(spans: list[Span], text: str, strings: dict[str, str], sourc
     (with `opts`): only capitalised ones right after a person cue (`person_cue_word`; "son pebble" is
     as likely the word itself), PATIENT after a kin word; a lower-case one only after the very kin word
     that stands before a tagged mention of the name (`kin`, kin_of_names: "father Royal" ... "father royal")
-    and where a name can stand (_NAME_FOLLOWS: "father royal helps", not "daughter hope to arrange").
+    and not before "to" or "that" (_WORD_NOT_NAME: "daughter hope to arrange").
 
     Linear in the text: one Aho-Corasick pass (engine/occurrences.py), not a regex alternation."""
     if not strings:
@@ -277,7 +276,7 @@ def add_occurrences(spans: list[Span], text: str, strings: dict[str, str], sourc
         if cued:
             cue = person_cue_word(text, a, opts) if opts is not None else None
             if cue is None or not (text[a].isupper() or (cue[1] in (kin or {}).get(text[a:b].lower(), ())
-                                                         and _NAME_FOLLOWS.match(text, b))):
+                                                         and not _WORD_NOT_NAME.match(text, b))):
                 continue
             kind = cue[0]
             label = "PATIENT" if kind == "kin" and label == "DOCTOR" else label
