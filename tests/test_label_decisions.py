@@ -230,3 +230,13 @@ def test_no_kin_word_beside_it_or_a_title_keeps_the_doctor():
     assert kin_person_labels([place], text, KIN) == [place]
     assert kin_person_labels([_at(text, "Qorvel", "DOCTOR", "crf:single")], text, []) == [
         _at(text, "Qorvel", "DOCTOR", "crf:single")]
+
+
+def test_a_titled_doctor_before_a_kin_word_stays_the_doctor():
+    for text, name in [("Family meeting held with Dr. Patel, his wife, and two daughters.", "Patel"),
+                       ("Case discussed with attending, Dr. Weiss, pt's wife present.", "Weiss"),
+                       ("Seen by Doctor  Weiss (son present).", "Weiss")]:
+        span = _at(text, name, "DOCTOR", "crf:single")
+        assert kin_person_labels([span], text, KIN) == [span], text
+    text = "Family meeting held with Patel, his wife, and two daughters."  # no title: a relative
+    assert [s.label for s in kin_person_labels([_at(text, "Patel", "DOCTOR", "crf:single")], text, KIN)] == ["PATIENT"]

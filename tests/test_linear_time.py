@@ -170,6 +170,27 @@ def test_round11_kin_labels_and_patient_initials_are_linear():
         "dictation lines": lambda n: ("Quenby Tarrow\n" + "QT/kb/QT/ab/1-2 QT/qt\n" * n)[:n - 6] + "\nD: 3/"})
 
 
+def test_round11_initials_of_many_names_are_linear():
+    """Round 11: initials are found by one generic pass and set lookups, so a patient whose notes name many
+    people (the union of the initials of all their notes, propagate_patient) costs no more per character."""
+    from itertools import product
+    from string import ascii_uppercase
+
+    from deid_core.config import load_config
+    from deid_core.engine.initials import doctor_initials, patient_initials
+
+    m = load_config().merge
+    every = ["".join(p) for p in product(ascii_uppercase, repeat=3)]
+
+    def run(text: str) -> None:
+        known = set(every[:len(text) // 40])  # distinct names grow with the patient's text
+        patient_initials([], text, m.patient_initials_verbs, m.not_initials, known)
+        doctor_initials([], text, m.not_initials, known)
+
+    assert_linear(run, "initials of many names", {
+        "many initials": lambda n: ("".join(f"Pt {w} states. by {w}.  {w}\n" for w in every) * (1 + n // 500_000))[:n]})
+
+
 @pytest.mark.slow
 def test_whole_deidentifier_is_linear():
     deid = default_deidentifier()

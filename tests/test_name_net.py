@@ -122,6 +122,8 @@ def test_lexicals_cold_warm_and_partly_cached_agree_with_lexical():
     ("She is followed by Dr Rue in clinic.", [("Rue", "DOCTOR")]),
     ("per facility rn R. DOWN NP, she was at baseline", [("R. DOWN", "DOCTOR")]),  # initial + credential
     ("pcp c. little md", [("little", "DOCTOR")]),
+    ("Call Dr. Down for results.", [("Down", "DOCTOR")]),  # a capital opening the sentence
+    ("Seen by Dr. Down MD today.", [("Down", "DOCTOR")]),  # a credential after it
 ])
 def test_a_title_or_an_initial_and_a_credential_frame_a_frequent_word_as_a_name(text, expected):
     assert found(text) == expected
@@ -136,6 +138,10 @@ def test_a_title_or_an_initial_and_a_credential_frame_a_frequent_word_as_a_name(
     "son via phone today. Also MD updated",  # a word ending a sentence is no initial
     "breathing well. STRONG NP COUGH",
     "R. DOWN to chair",  # an initial without a credential
+    "Call Dr. For Any Fever Over 101.",  # Title-case instructions: the frame is no evidence there
+    "Follow Up With Dr. Within 2 Weeks.",
+    "Call Your Dr. About Any New Symptoms.",
+    "Take Meds As Directed By Dr. Continue Diet.",
 ])
 def test_frames_without_a_title_or_both_initial_and_credential_propose_nothing(text):
     assert found(text) == []

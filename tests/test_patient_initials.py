@@ -6,6 +6,7 @@ from deid_core.engine.initials import (
     doctor_initials,
     metadata_initials,
     name_initials,
+    not_clinician_initials,
     patient_initials,
 )
 from deid_core.engine.propagation import propagate_patient
@@ -108,7 +109,7 @@ def test_the_metadata_names_give_initials_and_a_middle_initial_is_allowed_for_th
     assert metadata_initials(known, "DOCTOR") == {"UB"}
     text = "Pt (QKT) 20yo female. qkt is a 20 yo. UKB  \nturned  UB\nlabs neg"
     out = patient_initials([], text, VERBS, ROLES, metadata_initials(known, "PATIENT"))
-    assert _found(out, text) == [("QKT", "PATIENT"), ("qkt", "PATIENT")]
+    assert _found(out, text) == [("QKT", "PATIENT"), ("qkt", "PATIENT")]  # lower case: before an age only
     out = doctor_initials([], text, ROLES, metadata_initials(known, "DOCTOR") | {"NG"})
     assert _found(out, text) == [("UB", "DOCTOR")]  # no middle initial on the clinicians' side ('UKB', 'neg')
 
@@ -145,3 +146,52 @@ def test_lines_that_are_no_dictation_trailer_stay_clear():
     text = "QV/kb/99\nD: 3/29"  # inside another span: left alone
     ident = Span(0, 8, "IDNUM", "crf:single")
     assert dictation_initials([ident], text, KEYS) == [ident]
+
+
+PRONOUNS_AND_KIN = [  # (the patient's name, a sentence of the note): no word here is the patient's initials
+    ("Sarah Evans", "Patient: Sarah Evans, 67 yo F\nshe states it is worse; she feels tired."),
+    ("Mary Moore", "Patient: Mary Moore\nmom states she ate. mom wants to go home."),
+    ("Helen Edwards", "Patient: Helen Edwards\nhe states he slept. HE STATES PAIN."),
+    ("Dan Dodd", "Patient: Dan Dodd\ndad wants a call. DAD WANTS A CALL."),
+    ("Ian Thomas", "Patient: Ian Thomas\nit states on the label: IT SAYS so."),
+    ("Sam Nguyen", "Patient: Sam Nguyen\nson states he is fine; SHE SAYS no."),
+    ("Olivia Nguyen", "Patient: Olivia Nguyen\nplan: pt on\nheparin gtt."),
+    ("Emma Davis", "Patient: Emma Davis\nThe ED is a 24 bed unit."),
+]
+
+
+def test_pronouns_kin_and_function_words_are_never_the_patients_initials():
+    for name, text in PRONOUNS_AND_KIN:
+        spans = [_at(text, name)]
+        assert patient_initials(spans, text, OPTS.patient_initials_verbs, OPTS.not_initials) == spans, text
+    kept = "Patient: Sarah Evans\nSE states she slept. SKE is a 67 yo. se says no. ske is a 67 yo."  # real initials
+    out = patient_initials([_at(kept, "Sarah Evans")], kept, OPTS.patient_initials_verbs, OPTS.not_initials)
+    assert _found(out, kept)[1:] == [("SE", "PATIENT"), ("SKE", "PATIENT"), ("se", "PATIENT"), ("ske", "PATIENT")]
+
+
+CLINICAL_LINE_ENDS = [  # (a clinician's name, the note): routes, frequencies, O2 devices and words stay clear
+    ("Peter Olsen", "Attending: Peter Olsen, MD\nTylenol 650 mg  PO\nLasix 20 mg  PO"),
+    ("Rachel Adams", "Attending: Rachel Adams, MD\nSpO2 97%  RA"),
+    ("Brian Ian Davis", "Attending: Brian Ian Davis, MD\nmetoprolol 25 mg  BID"),
+    ("Nancy Clark", "Attending: Nancy Clark, MD\nO2 2 L via  NC"),
+    ("Oscar Reyes", "Attending: Oscar Reyes, MD\nand/or\nper family"),
+]
+
+
+def test_clinical_abbreviations_and_words_at_a_line_end_are_no_clinicians_initials():
+    for name, text in CLINICAL_LINE_ENDS:
+        spans = [_at(text, name, "DOCTOR")]
+        assert doctor_initials(spans, text, OPTS.not_initials, (), not_clinician_initials(OPTS)) == spans, text
+    kept = "Attending: Paul Quist, MD\nTylenol 650 mg  PO\nturned  PQ"  # his own initials still sign
+    assert _found(doctor_initials([_at(kept, "Paul Quist", "DOCTOR")], kept, OPTS.not_initials, (),
+                                  not_clinician_initials(OPTS)), kept) == [("Paul Quist", "DOCTOR"), ("PQ", "DOCTOR")]
+    signed = "Attending: Ann Sole, MD\nTURNED L SIDE  AS\nSupervising: Mia Gale\nSupervising: MG"  # exactly theirs
+    spans = [_at(signed, "Ann Sole", "DOCTOR"), _at(signed, "Mia Gale", "DOCTOR")]
+    out = doctor_initials(spans, signed, OPTS.not_initials, (), not_clinician_initials(OPTS))
+    assert [w for w, _ in _found(out, signed)] == ["Ann Sole", "AS", "Mia Gale", "MG"]
+
+
+def test_a_dictionary_word_that_is_exactly_the_initials_stays_the_patient():
+    text = "Patient: Dana Shore\nDDS is a 71 yo. DDS, 71F. DDS states."  # a middle initial before an age
+    out = patient_initials([_at(text, "Dana Shore")], text, OPTS.patient_initials_verbs, OPTS.not_initials)
+    assert _found(out, text)[1:] == [("DDS", "PATIENT")] * 2

@@ -228,3 +228,17 @@ def test_a_lower_case_repeat_spreads_only_after_the_kin_word_of_a_tagged_mention
     text = a + "\n" + b  # within one note too
     spans = Merger("union", OPTS)([Span(11, 16, "PATIENT", "crf:single")], Doc(Note("n", text)), NoteState())
     assert [text[s.start:s.end] for s in spans] == ["Royal", "royal", "ROYAL"]
+
+
+def test_a_lower_case_kin_repeat_followed_where_no_name_stands_stays_a_word():
+    """'daughter Hope' tagged: 'daughter hope to arrange' is the verb ('to' or 'that' after it), 'daughter hope
+    called' the relative."""
+    a = "HCP: daughter Hope (cell 555-201-3344)."
+    b = "Plan: daughter hope to arrange rehab. daughter hope called; daughter hope will visit.\ndaughter hope"
+    out = propagate_patient([(a, [Span(a.index("Hope"), a.index("Hope") + 4, "PATIENT", "crf:single")]), (b, [])], OPTS)
+    assert [b[s.start - 9:s.end] for s in out[1]] == ["daughter hope"] * 3
+    assert [s.start for s in out[1]] == [b.index("hope called"), b.index("hope will"), b.rindex("hope")]
+    a = "HCP: daughter Hope Wren (cell 555-201-3344)."  # another word of her name follows
+    b = "daughter hope wren visits daily."
+    out = propagate_patient([(a, [Span(a.index("Hope"), a.index("Hope") + 9, "PATIENT", "crf:single")]), (b, [])], OPTS)
+    assert [b[s.start:s.end] for s in out[1]] == ["hope"]

@@ -109,6 +109,7 @@ class Merge:
     patient_initials_verbs: tuple[str, ...]
     doctor_initials: bool
     not_initials: tuple[str, ...]
+    clinical_not_initials: tuple[str, ...]
     dictation_keys: tuple[str, ...]
     hospital_head_words: tuple[str, ...]
     organization_head_words: tuple[str, ...]

@@ -12,6 +12,8 @@ from functools import lru_cache
 
 import regex
 
+from deid_core.config import Merge as MergeOptions
+from deid_core.gazetteers import is_function_word, words
 from deid_core.spans import Span, sort_spans
 
 _NAME_WORD = regex.compile(r"\p{L}[\p{L}'’-]*")
@@ -41,7 +43,7 @@ def _initials_context(verbs: tuple[str, ...]) -> tuple[regex.Pattern, regex.Patt
     41' or an age in brackets or after a comma ('CT is a 41 yo', 'CT (41 F) with'); before a verb of [merge]
     patient_initials_verbs ('CT states')."""
     before = regex.compile(r"(?<![\p{L}\d])(?i:pt|patient)\.?[ \t]*[:(]?[ \t]*\Z")
-    age = regex.compile(r"(?:[ \t]+(?i:is|was)[ \t]+(?i:an?)[ \t]+\d|[ \t]*\([ \t]*" + _AGE + r"|,[ \t]*" + _AGE + ")")
+    age = regex.compile(r"(?:[ \t]+(?i:is|was)[ \t]+(?i:an?)[ \t]+" + _AGE + r"|[ \t]*\([ \t]*" + _AGE + r"|,[ \t]*" + _AGE + ")")
     verb = regex.compile(r"[ \t]+(?i:" + "|".join(regex.escape(v) for v in verbs) + r")(?![\p{L}\d])") if verbs else None
     return before, age, verb
 
@@ -71,14 +73,27 @@ def patient_initials(spans: Sequence[Span], text: str, verbs: Sequence[str], not
     def subject(a: int, b: int) -> bool:
         if text[a - 1:a] == "(" and text[b:b + 1] == ")" and _blanks_back(text, a - 1) in ends:
             return True  # right after the name: even 'PA' of Pamela Adomah
+        word = text[a:b]
+        exact = word.upper() in initials  # not with a middle initial the name did not give
+        if (not exact and is_function_word(word)) or (word.islower() and _dictionary_word(word)):
+            return False  # 'SHE IS A 67 YO' of Sarah Evans; 'son states' of S. O. N.
         if age.match(text, b, b + _INITIALS_REACH):
-            return True  # 'MS is a 34 y/o': the subject, whatever the letters
-        if text[a:b].upper() in skip:
-            return False  # 'pt states': the cue itself
+            return True  # 'MS is a 34 y/o', 'svk is a 46-y/o': the subject, whatever the letters
+        if not exact and (word.islower() or _dictionary_word(word)):
+            return False  # a middle initial in lower case or making a word only before an age: 'MOM WANTS'
+        if word.upper() in skip or is_function_word(word):
+            return False  # 'pt states': the cue itself; 'he states', 'pt on'
         return bool((verb is not None and verb.match(text, b, b + _INITIALS_REACH))
                     or (before.search(text, max(0, a - _INITIALS_REACH), a) and _CLOSED.match(text, b, b + _INITIALS_REACH)))
 
-    return _tag_initials(spans, text, initials_of(spans, text) | set(known), "PATIENT", subject, middle=True)
+    initials = initials_of(spans, text) | set(known)
+    return _tag_initials(spans, text, initials, "PATIENT", subject, middle=True)
+
+
+def not_clinician_initials(opts: MergeOptions) -> tuple[str, ...]:
+    """Words never a clinician's initials at a line end or in a dictation line: [merge] clinical_not_initials
+    (routes, O2 devices: 'RA', 'NC') and the single words of propagate_dosing_cues ('PO', 'BID', 'mg')."""
+    return tuple(opts.clinical_not_initials) + tuple(c for c in opts.propagate_dosing_cues if c.isalpha())
 
 
 _KEYED = regex.compile(r"[ \t]*=[ \t]*")  # 'FS = FRANCINE SOWA, RN': an initials key
@@ -91,27 +106,34 @@ _CLOSED = regex.compile(r"[ \t]*(?:[,;.)]|$)", regex.MULTILINE)
 
 
 def doctor_initials(spans: Sequence[Span], text: str, not_initials: Iterable[str],
-                    known: Iterable[str] = ()) -> list[Span]:
+                    known: Iterable[str] = (), clinical: Iterable[str] = ()) -> list[Span]:
     """Clinicians' initials as DOCTOR where a note signs with them: a 2-3 letter word (all capitals or all
     lower case) that is the initials of a DOCTOR name of the note (or, `known`, of the patient's other
     notes) before '= ' and that name ('FS = FRANCINE SOWA, RN'), ending a line after a column break
     ('... TURNED L SIDE  FS'), in a dictation line ('GM/ak/99'), or after 'by', 'per', 'tech', 'attending'
     before a stop or the line end ('Tech GMW.'). `not_initials`: words never taken for initials (credentials
-    and roles: 'MD', 'RN'; [merge] not_initials). An untagged word becomes a span; a span on it keeps its label."""
+    and roles: 'MD', 'RN'; [merge] not_initials); `clinical` (not_clinician_initials): routes, frequencies, O2
+    devices and units never at a line end or in a dictation line ('SpO2 97%  RA', '25 mg  BID'), nor a lower-case
+    function or three-letter dictionary word ('and/or'). An untagged word becomes a span; a span on it keeps its label."""
     starts = {s.start for s in spans if s.label == "DOCTOR"}
 
     def signs(a: int, b: int) -> bool:
         key = _KEYED.match(text, b, b + _INITIALS_REACH)
         if key and key.end() in starts:
             return True
+        word = text[a:b]
+        if word.islower() and (is_function_word(word) or _dictionary_word(word)):
+            return False  # 'and/or': words, not a signature
         lo = max(0, a - _INITIALS_REACH)
-        if _LINE_END_AFTER.match(text, b, b + _INITIALS_REACH) and _COLUMN_BEFORE.search(text, lo, a):
-            return True
-        if _DICTATION_BEFORE.search(text, lo, a) and (_DICTATION_AFTER.match(text, b, b + _INITIALS_REACH) or text[a - 1:a] == "/"):
-            return True
+        if word.upper() not in clinical_words:
+            if _LINE_END_AFTER.match(text, b, b + _INITIALS_REACH) and _COLUMN_BEFORE.search(text, lo, a):
+                return True
+            if _DICTATION_BEFORE.search(text, lo, a) and (_DICTATION_AFTER.match(text, b, b + _INITIALS_REACH) or text[a - 1:a] == "/"):
+                return True
         return bool(_SIGNER_BEFORE.search(text, lo, a) and _CLOSED.match(text, b, b + _INITIALS_REACH))
 
     skip = {w.upper() for w in not_initials}
+    clinical_words = {w.upper() for w in clinical}
     initials = {i for i in initials_of(spans, text, "DOCTOR") | set(known) if i not in skip}
     return _tag_initials(spans, text, initials, "DOCTOR", signs, relabel=False, skip=skip)
 
@@ -156,10 +178,14 @@ def dictation_initials(spans: Sequence[Span], text: str, keys: Sequence[str]) ->
     return sort_spans(list(spans) + added) if added else list(spans)
 
 
+_CANDIDATE = regex.compile(r"(?<![\p{L}\d'’.-])(?:\p{Lu}{2,3}|\p{Ll}{2,3})(?![\p{L}\d'’-])")  # a 2-3 letter word
+
+
 def _tag_initials(spans: Sequence[Span], text: str, initials: set[str], label: str, context, relabel: bool = True,
                   middle: bool = False, skip: frozenset[str] | set[str] = frozenset()) -> list[Span]:
     """Whole-word occurrences of `initials` (all capitals or all lower case; `middle`: two-letter ones also
-    with a middle initial between, _spelt) for which `context(a, b)` holds as `label` spans (source
+    with a middle initial the name did not give between, 'CKT' or 'ckt' of 'CT', which `context` must judge:
+    a middle letter makes words of them, 'she' of S. E.) for which `context(a, b)` holds as `label` spans (source
     'initials:propagate'), but words of `skip` (upper case); with `relabel`, a person span exactly on one takes
     the label."""
     if not initials:
@@ -169,10 +195,14 @@ def _tag_initials(spans: Sequence[Span], text: str, initials: set[str], label: s
     starts = [s.start for s in ordered]
     out = list(spans)
     added: list[Span] = []
-    alternatives = "|".join(_spelt(i, middle) for i in sorted(initials, key=len, reverse=True))
-    for m in regex.finditer(r"(?<![\p{L}\d'’.-])(?:" + alternatives + r")(?![\p{L}\d'’-])", text):
+    spelt = set(initials) | {i.lower() for i in initials}
+    pairs = {i for i in initials if len(i) == 2} if middle else set()
+    for m in _CANDIDATE.finditer(text):  # one generic pass, then set lookups: linear whatever the names
+        w = m.group()
+        if w not in spelt and not (len(w) == 3 and (w[0] + w[2]).upper() in pairs):
+            continue
         a, b = m.span()
-        if m.group().upper() in skip or not context(a, b):
+        if w.upper() in skip or not context(a, b):
             continue
         k = by_place.get((a, b))
         if k is not None:
@@ -186,13 +216,10 @@ def _tag_initials(spans: Sequence[Span], text: str, initials: set[str], label: s
     return sort_spans(out + added) if added else out
 
 
-def _spelt(initials: str, middle: bool) -> str:
-    """The ways a name's initials are written, as a regex: in capitals or in lower case; with `middle`, two
-    letters also with a middle initial the name did not give between them ('CT': 'CT', 'CKT', 'ct', 'ckt')."""
-    up, low = regex.escape(initials), regex.escape(initials.lower())
-    if middle and len(initials) == 2:
-        return rf"{up[0]}\p{{Lu}}?{up[1:]}|{low[0]}\p{{Ll}}?{low[1:]}"
-    return f"{up}|{low}"
+def _dictionary_word(word: str) -> bool:
+    """A three-letter dictionary word ('she', 'MOM', 'son'): initials only where they are exactly the name's
+    and, in lower case, never (two letters are too often both: 'CT', 'MS')."""
+    return len(word) == 3 and word.lower() in words("english_word")
 
 
 def metadata_initials(known_phi: Iterable[tuple[str, str]], label: str) -> set[str]:

@@ -235,6 +235,7 @@ def place_head_labels(spans: Sequence[Span], text: str, heads: dict[str, str]) -
 
 _KIN_REACH = 40  # characters read before and after a person span for a kin word
 _TITLED = regex.compile(r"(?i:dr|doctor|prof|professor)\.?(?![\p{L}\d])")
+_TITLE_BEFORE = regex.compile(r"(?<![\p{L}\d])(?i:dr|doctor|prof|professor)\.?[ \t]*\Z")  # 'Dr. Patel, his wife'
 
 
 @lru_cache(maxsize=8)
@@ -263,6 +264,7 @@ def kin_person_labels(spans: Sequence[Span], text: str, kin_words: Sequence[str]
     out: list[Span] = []
     for s in spans:
         if (s.label == "DOCTOR" and not _TITLED.match(text, s.start)
+                and not _TITLE_BEFORE.search(text, max(0, s.start - _KIN_REACH), s.start)
                 and (before.search(text, max(0, s.start - _KIN_REACH), s.start)
                      or after.match(text, s.end, min(len(text), s.end + _KIN_REACH)))):
             s = s.with_label("PATIENT")

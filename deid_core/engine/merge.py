@@ -25,6 +25,7 @@ from deid_core.engine.initials import (
     dictation_initials,
     doctor_initials,
     metadata_initials,
+    not_clinician_initials,
     patient_initials,
 )
 from deid_core.engine.label_decisions import (
@@ -113,7 +114,7 @@ class Merger:
                                           self.options.not_initials, metadata_initials(known, "PATIENT"))
             if self.options.doctor_initials:
                 merged = doctor_initials(merged, doc.text, self.options.not_initials,
-                                         metadata_initials(known, "DOCTOR"))
+                                         metadata_initials(known, "DOCTOR"), not_clinician_initials(self.options))
             merged = dictation_initials(merged, doc.text, self.options.dictation_keys)
         if note_wide and doc is not None and (self.options.reconcile or self.options.propagate):
             merged = reconcile(merged, doc.text, self)  # a window's spans: whole_note() does it over the note

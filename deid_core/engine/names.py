@@ -164,13 +164,27 @@ class NameNet(PerNoteStage):
         gap = text[ends[i - 1]:starts[i]] if k >= 0 else ""
         if (k >= 0 and t[0].isupper() and t[1:].islower() and toks[k][0].isupper() and toks[k][1:].islower()
                 and low[k] in self.cues.doctor_titles
-                and gap in (" ", "\t") and text[ends[i]:ends[i] + 1] != ":"):
+                and gap in (" ", "\t") and text[ends[i]:ends[i] + 1] != ":"
+                and not self._title_case_run(k, i, toks, low, starts, ends, text)):
             return True
         if (i >= 2 and toks[i - 1] == "." and len(toks[i - 2]) == 1 and toks[i - 2].isalpha()
                 and _initial(i - 2, toks, starts, ends, text) and gap in (" ", "\t")):
             nxt = self._right_word(i, toks, lex, starts, ends, text)
             return nxt is not None and low[nxt] in self.cues.credentials
         return False
+
+    def _title_case_run(self, k: int, i: int, toks, low, starts, ends, text) -> bool:
+        """The title `k` and word `i` inside Title-case text, where a capital is no evidence ("Call Your Dr.
+        About Any", "Directed By Dr. Continue Diet"): a capitalised word follows a word before the title, or a
+        capitalised frequent word (not a credential) follows word `i` ("Call Dr. For Any Fever")."""
+        def capital(j: int) -> bool:
+            return 0 <= j < len(toks) and toks[j].isalpha() and toks[j][0].isupper()
+
+        if capital(k - 1) and k >= 2 and toks[k - 2].isalpha() and text[ends[k - 2]:starts[k - 1]] in (" ", "\t"):
+            return True
+        j = i + 1
+        return (capital(j) and text[ends[i]:starts[j]] in (" ", "\t") and is_frequent(low[j])
+                and low[j] not in self.cues.credentials)
 
     def _hopeless(self, low, lex, toks, starts, ends, text):
         """A test of word i that is true only when its score cannot matter: a word no neighbour can carry

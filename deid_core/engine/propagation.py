@@ -23,7 +23,12 @@ import regex
 
 from deid_core import taxonomy
 from deid_core.config import Merge as MergeOptions
-from deid_core.engine.initials import doctor_initials, initials_of, patient_initials
+from deid_core.engine.initials import (
+    doctor_initials,
+    initials_of,
+    not_clinician_initials,
+    patient_initials,
+)
 from deid_core.engine.occurrences import Occurrences
 from deid_core.gazetteers import is_common, is_function_word, is_name, words
 from deid_core.spans import Span, sort_spans
@@ -238,6 +243,11 @@ def kin_of_names(spans: Sequence[Span], text: str, opts: MergeOptions) -> dict[s
     return out
 
 
+# A lower-case word that "to" or "that" follows is the word itself, not a relative's name: "daughter hope to
+# arrange rehab", "son trust that" ("father royal helps", "father royal bone checks in" stay names).
+_WORD_NOT_NAME = regex.compile(r"[ \t]+(?i:to|that)(?![\p{L}\d'’-])")
+
+
 def add_occurrences(spans: list[Span], text: str, strings: dict[str, str], source: str,
                     found: Occurrences | None = None, dosing: regex.Pattern | None = None,
                     opts: MergeOptions | None = None, cued: bool = False,
@@ -247,7 +257,8 @@ def add_occurrences(spans: list[Span], text: str, strings: dict[str, str], sourc
     and, with `opts`, those in a not-name context (`not_name_context`: "very SOB", "Fio2"); `cued`
     (with `opts`): only capitalised ones right after a person cue (`person_cue_word`; "son pebble" is
     as likely the word itself), PATIENT after a kin word; a lower-case one only after the very kin word
-    that stands before a tagged mention of the name (`kin`, kin_of_names: "father Royal" ... "father royal").
+    that stands before a tagged mention of the name (`kin`, kin_of_names: "father Royal" ... "father royal")
+    and not before "to" or "that" (_WORD_NOT_NAME: "daughter hope to arrange").
 
     Linear in the text: one Aho-Corasick pass (engine/occurrences.py), not a regex alternation."""
     if not strings:
@@ -264,7 +275,8 @@ def add_occurrences(spans: list[Span], text: str, strings: dict[str, str], sourc
             continue
         if cued:
             cue = person_cue_word(text, a, opts) if opts is not None else None
-            if cue is None or not (text[a].isupper() or cue[1] in (kin or {}).get(text[a:b].lower(), ())):
+            if cue is None or not (text[a].isupper() or (cue[1] in (kin or {}).get(text[a:b].lower(), ())
+                                                         and not _WORD_NOT_NAME.match(text, b))):
                 continue
             kind = cue[0]
             label = "PATIENT" if kind == "kin" and label == "DOCTOR" else label
@@ -315,7 +327,7 @@ def propagate_patient(notes: Sequence[tuple[str, list[Span]]], opts: MergeOption
         spans = add_occurrences(spans, text, cued, "patient:propagate", found_cued, dosing, opts, cued=True, kin=kin)
         if initials:
             spans = patient_initials(spans, text, opts.patient_initials_verbs, opts.not_initials, initials)
-        out.append(doctor_initials(spans, text, opts.not_initials, clinicians) if clinicians else spans)
+        out.append(doctor_initials(spans, text, opts.not_initials, clinicians, not_clinician_initials(opts)) if clinicians else spans)
     return out
 
 
