@@ -20,8 +20,8 @@ from deid_core.engine.generations import Generations
 from deid_core.engine.surrogates.consistency import keyed_rng, match_case
 from deid_core.text.calendar_words import alternation, calendar_words
 
-PARSE_CACHE = 50_000  # parsed date strings a DateShifter keeps (~0.8 KB each; docs/BENCHMARKS.md, round 11)
-SHIFT_CACHE = 65_536  # consistency scopes whose shift is kept (one per patient)
+PARSE_CACHE = 10_000  # parsed date strings a DateShifter keeps (~0.8 KB each; docs/BENCHMARKS.md, round 11)
+SHIFT_CACHE = 8_192  # consistency scopes whose shift is kept (one per patient; the job sorts by patient)
 _MISSING = object()
 _CAL = calendar_words()
 MONTHS = _CAL.months
