@@ -42,7 +42,7 @@ def test_window_features_by_reference_and_type_cache():
     doc = Doc(Note("n", "Dr. Smith saw Smith today"))
     feats = ext.extract(doc)
     assert len(feats) == len(doc.tokens[0])
-    smith = ext.cache["Smith"]
+    smith = ext.cache.get("Smith")
     # the left neighbour of 'saw' is 'Smith': its pre-built window string, the same object
     saw = feats[3]
     hit = [f for f in saw if f == "-1:low=smith"]

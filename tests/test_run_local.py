@@ -223,3 +223,31 @@ def test_testing_hooks_refused_outside_the_test_suite(monkeypatch):
     monkeypatch.delenv("DEID_TEST_HOOKS")
     with pytest.raises(ConfigError, match=r"\[testing\].*DEID_TEST_HOOKS"):
         effective_config(str(LITERAL_CONF))
+
+
+def test_one_deidentifier_build_per_run(tmp_path, monkeypatch):
+    # the check build of checked_inputs is the one that tags: `deid tag` does not build it twice
+    from deid_core.app import runner
+
+    builds = []
+    real = runner.make_deidentifier
+    monkeypatch.setattr(runner, "make_deidentifier", lambda *a: builds.append(1) or real(*a))
+    assert tag(SAMPLES, tmp_path / "out") == 0
+    assert len(builds) == 1
+
+
+def test_tag_imports_only_its_own_subcommand():
+    # `deid tag` builds its parser without importing the training commands' modules (or Faker)
+    import subprocess
+    import sys
+
+    code = ("import sys; from deid_core.app.cli import build_parser; p = build_parser('tag'); "
+            "p.parse_args(['tag', '--input', 'a', '--output', 'b']); "
+            "print(sorted(m for m in ('deid_core.training.cv', 'deid_core.training.recipe', 'faker') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+    from deid_core.app.cli import _subcommand, build_parser
+
+    assert _subcommand(["-v", "tag", "--input", "x"]) == "tag" and _subcommand(["--version"]) is None
+    assert _subcommand(["nope"]) is None
+    assert "train" in build_parser("tag").format_help()  # the others still listed

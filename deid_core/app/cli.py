@@ -24,14 +24,18 @@ class UsageError(Exception):
     """A mistake in the command line or its inputs: printed as one line, exit code 2."""
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser with every available subcommand."""
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The argument parser with every available subcommand; with `only`, just that one's module is
+    imported (the others are listed without their arguments: `deid tag` need not import training)."""
     parser = argparse.ArgumentParser(prog="deid", description="Clinical de-identification engine.")
     parser.add_argument("-v", "--verbose", action="store_true", help="log at DEBUG level")
     parser.add_argument("--version", action="version", version=f"deid-spark {__version__}")
     parser.set_defaults(_run=None)  # no subcommand given
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (module_name, help_text) in SUBCOMMANDS.items():
+        if only is not None and name != only:
+            sub.add_parser(name, help=help_text, description=help_text)
+            continue
         try:
             module = importlib.import_module(module_name)
         except ModuleNotFoundError as exc:
@@ -44,9 +48,15 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _subcommand(argv: list[str]) -> str | None:
+    """The subcommand named on the command line (the first word that is not an option), if it is one."""
+    word = next((a for a in argv if not a.startswith("-")), None)
+    return word if word in SUBCOMMANDS else None
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the `deid` console script."""
-    parser = build_parser()
+    parser = build_parser(_subcommand(sys.argv[1:] if argv is None else argv))
     args = parser.parse_args(argv)
     logging.basicConfig(
         level=logging.DEBUG if args.verbose else logging.INFO,

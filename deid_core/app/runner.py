@@ -59,6 +59,7 @@ from deid_core.app.store import table_path
 from deid_core.bundle import Bundle
 from deid_core.bundle_choice import resolve_bundle
 from deid_core.config import ConfigError
+from deid_core.engine.pipeline import Deidentifier
 from deid_core.io.tables import AUDIT_SCHEMA, QUARANTINE_SCHEMA, read_table
 from deid_core.keys import DEMO_KEY, load_key
 
@@ -73,12 +74,17 @@ def load_key_and_bundle(options: RunOptions) -> tuple[bytes, Bundle]:
     was trained (e.g. a CRF trained with rule hits and no rules stage before it) or a bundle built
     for other versions stops the run before any work (the Spark job: before Spark starts).
     """
+    key, bundle, _ = checked_inputs(options)
+    return key, bundle
+
+
+def checked_inputs(options: RunOptions) -> tuple[bytes, Bundle, Deidentifier]:
+    """load_key_and_bundle, with the Deidentifier its check built (`deid tag` tags with it)."""
     if options.demo_key and options.key_file:
         raise ConfigError("--demo-key and --key-file exclude each other: give one")
     key = DEMO_KEY if options.demo_key else load_key(options.key_file)
     bundle = resolve_bundle(options.config, options.bundle)
-    make_deidentifier(options.config, bundle, key)
-    return key, bundle
+    return key, bundle, make_deidentifier(options.config, bundle, key)
 
 
 def _order(columns: tuple[str, ...] | list[str]) -> list[tuple[str, str]]:
@@ -124,11 +130,17 @@ def project(staged: pa.Table, spec: BatchSpec) -> tuple[pa.Table, pa.Table, pa.T
 
 
 class ArrowBackend:
-    """The Arrow executor: the whole input as one table in memory (small inputs, tests, tuning)."""
+    """The Arrow executor: the whole input as one table in memory (small inputs, tests, tuning).
+
+    `deidentifier`: one already built from the run's config, bundle and key (the check of
+    checked_inputs), used instead of building it again."""
 
     runner = "local"
     stages_to_files = False
     local_files = True
+
+    def __init__(self, deidentifier: Deidentifier | None = None) -> None:
+        self.deidentifier = deidentifier
 
     def check_sink(self, sink: Sink) -> None:
         """Nothing beyond run.check_request: local folders only (checked when writing)."""
@@ -161,7 +173,7 @@ class ArrowBackend:
 
     def stage(self, frame: pa.Table, task: TagTask, staging_path: str | None) -> pa.Table:
         """Tag every note once, a patient's notes in a row (cross-note propagation); in memory."""
-        deid = make_deidentifier(task.config, task.bundle, task.key)
+        deid = self.deidentifier or make_deidentifier(task.config, task.bundle, task.key)
         out_schema = staged_schema(frame.schema, task.spec)
         if "patient_id" in frame.column_names:
             frame = frame.sort_by([("patient_id", "ascending")])
@@ -262,8 +274,8 @@ class ArrowBackend:
 
 def run_local(input_path: str | Any, output: str | Any, options: RunOptions) -> dict[str, Any]:
     """`deid tag`: one run on the Arrow executor; the manifest (raises QuarantineRateError above the ceiling)."""
-    key, bundle = load_key_and_bundle(options)
+    key, bundle, deid = checked_inputs(options)
     result = run(RunRequest(Source(path=str(input_path)), Sink(path=str(output)), options, key, bundle),
-                 ArrowBackend())
+                 ArrowBackend(deid))
     enforce_quality(result.manifest)
     return result.manifest

@@ -22,12 +22,12 @@ from deid_core.config import Config
 from deid_core.config import NameNet as NameNetOptions
 from deid_core.doc import Doc
 from deid_core.engine.contract import NoteState, PerNoteStage
+from deid_core.engine.generations import Generations
 from deid_core.engine.propagation import abbreviation_shape
 from deid_core.gazetteers import is_frequent, words
 from deid_core.spans import Span
 
 SOURCE = "names:net"
-LEX_CACHE = 200_000  # token strings whose lexical score a NameNet keeps
 _SKIPPED = frozenset((".", ",", '"', "'", "(", "“", "”", "‘", "’"))  # punctuation the left context steps over
 JOIN_GAP = 8  # most characters between two name words that join ("jon r. peters", "ann and bo")
 _UNSEEN = object()  # a token whose lexical score is not cached yet
@@ -68,7 +68,7 @@ class NameNet(PerNoteStage):
     needs: dict[str, str] = {}
     provides: frozenset[str] = frozenset()
 
-    def __init__(self, opts: NameNetOptions) -> None:
+    def __init__(self, opts: NameNetOptions, cache_size: int = 200_000) -> None:
         self.opts = opts
         self.cues = cues_of(opts)
         self.first, self.last = words("first_name"), words("last_name")
@@ -83,24 +83,24 @@ class NameNet(PerNoteStage):
                     self.phrase_cues[p] = (weight, doctor)
         self.longest_cue = max((len(p) for p in self.phrase_cues), default=0)
         self._strongest_cue = max([0.0, *(cue[0] for cue in self.phrase_cues.values())])  # the most a cue adds
-        self._lex: dict[str, float | None] = {}  # lexical() per token string, emptied past LEX_CACHE
+        # lexical() per token string, at most cache_size ([crf.tagging] cache_size: token types per cache)
+        self._lex: Generations[str, float | None] = Generations(cache_size)
 
     def lexicals(self, toks: list[str]) -> list[float | None]:
         """lexical() of each token, computed once per token string (the same words recur note after note)."""
         cache = self._lex
-        if len(cache) > LEX_CACHE:
-            cache.clear()
         try:
-            return list(map(cache.__getitem__, toks))  # every token seen before: one C-level pass
+            return list(map(cache.young.__getitem__, toks))  # every token seen lately: one C-level pass
         except KeyError:
             pass
-        out = list(map(cache.get, toks, repeat(_UNSEEN)))
-        if _UNSEEN in out:
-            for k, t in enumerate(toks):
-                if out[k] is _UNSEEN:
-                    out[k] = cache.get(t, _UNSEEN)  # an earlier copy of the token may have filled it
-                    if out[k] is _UNSEEN:
-                        out[k] = cache[t] = self.lexical(t)
+        out = list(map(cache.young.get, toks, repeat(_UNSEEN)))
+        for k, t in enumerate(toks):
+            if out[k] is _UNSEEN:
+                v = cache.get(t, _UNSEEN)  # the old generation, or an earlier copy of the token filled it
+                if v is _UNSEEN:
+                    v = self.lexical(t)
+                    cache.put(t, v)
+                out[k] = v
         return out
 
     def lexical(self, word: str) -> float | None:
@@ -351,4 +351,4 @@ def _glued(i: int, toks, starts, ends) -> bool:
 
 def name_stage(config: Config, bundle) -> NameNet:
     """Pipeline stage factory ([registry.stages] names): the name recall net of [names]."""
-    return NameNet(config.names)
+    return NameNet(config.names, config.crf.tagging.cache_size)

@@ -39,6 +39,7 @@ from deid_core.engine.crf.features import (
 )
 from deid_core.engine.crf.labels import check_scheme, decode, encode
 from deid_core.engine.crf.versions import open_model
+from deid_core.engine.generations import Generations
 from deid_core.spans import Span, trim_span
 
 log = logging.getLogger(__name__)
@@ -170,7 +171,7 @@ class CharFeatureExtractor:
         self.context = "token_context" in fam
         self.metadata = "metadata" in fam
         self.offsets = [o for o in range(-window, window + 1) if o] if self.ngram else []
-        self.cache: dict[str, tuple[list[list[str]], str, str]] = {}
+        self.cache: Generations[str, tuple[list[list[str]], str, str]] = Generations(cache_size)  # per token type
         self.cache_size = cache_size
         self._uni: dict[int, dict[str, str]] = {o: {} for o in self.offsets}
         gap = {ch: [x for x in ([_GAP_CHAR[ch]] if "char" in fam else []) + ([_GAP_CLASS[ch]] if "char_class" in fam else [])]
@@ -184,7 +185,7 @@ class CharFeatureExtractor:
         """Per token type: each character's token-intrinsic features, and the token as a -1/+1 context string."""
         e = self.cache.get(token)
         if e is not None:
-            return e
+            return e  # type: ignore[return-value]
         fam = self.fam
         low = token.lower()
         tok_feats: list[str] = []
@@ -210,9 +211,7 @@ class CharFeatureExtractor:
             f += tok_feats
             per_char.append(self._keep(f))
         e = (per_char, "t-1=" + low, "t+1=" + low)
-        if len(self.cache) >= self.cache_size:
-            self.cache.clear()
-        self.cache[token] = e
+        self.cache.put(token, e)
         return e
 
     def _unigram(self, o: int, ch: str) -> str:

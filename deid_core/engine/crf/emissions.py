@@ -37,8 +37,9 @@ class EncodedNote:
 class Emissions:
     """One model's emission scores from its extractor's strings, as interned weight rows.
 
-    Tables grow with the token types seen and are emptied when they pass `max_rows` (between
-    batches only, like the extractor's own per-type cache).
+    Tables grow with the token types seen and are emptied when they pass `max_rows` types or rows
+    (between batches only). They hold ~0.3 KB per type (docs/BENCHMARKS.md, round 11); a type's
+    feature strings are built by the extractor without keeping them in its cache.
     """
 
     def __init__(self, weights: CrfWeights, extractor: FeatureExtractor, max_rows: int = 200_000) -> None:
@@ -98,7 +99,7 @@ class Emissions:
         t = self.types.get(token)
         if t is not None:  # a new type seen twice in one note
             return t
-        e = self.extractor.entry(token)
+        e = self.extractor.build(token)  # not kept by the extractor: these tables hold what is needed
         t = self.types[token] = len(self.type_low)
         if t == len(self.type_rows):
             self.type_rows, self.type_shape, self.type_left, self.type_right = (

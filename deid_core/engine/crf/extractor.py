@@ -15,6 +15,7 @@ from deid_core.doc import Doc
 from deid_core.engine.crf.doc_families import DOC_FAMILIES, DocContext
 from deid_core.engine.crf.shapes import regex_shape, short_shape
 from deid_core.engine.crf.token_families import TOKEN_FAMILIES, gazetteer_names
+from deid_core.engine.generations import Generations
 from deid_core.spans import Span
 
 # window family -> (which cached view of the neighbour, default radius or None = model window)
@@ -108,7 +109,8 @@ class FeatureExtractor:
             self.pad = {o: [f for f in p if f in known] for o, p in self.pad.items()}
         if as_bytes:
             self.pad = {o: [f.encode() for f in p] for o, p in self.pad.items()}
-        self.cache: dict[str, TypeEntry] = {}
+        # per token type, at most cache_size entries (two generations: docs/BENCHMARKS.md, round 11)
+        self.cache: Generations[str, TypeEntry] = Generations(cache_size)
         self.cache_size = cache_size
         # shape n-gram strings per (previous, own, next) compressed shape, filtered like `own`
         self.trigrams: dict[tuple[str, str, str], list[str]] = {}
@@ -128,8 +130,13 @@ class FeatureExtractor:
     def entry(self, token: str) -> TypeEntry:
         """The cached per-type entry of a token string."""
         e = self.cache.get(token)
-        if e is not None:
-            return e
+        if e is None:
+            e = self.build(token)
+            self.cache.put(token, e)
+        return e  # type: ignore[return-value]
+
+    def build(self, token: str) -> TypeEntry:
+        """The per-type entry of a token string, not cached (the emission tables keep their own rows)."""
         own: list[str] = []
         for fn in self.token_fns:
             own.extend(fn(token))
@@ -155,14 +162,11 @@ class FeatureExtractor:
         if self.as_bytes:
             e.own = [f.encode() for f in own]
             e.win = {o: [f.encode() for f in w] for o, w in e.win.items()}
-        if len(self.cache) >= self.cache_size:
-            self.cache.clear()
-        self.cache[token] = e
         return e
 
     def entries(self, toks: Sequence[str]) -> list[TypeEntry]:
         """The cached per-type entry of each token."""
-        get = self.cache.get
+        get = self.cache.young.get
         return [get(t) or self.entry(t) for t in toks]
 
     def extract(self, doc: Doc, rule_spans: Sequence[Span] = ()) -> list[list[str]]:

@@ -16,9 +16,13 @@ from functools import lru_cache
 from typing import Any
 
 from deid_core.config.surrogates import Dates
+from deid_core.engine.generations import Generations
 from deid_core.engine.surrogates.consistency import keyed_rng, match_case
 from deid_core.text.calendar_words import alternation, calendar_words
 
+PARSE_CACHE = 10_000  # parsed date strings a DateShifter keeps (~0.8 KB each; docs/BENCHMARKS.md, round 11)
+SHIFT_CACHE = 8_192  # consistency scopes whose shift is kept (one per patient; the job sorts by patient)
+_MISSING = object()
 _CAL = calendar_words()
 MONTHS = _CAL.months
 WEEKDAYS = _CAL.weekdays  # Monday first, like date.weekday()
@@ -118,12 +122,12 @@ class DateShifter:
             r"\b(?:" + "|".join(f"(?P<h{i}>{pat})" for i, (pat, _) in enumerate(hol)) + r")\b", re.I
         ) if hol else None
         self.patterns = [(f.name, _compile(f.pattern), _needs(f.pattern)) for f in conf.formats]
-        self._cache: dict[tuple[str, int | None], list[_Hit] | None] = {}
+        self._cache: Generations[tuple[str, int | None], list[_Hit] | None] = Generations(PARSE_CACHE)
 
     def __getstate__(self) -> dict[str, Any]:
         """Picklable (e.g. shipped to Spark workers): the parse cache is left behind."""
         state = dict(self.__dict__)
-        state["_cache"] = {}
+        state["_cache"] = Generations(PARSE_CACHE)
         return state
 
     # -- the shift -------------------------------------------------------------------------
@@ -135,13 +139,11 @@ class DateShifter:
     def find(self, text: str, note_year: int | None = None) -> list[_Hit] | None:
         """Recognised dates of a span in text order, or None if something else is left over."""
         ck = (text, note_year if self.yearless == "note_date" else None)
-        if ck in self._cache:
-            return self._cache[ck]
-        hits = self._find(text, note_year)
-        if len(self._cache) > 50_000:
-            self._cache.clear()
-        self._cache[ck] = hits
-        return hits
+        hits = self._cache.get(ck, _MISSING)
+        if hits is _MISSING:
+            hits = self._find(text, note_year)
+            self._cache.put(ck, hits)
+        return hits  # type: ignore[return-value]
 
     def _find(self, text: str, note_year: int | None) -> list[_Hit] | None:
         hits: list[_Hit] = []
@@ -360,7 +362,7 @@ def _ok_shift(s: int, avoid7: bool) -> bool:
     return s != 0 and not (avoid7 and s % 7 == 0)
 
 
-@lru_cache(maxsize=65536)
+@lru_cache(maxsize=SHIFT_CACHE)
 def _shift(key: bytes, scope: str, lo: int, hi: int, avoid7: bool) -> int:
     rng = keyed_rng(key, scope, "DATE-shift")
     while True:

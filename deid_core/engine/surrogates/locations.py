@@ -8,8 +8,6 @@ import re
 from functools import lru_cache
 from importlib import metadata
 
-from faker import Faker
-
 from deid_core.config.surrogates import Surrogates
 from deid_core.engine.surrogates.consistency import match_case
 from deid_core.engine.surrogates.names import NamePools
@@ -40,6 +38,8 @@ def faker_version() -> str | None:
 @lru_cache(maxsize=32)
 def value_pool(locale: str, kind: str) -> tuple[str, ...]:
     """Faker values of one kind generated once per process (fixed seed), picked by keyed hash."""
+    from faker import Faker  # here: a run that draws no such surrogate never imports Faker (~0.1 s)
+
     fk = Faker(locale)
     fk.seed_instance(POOL_SEED)
     if kind == "job":
