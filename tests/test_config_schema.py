@@ -254,3 +254,11 @@ def test_every_factory_builds_from_the_typed_config():
         assert resolve(ref)(config, b"k" * 32).default_mode == name
     for ref in config.registry.merge.values():
         resolve(ref)(config)
+
+
+def test_a_cache_of_one_entry_is_refused_by_the_configuration_check():
+    """The CRF caches turn in two generations of cache_size // 2: a size of 1 is named as the setting, not
+    as an engine error when the first stage is built."""
+    with pytest.raises(ConfigError, match=r"\[crf\.tagging\] cache_size = 1 is not accepted; expected an integer >= 2"):
+        load_config({"crf": {"tagging": {"cache_size": 1}}})
+    assert load_config({"crf": {"tagging": {"cache_size": 2}}}).crf.tagging.cache_size == 2

@@ -7,6 +7,7 @@ import collections
 import datetime as dt
 import random
 import re
+from dataclasses import replace
 
 import pytest
 
@@ -27,6 +28,7 @@ from deid_core.training.synth.catalog import (
 from deid_core.training.synth.generate import patient_identity
 from deid_core.training.synth.lexicon import pools
 from deid_core.training.synth.notetypes import (
+    global_snippets,
     TemplateError,
     breadth_overlay,
     note_types,
@@ -254,3 +256,23 @@ def test_a_breadth_overlay_adds_its_optional_part_to_its_types_only(tmp_path):
     bad.write_text('part = "y"\ntypes = ["radiology", "nosuch"]\n[snippets]\ny = ["Seen."]\n')
     with pytest.raises(TemplateError, match="unknown note types"):
         note_types((str(bad),))
+
+
+def test_a_breadth_overlay_never_changes_what_the_templates_write(tmp_path):
+    """An overlay whose snippet is named like a shared or a note type's own snippet would rewrite the
+    templates' text (not only add its part): refused, as are two overlays of one name."""
+    shared = next(iter(global_snippets()))
+    clash = tmp_path / "clash.toml"
+    clash.write_text(f'part = "y"\ntypes = ["radiology"]\n[snippets]\ny = ["Seen."]\n{shared} = ["Other."]\n')
+    with pytest.raises(TemplateError, match=f"snippets \\['{shared}'\\] are already conf/synth/snippets.toml's"):
+        breadth_overlay(str(clash))
+    own = tmp_path / "own.toml"
+    own.write_text('part = "y"\ntypes = ["radiology"]\n[snippets]\ny = ["Seen."]\n')
+    radiology = next(f for f in note_types() if f.name == "radiology")
+    family = replace(radiology, snippets={**(radiology.snippets or {}), "y": (("Its own.",), None)})
+    with pytest.raises(TemplateError, match="snippets \\['y'\\] are already note type"):
+        with_breadth(family, breadth_overlay(str(own)))
+    twin = tmp_path / "ctx11.toml"
+    twin.write_text('part = "y"\ntypes = ["radiology"]\n[snippets]\ny = ["Seen."]\n')
+    with pytest.raises(TemplateError, match="two share a name"):
+        note_types(("ctx11", str(twin)))

@@ -66,7 +66,7 @@ class Tagging:
     domain: Literal["target", "source", "general"]
     min_gate_examples: Count
     strict_versions: bool
-    cache_size: Positive
+    cache_size: Annotated[int, at_least(2)]  # two generations of cache_size // 2 (engine/generations.py)
     scorer: Scorer
     batch_tokens: Positive
 

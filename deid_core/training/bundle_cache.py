@@ -34,7 +34,8 @@ _CODE = ("engine", "text", "gazetteers", "doc.py", "spans.py", "notes.py", "taxo
 
 def _tree(h: hashlib._Hash, path: Path, skip: tuple[str, ...] = ()) -> None:
     files = [path] if path.is_file() else sorted(
-        p for p in path.rglob("*") if p.is_file() and "__pycache__" not in p.parts and not set(skip) & set(p.parts))
+        p for p in path.rglob("*") if p.is_file() and "__pycache__" not in p.parts
+        and p.relative_to(path).parts[0] not in skip)  # folders of `path` only, never of where it is installed
     for f in files:
         h.update(str(f.relative_to(_PKG.parent) if f.is_relative_to(_PKG.parent) else f.name).encode())
         h.update(f.read_bytes())

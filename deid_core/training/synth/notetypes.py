@@ -264,6 +264,10 @@ def breadth_overlay(name: str) -> Breadth:
         raise TemplateError(f"{path}: part {part!r} must be one of its [snippets]")
     if not types:
         raise TemplateError(f"{path}: types is empty")
+    shadowed = sorted(set(snippets) & set(global_snippets()))
+    if shadowed:
+        raise TemplateError(f"{path}: snippets {shadowed} are already conf/synth/snippets.toml's: an overlay only "
+                            "adds its part, it never changes what the templates write")
     scope = {**global_snippets(), **snippets}
     _check_snippets(scope, [t for alts, _ in snippets.values() for t in alts], str(path))
     _check_fillers([t for alts, _ in snippets.values() for t in alts], path)
@@ -275,6 +279,10 @@ def with_breadth(family: NoteType, overlay: Breadth) -> NoteType:
     if family.name not in overlay.types:
         return family
     key = f"breadth.{Path(overlay.name).stem}"
+    shadowed = sorted(set(overlay.snippets) & set(family.snippets or {}))
+    if shadowed:
+        raise TemplateError(f"{breadth_file(overlay.name)}: snippets {shadowed} are already note type {family.family!r}'s: "
+                            "an overlay only adds its part, it never changes what the templates write")
     return replace(family, layouts=tuple((*lay, key + "?") for lay in family.layouts),
                    parts={**family.parts, key: (parse("{~" + overlay.part + "}"),)},
                    part_weights={**(family.part_weights or {}), key: None},
@@ -293,6 +301,9 @@ def note_types(breadth: tuple[str, ...] = ()) -> tuple[NoteType, ...]:
         if f.family in seen:
             raise TemplateError(f"{folder}: family {f.family!r} defined twice")
         seen.add(f.family)
+    stems = [Path(n).stem for n in breadth]
+    if len(set(stems)) < len(stems):
+        raise TemplateError(f"breadth overlays {list(breadth)}: two share a name (each becomes the part 'breadth.NAME')")
     for name in breadth:
         overlay = breadth_overlay(name)
         unknown = sorted(set(overlay.types) - {f.name for f in fams})
