@@ -28,9 +28,9 @@ from deid_core.training.synth.catalog import (
 from deid_core.training.synth.generate import patient_identity
 from deid_core.training.synth.lexicon import pools
 from deid_core.training.synth.notetypes import (
-    global_snippets,
     TemplateError,
     breadth_overlay,
+    global_snippets,
     note_types,
     with_breadth,
 )
