@@ -8,6 +8,8 @@ from hypothesis import strategies as st
 from deid_core.doc import Doc
 from deid_core.engine.rules.metadata import MetadataMatcher, within_one_edit
 from deid_core.gazetteers import (
+    _rule_entries,
+    automaton,
     gazetteer_hits,
     is_common,
     is_frequent,
@@ -92,6 +94,16 @@ def test_rule_hits_are_the_entries_rules_act_on_in_end_order():
     assert not any(t.startswith("denverite") for t, _ in found)
     assert [(e, s) for s, e, _ in hits] == sorted((e, s) for s, e, _ in hits)
     assert {(s, e) for s, e, _ in hits} <= {(s, e) for s, e, _ in gazetteer_hits(doc)}
+
+
+def test_gazetteer_tables_share_their_values():
+    """~98,000 entries, a few hundred distinct values: one object each (memory, and objects the collector scans)."""
+    table = _rule_entries()
+    assert len(table) > 50_000 and len({id(v) for v in table.values()}) == len(set(table.values())) < 64
+    auto = automaton()
+    assert len({id(v) for _, v in auto.items()}) == len({v for _, v in auto.items()}) < 1_000
+    assert table["denver"] == frozenset({"city", "first_name", "last_name"})
+    assert auto.get(" denver ") == (6, ("city", "first_name", "last_name"))
 
 
 def test_token_gazetteers_aligned_with_tokens():

@@ -73,9 +73,11 @@ def automaton() -> ahocorasick.Automaton:
     for name in SCANNED:
         for entry in words(name):
             entries.setdefault(entry, set()).add(name)
+    shared: dict[tuple[int, tuple[str, ...]], tuple[int, tuple[str, ...]]] = {}  # one object per distinct value (~10 MB less)
     for entry, names in entries.items():
         key = f" {_normalize(entry)} "
-        auto.add_word(key, (len(key) - 2, tuple(sorted(names))))
+        value = (len(key) - 2, tuple(sorted(names)))
+        auto.add_word(key, shared.setdefault(value, value))
     auto.make_automaton()
     return auto
 
@@ -103,7 +105,15 @@ def _rule_entries() -> dict[str, frozenset[str]]:
         for entry in words(name):
             if not is_frequent(entry):
                 entries.setdefault(entry, set()).add(name)
-    return {_normalize(entry): frozenset(names) for entry, names in entries.items()}
+    # ~98,000 entries but a handful of distinct sets of lists: one frozenset object each (not one per entry:
+    # ~20 MB less per process, and ~97,000 fewer objects for the garbage collector), and the word list's own
+    # string as the key where normalizing does not change it
+    shared: dict[frozenset[str], frozenset[str]] = {}
+    out: dict[str, frozenset[str]] = {}
+    for entry, names in entries.items():
+        key, lists = _normalize(entry), frozenset(names)
+        out[entry if key == entry else key] = shared.setdefault(lists, lists)
+    return out
 
 
 def rule_hits(doc: Doc) -> list[tuple[int, int, frozenset[str]]]:
