@@ -24,7 +24,7 @@ _INITIALS_REACH = 40  # characters read before and after an initials candidate f
 def name_initials(name: str) -> set[str]:
     """Initials (upper case) a person's name of 2-3 words is written with: first letters in order
     ('Chiyo K. Takahashi': 'CKT', 'CT'), given name first when the surname leads ('Takahashi, Chiyo': 'CT')."""
-    found = [w for w in _NAME_WORD.findall(name)]
+    found = _NAME_WORD.findall(name)
     if not 2 <= len(found) <= 3:
         return set()
     if _INVERTED.match(name):

@@ -62,6 +62,7 @@ class Merger:
         self._heads = frozenset(w.lower() for w in options.crf_place_heads)
         self._roles = frozenset(options.crf_name_lead_words)
         self._heads_of = place_heads(options.hospital_head_words, options.organization_head_words)
+        self._not_clinical = not_clinician_initials(options)  # from the options: once, not per note
 
     def priority(self, s: Span) -> int:
         """Smaller is stronger."""
@@ -114,7 +115,7 @@ class Merger:
                                           self.options.not_initials, metadata_initials(known, "PATIENT"))
             if self.options.doctor_initials:
                 merged = doctor_initials(merged, doc.text, self.options.not_initials,
-                                         metadata_initials(known, "DOCTOR"), not_clinician_initials(self.options))
+                                         metadata_initials(known, "DOCTOR"), self._not_clinical)
             merged = dictation_initials(merged, doc.text, self.options.dictation_keys)
         if note_wide and doc is not None and (self.options.reconcile or self.options.propagate):
             merged = reconcile(merged, doc.text, self)  # a window's spans: whole_note() does it over the note

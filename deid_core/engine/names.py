@@ -158,17 +158,19 @@ class NameNet(PerNoteStage):
         "Azure XT DR. Meds"),
         or between an initial and a credential ("R. DOWN NP", "c. little md"). Words glued to others never."""
         t = toks[i]
+        k = i - 2 if i >= 2 and toks[i - 1] == "." and ends[i - 2] == starts[i - 1] else i - 1
+        titled = k >= 0 and low[k] in self.cues.doctor_titles
+        initialled = i >= 2 and toks[i - 1] == "." and len(toks[i - 2]) == 1 and toks[i - 2].isalpha()
+        if not (titled or initialled):
+            return False  # no frame before the word: the cheap test first, for every candidate
         if len(t) < 3 or not t.isalpha() or not is_frequent(low[i]) or _glued(i, toks, starts, ends):
             return False
-        k = i - 2 if i >= 2 and toks[i - 1] == "." and ends[i - 2] == starts[i - 1] else i - 1
         gap = text[ends[i - 1]:starts[i]] if k >= 0 else ""
-        if (k >= 0 and t[0].isupper() and t[1:].islower() and toks[k][0].isupper() and toks[k][1:].islower()
-                and low[k] in self.cues.doctor_titles
+        if (titled and t[0].isupper() and t[1:].islower() and toks[k][0].isupper() and toks[k][1:].islower()
                 and gap in (" ", "\t") and text[ends[i]:ends[i] + 1] != ":"
                 and not self._title_case_run(k, i, toks, low, starts, ends, text)):
             return True
-        if (i >= 2 and toks[i - 1] == "." and len(toks[i - 2]) == 1 and toks[i - 2].isalpha()
-                and _initial(i - 2, toks, starts, ends, text) and gap in (" ", "\t")):
+        if (initialled and _initial(i - 2, toks, starts, ends, text) and gap in (" ", "\t")):
             nxt = self._right_word(i, toks, lex, starts, ends, text)
             return nxt is not None and low[nxt] in self.cues.credentials
         return False
