@@ -6,8 +6,9 @@ patient_initials, patient_initials_verbs and doctor_initials."""
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_right
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from functools import lru_cache
 
 import regex
@@ -66,9 +67,12 @@ def patient_initials(spans: Sequence[Span], text: str, verbs: Sequence[str], not
     ('pt states'). An untagged word becomes a span, a DOCTOR span on it PATIENT. The word must match the name's initials (a middle initial the name did not give allowed: 'CKT')
     and stand in such a context, so 'CT' of a scan stays. `known`: initials of the patient's names in their
     other notes (propagation.propagate_patient) or the note's metadata (metadata_initials)."""
+    initials = initials_of(spans, text) | set(known)
+    if not initials:
+        return list(spans)  # no name of the patient: nothing to look for
     before, age, verb = _initials_context(tuple(verbs))
     ends = {s.end for s in spans if s.label == "PATIENT"}
-    skip = {w.upper() for w in not_initials}
+    skip = _upper_words(tuple(not_initials))
 
     def subject(a: int, b: int) -> bool:
         if text[a - 1:a] == "(" and text[b:b + 1] == ")" and _blanks_back(text, a - 1) in ends:
@@ -86,8 +90,13 @@ def patient_initials(spans: Sequence[Span], text: str, verbs: Sequence[str], not
         return bool((verb is not None and verb.match(text, b, b + _INITIALS_REACH))
                     or (before.search(text, max(0, a - _INITIALS_REACH), a) and _CLOSED.match(text, b, b + _INITIALS_REACH)))
 
-    initials = initials_of(spans, text) | set(known)
     return _tag_initials(spans, text, initials, "PATIENT", subject, middle=True)
+
+
+@lru_cache(maxsize=32)
+def _upper_words(found: tuple[str, ...]) -> frozenset[str]:
+    """The words in upper case, once per configured list (not per note)."""
+    return frozenset(w.upper() for w in found)
 
 
 def not_clinician_initials(opts: MergeOptions) -> tuple[str, ...]:
@@ -132,23 +141,37 @@ def doctor_initials(spans: Sequence[Span], text: str, not_initials: Iterable[str
                 return True
         return bool(_SIGNER_BEFORE.search(text, lo, a) and _CLOSED.match(text, b, b + _INITIALS_REACH))
 
-    skip = {w.upper() for w in not_initials}
-    clinical_words = {w.upper() for w in clinical}
+    skip = _upper_words(tuple(not_initials))
     initials = {i for i in initials_of(spans, text, "DOCTOR") | set(known) if i not in skip}
+    if not initials:
+        return list(spans)  # no clinician's name: nothing to look for
+    clinical_words = _upper_words(tuple(clinical))
     return _tag_initials(spans, text, initials, "DOCTOR", signs, relabel=False, skip=skip)
 
 
+# A dictation trailer line (_dictation_line); <L> a letter, <D> a digit, <l> and <d> the same inside a class.
+_DICTATION = (r"^[ \t]*(?P<run><L>{2,4}(?:[ \t]*[/:][ \t]*<L>{2,4}(?![<l><d>])){0,3})"
+              r"(?P<job>[ \t]*[/:][ \t]*<L>?<D>[<d>-]*)?[ \t]*(?:\n[ \t]*)?"
+              r"(?i:<keys>)[ \t]*:?[ \t]*(?:<D>{1,4}[/.-]|<L>{3,9}\.?[ \t]+<D>)")
+_CLASSES = {False: {"<L>": r"\p{L}", "<l>": r"\p{L}", "<D>": r"\d", "<d>": r"\d"},
+            True: {"<L>": "[A-Za-z]", "<l>": "A-Za-z", "<D>": "[0-9]", "<d>": "0-9"}}
+
+
 @lru_cache(maxsize=8)
-def _dictation_line(keys: tuple[str, ...]) -> regex.Pattern | None:
-    """A dictation trailer: a line of initials groups (2-4 letters) joined by '/' or ':', maybe a job number
+def _dictation_line(keys: tuple[str, ...], ascii_text: bool = False) -> regex.Pattern | re.Pattern | None:
+    r"""A dictation trailer: a line of initials groups (2-4 letters) joined by '/' or ':', maybe a job number
     group, then, on the same line or the next, a dictation date key and a date ('GM/ak/9912', 'TCD/MC/TR',
-    'NW:GBN:51-52' before 'D: 3/29', 'DD 12-01-08', 'Dictated: June 19')."""
-    if not keys:
+    'NW:GBN:51-52' before 'D: 3/29', 'DD 12-01-08', 'Dictated: June 19'). `ascii_text`: the same pattern for
+    ASCII texts only, as a stdlib pattern (\p{L} is [A-Za-z] there, \d [0-9]; ~3x faster, round 12); None
+    when a key is not ASCII (its case folding could match an ASCII letter: the generic pattern serves)."""
+    if not keys or (ascii_text and not all(k.isascii() for k in keys)):
         return None
-    alternatives = "|".join(regex.escape(k) for k in sorted(keys, key=len, reverse=True))
-    return regex.compile(r"^[ \t]*(?P<run>\p{L}{2,4}(?:[ \t]*[/:][ \t]*\p{L}{2,4}(?![\p{L}\d])){0,3})"
-                         r"(?P<job>[ \t]*[/:][ \t]*\p{L}?\d[\d-]*)?[ \t]*(?:\n[ \t]*)?"
-                         r"(?i:" + alternatives + r")[ \t]*:?[ \t]*(?:\d{1,4}[/.-]|\p{L}{3,9}\.?[ \t]+\d)", regex.MULTILINE)
+    engine = re if ascii_text else regex
+    source = _DICTATION
+    for token, cls in _CLASSES[ascii_text].items():
+        source = source.replace(token, cls)
+    alternatives = "|".join(engine.escape(k) for k in sorted(keys, key=len, reverse=True))
+    return engine.compile(source.replace("<keys>", alternatives), engine.MULTILINE)
 
 
 _GROUP = regex.compile(r"\p{L}{2,4}")
@@ -159,16 +182,19 @@ def dictation_initials(spans: Sequence[Span], text: str, keys: Sequence[str]) ->
     'GM/ak/994606' then 'D: 3/29/2009', 'ctv/dr   DD: 1/30/11'): two groups or more, or one before a job
     number, on a line of their own followed by a dictation date key of [merge] dictation_keys. Groups inside
     another span are left alone."""
-    line = _dictation_line(tuple(keys))
+    keys = tuple(keys)
+    line = (text.isascii() and _dictation_line(keys, True)) or _dictation_line(keys)
     if line is None:
         return list(spans)
-    ordered = sort_spans(spans)
-    starts = [s.start for s in ordered]
+    ordered: list[Span] | None = None
     added: list[Span] = []
     for m in line.finditer(text):
         groups = list(_GROUP.finditer(text, *m.span("run")))
         if len(groups) < 2 and m.group("job") is None:
             continue
+        if ordered is None:  # sorted at the first trailer: most notes have none
+            ordered = sort_spans(spans)
+            starts = [s.start for s in ordered]
         for g in groups:
             a, b = g.span()
             i = bisect_right(starts, b - 1)
@@ -179,6 +205,42 @@ def dictation_initials(spans: Sequence[Span], text: str, keys: Sequence[str]) ->
 
 
 _CANDIDATE = regex.compile(r"(?<![\p{L}\d'’.-])(?:\p{Lu}{2,3}|\p{Ll}{2,3})(?![\p{L}\d'’-])")  # a 2-3 letter word
+_ASCII_INITIALS = re.compile(r"[A-Z]{2,3}|[a-z]{2,3}")  # an ASCII word _CANDIDATE matches (letters, one case)
+_ASCII_PAIR = re.compile(r"[A-Z]{2}")
+
+
+_ASCII_OPENS = r"(?<![A-Za-z0-9'.\-].)"  # after a word's first letter: no letter, digit, ', . or - before that letter
+
+
+@lru_cache(maxsize=256)
+def _ascii_members(spelt: frozenset[str], pairs: frozenset[str]) -> re.Pattern | None:
+    r"""On an ASCII text, exactly the _CANDIDATE words that _tag_initials keeps (`spelt`, or three letters of one
+    case whose first and last, in capitals, are a pair of `pairs`) as one stdlib pattern of their letters, so a
+    note is scanned for its initials only (round 12: the generic scan made every 2-3 letter word a match object;
+    ASCII only: there \p{L} is [A-Za-z], \d [0-9], and no ’). Each alternative opens with its letter, so the
+    scan skips to those letters (_CANDIDATE's look-behind comes after it). None when no word can be kept."""
+    words_ = sorted(w for w in spelt if _ASCII_INITIALS.fullmatch(w))
+    for p in sorted(p for p in pairs if _ASCII_PAIR.fullmatch(p)):
+        words_ += [f"{p[0]}[A-Z]{p[1]}", f"{p[0].lower()}[a-z]{p[1].lower()}"]
+    if not words_:
+        return None
+    return re.compile("(?:" + "|".join(w[0] + _ASCII_OPENS + w[1:] for w in words_) + r")(?![A-Za-z0-9'\-])", re.DOTALL)
+
+
+def _initials_words(text: str, spelt: set[str], pairs: set[str]) -> Iterator[tuple[int, int, str]]:
+    """(start, end, word) of the whole 2-3 letter words (_CANDIDATE) that are a word of `spelt` or three letters
+    whose first and last (upper case) are a pair of `pairs`, in text order: on an ASCII text one scan for
+    exactly those (_ascii_members), else the generic scan and set lookups; linear whatever the names."""
+    if text.isascii():
+        found = _ascii_members(frozenset(spelt), frozenset(pairs))
+        if found is not None:
+            for m in found.finditer(text):
+                yield m.start(), m.end(), m.group()
+        return
+    for m in _CANDIDATE.finditer(text):
+        w = m.group()
+        if w in spelt or (len(w) == 3 and (w[0] + w[2]).upper() in pairs):
+            yield m.start(), m.end(), w
 
 
 def _tag_initials(spans: Sequence[Span], text: str, initials: set[str], label: str, context, relabel: bool = True,
@@ -190,20 +252,18 @@ def _tag_initials(spans: Sequence[Span], text: str, initials: set[str], label: s
     the label."""
     if not initials:
         return list(spans)
-    by_place = {(s.start, s.end): k for k, s in enumerate(spans)}
-    ordered = sort_spans(spans)
-    starts = [s.start for s in ordered]
-    out = list(spans)
-    added: list[Span] = []
     spelt = set(initials) | {i.lower() for i in initials}
     pairs = {i for i in initials if len(i) == 2} if middle else set()
-    for m in _CANDIDATE.finditer(text):  # one generic pass, then set lookups: linear whatever the names
-        w = m.group()
-        if w not in spelt and not (len(w) == 3 and (w[0] + w[2]).upper() in pairs):
-            continue
-        a, b = m.span()
+    by_place: dict[tuple[int, int], int] | None = None
+    out = list(spans)
+    added: list[Span] = []
+    for a, b, w in _initials_words(text, spelt, pairs):
         if w.upper() in skip or not context(a, b):
             continue
+        if by_place is None:  # built at the first word kept: most notes have none
+            by_place = {(s.start, s.end): k for k, s in enumerate(spans)}
+            ordered = sort_spans(spans)
+            starts = [s.start for s in ordered]
         k = by_place.get((a, b))
         if k is not None:
             if relabel and spans[k].label in ("PATIENT", "DOCTOR") and spans[k].label != label:
@@ -222,16 +282,23 @@ def _dictionary_word(word: str) -> bool:
     return len(word) == 3 and word.lower() in words("english_word")
 
 
-def metadata_initials(known_phi: Iterable[tuple[str, str]], label: str) -> set[str]:
+def metadata_initials(known_phi: Iterable[tuple[str, str]], label: str) -> frozenset[str]:
     """Initials of the note's metadata names of this label (Note.known_phi): one value ('Quenby Tarrow') or
-    a first and a last name given apart, in that order ('Quenby', 'Tarrow': 'QT')."""
+    a first and a last name given apart, in that order ('Quenby', 'Tarrow': 'QT'). Memoised: a patient's
+    notes come together and carry the same metadata."""
+    return _metadata_initials(tuple(map(tuple, known_phi)), label)
+
+
+@lru_cache(maxsize=256)
+def _metadata_initials(known_phi: tuple[tuple[str, str], ...], label: str) -> frozenset[str]:
+    """metadata_initials of a hashable copy of the metadata."""
     values = [v for v, lab in known_phi if lab == label and v.strip()][:4]
     out: set[str] = set()
     for i, v in enumerate(values):
         out |= name_initials(v)
         for w in values[i + 1:]:
             out |= name_initials(f"{v} {w}")
-    return out
+    return frozenset(out)
 
 
 def _blanks_back(text: str, pos: int) -> int:

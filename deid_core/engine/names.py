@@ -16,7 +16,8 @@ from __future__ import annotations
 from bisect import bisect_left
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import repeat
+from itertools import compress, repeat
+from operator import is_not
 
 from deid_core.config import Config
 from deid_core.config import NameNet as NameNetOptions
@@ -132,24 +133,47 @@ class NameNet(PerNoteStage):
         scores: list[float | None] = [None] * len(toks)
         labels = [""] * len(toks)
         hopeless = self._hopeless(low, lex, toks, starts, ends, text)
-        for i, base in enumerate(lex):
-            if base is not None and not _glued(i, toks, starts, ends) and not hopeless(i, base):
-                scores[i], labels[i] = self._context(i, base, toks, low, lex, starts, ends, text)
+        # the words with a lexical score (a C-level pass over the others), in order, but glued and hopeless ones
+        scored = [i for i in compress(range(len(lex)), map(is_not, lex, repeat(None)))
+                  if not _glued(i, toks, starts, ends) and not hopeless(i, lex[i])]
+        for i in scored:
+            scores[i], labels[i] = self._context(i, lex[i], toks, low, lex, starts, ends, text)
         w = self.opts.weights
         thr = self.opts.threshold
-        for i, base in enumerate(lex):  # frequent words a strong frame names ("Dr. Down", "R. DOWN NP")
-            if base is None and self._framed(i, toks, low, lex, starts, ends, text):
-                scores[i], labels[i] = thr, "DOCTOR"
-        proposed = [s is not None and s >= thr for s in scores]
+        proposed = [False] * len(toks)
+        for i in scored:
+            proposed[i] = scores[i] >= thr
+        for i in self._frame_words(toks, low):  # frequent words a strong frame names ("Dr. Down", "R. DOWN NP")
+            if lex[i] is None and self._framed(i, toks, low, lex, starts, ends, text):
+                scores[i], labels[i], proposed[i] = thr, "DOCTOR", True
         if True not in proposed:  # nothing proposed: no neighbour to carry a word, no span
             return []
-        for i, s in enumerate(scores):  # a name-like word beside a proposed one ("jon peters")
-            if s is not None and not proposed[i] and lex[i] is not None and lex[i] > 0:
+        for i in scored:  # a name-like word beside a proposed one ("jon peters"), left to right
+            s = scores[i]
+            if not proposed[i] and lex[i] > 0:
                 for j in (self._adjacent(i, -1, starts, ends, text), self._adjacent(i, 1, starts, ends, text)):
                     if j is not None and proposed[j] and s + w.neighbour >= thr:
                         proposed[i], labels[i] = True, labels[j]
                         break
         return self._spans(proposed, labels, scores, toks, starts, ends, text)
+
+    def _frame_words(self, toks: list[str], low: list[str]) -> list[int]:
+        """The words _framed can name, in order: those right after a doctor title, or after a '.' that follows a
+        title or a one-letter word (its frames need one of them before the word), found by C-level scans instead
+        of a test of every word (round 12)."""
+        after: set[int] = set()
+        titles = self.cues.doctor_titles
+        if not titles.isdisjoint(low):
+            after.update(j + 1 for j, t in enumerate(low) if t in titles)
+        j = 0
+        try:
+            while True:
+                j = toks.index(".", j + 1)  # a '.' with a word before it
+                if len(toks[j - 1]) == 1 or low[j - 1] in titles:
+                    after.add(j + 1)
+        except ValueError:
+            pass
+        return sorted(i for i in after if i < len(toks))
 
     def _framed(self, i: int, toks, low, lex, starts, ends, text) -> bool:
         """A frequent or clinical word (never proposed on its own) that a clinician's frame names, as a title

@@ -81,14 +81,21 @@ def not_name_context(text: str, start: int, end: int, opts: MergeOptions, *, per
 _CUE_REACH = 40  # characters looked at before a span for a preceding cue
 
 
+@lru_cache(maxsize=4096)
 def source_kind(source: str) -> str:
-    """The family of a span source ('crf:single' -> 'crf', 'rules:date' -> 'rules')."""
+    """The family of a span source ('crf:single' -> 'crf', 'rules:date' -> 'rules'); memoised: the merge asks
+    it of every span several times, and the sources are few (rule ids, taggers)."""
     return source.split(":", 1)[0].split("/", 1)[0]
+
+
+@lru_cache(maxsize=4096)
+def _crf_source(source: str) -> bool:
+    return source_kind(source).startswith("crf")
 
 
 def is_crf(span: Span) -> bool:
     """Was the span proposed by a CRF tagger (source 'crf:...')?"""
-    return source_kind(span.source).startswith("crf")
+    return _crf_source(span.source)
 
 
 def is_clinical_word(word: str) -> bool:
@@ -290,8 +297,11 @@ def propagate_note(spans: list[Span], text: str, opts: MergeOptions) -> list[Spa
     strings = propagation_strings(spans, text, opts)
     dosing = dosing_context(opts)
     spans = add_occurrences(spans, text, strings, "crf:propagate", dosing=dosing, opts=opts)
-    return add_occurrences(spans, text, cued_strings(spans, text, opts, strings), "crf:propagate",
-                           dosing=dosing, opts=opts, cued=True, kin=kin_of_names(spans, text, opts))
+    cued = cued_strings(spans, text, opts, strings)
+    if not cued:
+        return spans  # no name word waits for a cue: the kin words before the names are not read
+    return add_occurrences(spans, text, cued, "crf:propagate", dosing=dosing, opts=opts, cued=True,
+                           kin=kin_of_names(spans, text, opts))
 
 
 def propagate_patient(notes: Sequence[tuple[str, list[Span]]], opts: MergeOptions) -> list[list[Span]]:
@@ -311,6 +321,7 @@ def propagate_patient(notes: Sequence[tuple[str, list[Span]]], opts: MergeOption
     for text, spans in notes:
         for k, v in cued_strings(spans, text, opts, strings).items():
             cued.setdefault(k, v)
+    for text, spans in notes if cued else ():  # the kin words are read only for cued repeats
         for k, words_ in kin_of_names(spans, text, opts).items():
             kin.setdefault(k, set()).update(words_)
     found = Occurrences(strings) if strings else None  # built once for the patient's notes

@@ -1,0 +1,172 @@
+"""Round 12: the merge's and the name net's shortcuts (engine/initials.py, names.py, propagation.py) find
+exactly what the full scans they replace find (invented text). Each property compares the shortcut with the
+full scan on generated notes, so a shortcut that skips a word it should read fails here."""
+
+from __future__ import annotations
+
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from deid_core.config import load_config
+from deid_core.doc import Doc
+from deid_core.engine.contract import NoteState
+from deid_core.engine.initials import (
+    _CANDIDATE,
+    _dictation_line,
+    _initials_words,
+    dictation_initials,
+    doctor_initials,
+    metadata_initials,
+    name_initials,
+    patient_initials,
+)
+from deid_core.engine.names import NameNet
+from deid_core.engine.propagation import is_crf, propagate_note, source_kind
+from deid_core.notes import Note
+from deid_core.spans import Span
+
+OPTS = load_config().merge
+KEYS = tuple(OPTS.dictation_keys)
+INITIALS = ["QT", "QKT", "AS", "ST", "KT", "DD"]
+
+
+def _full_scan(text: str, spelt: set[str], pairs: set[str]) -> list[tuple[int, int, str]]:
+    """Round 11's scan: every 2-3 letter word, then set lookups."""
+    out = []
+    for m in _CANDIDATE.finditer(text):
+        w = m.group()
+        if w in spelt or (len(w) == 3 and (w[0] + w[2]).upper() in pairs):
+            out.append((m.start(), m.end(), w))
+    return out
+
+
+# letters of the initials in both cases, other letters, digits and every character _CANDIDATE's look-arounds read
+_ASCII = st.lists(st.sampled_from(["QT", "qt", "QKT", "qxt", "AS", "as", "ST", "Q", "T", "a", "x", "X", "0", "_", " ",
+                                   ".", "'", "-", "\n", "\t", "(", ")", "/", ":"]), max_size=16).map("".join)
+_ANY = st.lists(st.sampled_from(["QT", "qt", "QKT", "qét", "AS", "ΣS", "as", "Q", "é", "Ö", "x", "0", "_", " ", ".",
+                                 "'", "’", "-", "\n", "("]), max_size=16).map("".join)
+_SETS = st.sets(st.sampled_from(INITIALS), min_size=1, max_size=4)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_ASCII, _SETS, st.booleans())
+def test_the_ascii_scan_finds_exactly_the_initials_the_full_scan_finds(text, initials, middle):
+    spelt = set(initials) | {i.lower() for i in initials}
+    pairs = {i for i in initials if len(i) == 2} if middle else set()
+    assert text.isascii()
+    assert list(_initials_words(text, spelt, pairs)) == _full_scan(text, spelt, pairs)
+
+
+@settings(max_examples=200, deadline=None)
+@given(_ANY, _SETS, st.booleans())
+def test_any_text_finds_exactly_the_initials_the_full_scan_finds(text, initials, middle):
+    spelt = set(initials) | {i.lower() for i in initials}
+    pairs = {i for i in initials if len(i) == 2} if middle else set()
+    assert list(_initials_words(text, spelt, pairs)) == _full_scan(text, spelt, pairs)
+
+
+def test_the_ascii_scan_reads_the_edges_and_the_characters_around_a_word():
+    """The cases a literal search gets wrong: a word at the text's start or end, after '_' (a candidate) but
+    not after '.', '-', a digit or a letter, nor before '-' or a letter; 'QKT' by its pair; case mixed never."""
+    spelt, pairs = {"QT", "qt"}, {"QT"}
+    text = "QT x_QT .QT -QT 9QT aQT QT- QTa QKT qkt QkT qKt (qt) QT"
+    assert [w for _, _, w in _initials_words(text, spelt, pairs)] == ["QT", "QT", "QKT", "qkt", "qt", "QT"]
+    assert list(_initials_words(text, spelt, pairs)) == _full_scan(text, spelt, pairs)
+    assert list(_initials_words(text, {"Qt", "QTTT"}, set())) == []  # no 2-3 letter word of one case
+
+
+def test_patient_and_clinician_initials_are_the_same_on_ascii_and_non_ascii_notes():
+    """An ASCII note takes the stdlib scans, a note with one accented letter the generic ones: same spans."""
+    text = ("Pt: Tarrow, Quenby (QT)   41 YO F\nS: QT is a 41 yo woman. qkt is a 41-year woman. QT: see above.\n"
+            "FS = FRANCINE SOWA, RN\nTURNED L SIDE  FS\nGM/ak/9912\nD: 3/29/09\n")
+    spans = [Span(4, 18, "PATIENT", "crf:single"), Span(text.index("FRANCINE"), text.index(", RN"), "DOCTOR", "crf:single")]
+    accented = text + "Café."
+    assert text.isascii() and not accented.isascii()
+
+    def run(t):
+        out = patient_initials(spans, t, OPTS.patient_initials_verbs, OPTS.not_initials)
+        out = doctor_initials(out, t, OPTS.not_initials, (), tuple(OPTS.clinical_not_initials))
+        return [(s.start, s.end, s.label) for s in dictation_initials(out, t, KEYS)]
+    got = run(text)
+    assert got == run(accented)
+    assert [text[a:b] for a, b, _ in got if (a, b, "PATIENT") not in [(s.start, s.end, s.label) for s in spans]
+            and (a, b) != (spans[1].start, spans[1].end)] == ["QT", "QT", "qkt", "FS", "FS", "GM", "ak"]
+
+
+_PIECES = st.sampled_from(["GM", "ak", "TCD", "mc", "GM/ak", "/9912", "NW:GBN", ":51-52", "/", ":", " ", "\t", "\n",
+                           "9912", "D", "dd", "DT", "Dict", "dictated", "Transcribed", "\nD: 3/29/09", " DD 12-01-08",
+                           ": ", "3/29/09", "June", " 19", "x", "-", "1", ".", "Pt", "q4h", "\r\n", "_"])
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_PIECES, max_size=16))
+@example(["GM/ak", "/9912", "\nD: 3/29/09"])
+@example(["TCD", "/", "mc", ":", "\t", "dictated", ": ", "June", " 19"])
+@example(["NW:GBN", ":51-52", " DD 12-01-08", "\r\n", "GM/ak", "\nD: 3/29/09"])
+def test_the_ascii_dictation_pattern_matches_as_the_generic_one(pieces):
+    text = "".join(pieces)
+    fast, generic = _dictation_line(KEYS, True), _dictation_line(KEYS)
+    assert fast is not generic
+    assert ([(m.span(), m.span("run"), m.group("job")) for m in fast.finditer(text)]
+            == [(m.span(), m.span("run"), m.group("job")) for m in generic.finditer(text)])
+
+
+def test_dictation_keys_out_of_ascii_keep_the_generic_pattern():
+    assert _dictation_line(("dé",), True) is None
+    assert _dictation_line((), True) is None and _dictation_line(()) is None
+    text = "Seen.\nGM/ak/9912\nD: 3/29/09\n"
+    for t in (text, text + "Émile"):
+        assert [t[s.start:s.end] for s in dictation_initials([], t, KEYS)] == ["GM", "ak"]
+
+
+def test_metadata_initials_are_the_same_whatever_the_container():
+    known = (("Quenby", "PATIENT"), ("Tarrow", "PATIENT"), ("Gil Marsh", "DOCTOR"))
+    assert metadata_initials(known, "PATIENT") == {"QT"} == name_initials("Quenby Tarrow")
+    assert metadata_initials([list(k) for k in known], "DOCTOR") == {"GM"}
+    assert metadata_initials((), "PATIENT") == set()
+
+
+_WORDS = st.sampled_from(["Dr", "DR", "dr", "Doctor", ".", ",", "Down", "DOWN", "down", "R", "c", "little", "NP",
+                          "md", "MD", "on", "call", "For", "Any", "the", "Quorvik", "spoke", "with", "I", "Orders",
+                          ":", "\n", "9"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(_WORDS, st.sampled_from([" ", "", "  "])), max_size=14))
+def test_the_name_net_frames_only_words_after_a_title_or_a_dot(parts):
+    """The name net tests its title and credential frames only after a doctor title or a '.'
+    (NameNet._frame_words): the spans are those of a net that tests every word."""
+    text = "".join(w + gap for w, gap in parts)
+
+    class EveryWord(NameNet):
+        def _frame_words(self, toks, low):
+            return list(range(len(toks)))
+
+    names = load_config().names
+    doc = Doc(Note("n", text))
+    assert NameNet(names).run(doc, NoteState()) == EveryWord(names).run(doc, NoteState())
+
+
+def test_frames_after_a_glued_title_dot_and_after_an_initial_are_read():
+    net = NameNet(load_config().names)
+    for text, word in (("Seen by Dr. Down today.", "Down"), ("Seen by Dr Rue today.", "Rue"),
+                       ("signed R. DOWN NP", "DOWN"), ("c. little md", "little")):
+        assert [text[s.start:s.end] for s in net.run(Doc(Note("n", text)), NoteState())][-1].endswith(word)
+
+
+def test_a_note_without_cued_name_words_skips_the_kin_words_and_keeps_its_spans():
+    """propagate_note reads the kin words before names only for cued repeats: with none, the spans come back as
+    they were; with one ('father royal' after 'father Royal'), the lower-case repeat is found."""
+    text = "Her father Royal (50) visits. father royal helps."
+    spans = [Span(11, 16, "PATIENT", "crf:single")]
+    assert [text[s.start:s.end] for s in propagate_note(spans, text, OPTS)] == ["Royal", "royal"]
+    text = "Her father Quorvik (50) visits. father quorvik helps."  # not a dictionary word: spreads freely
+    assert [text[s.start:s.end] for s in propagate_note([Span(11, 18, "PATIENT", "crf:single")], text, OPTS)] == [
+        "Quorvik", "quorvik"]
+
+
+def test_source_kinds_are_memoised_without_changing_them():
+    for source, kind, crf in (("crf:single", "crf", True), ("crf_char:x", "crf_char", True), ("rules:date", "rules", False),
+                              ("names:net", "names", False), ("gaz-city/x", "gaz-city", False), ("", "", False)):
+        assert source_kind(source) == kind
+        assert is_crf(Span(0, 1, "CITY", source)) is crf
