@@ -20,8 +20,17 @@ from deid_core.engine.initials import (
     name_initials,
     patient_initials,
 )
+from deid_core.engine.label_decisions import _TITLE_BEFORE, _TITLED, _kin_context, kin_person_labels
 from deid_core.engine.names import NameNet
-from deid_core.engine.propagation import is_crf, propagate_note, source_kind
+from deid_core.engine.propagation import (
+    _person_cue,
+    is_crf,
+    may_end_with,
+    person_cue_word,
+    phrase_ends,
+    propagate_note,
+    source_kind,
+)
 from deid_core.notes import Note
 from deid_core.spans import Span
 
@@ -170,3 +179,67 @@ def test_source_kinds_are_memoised_without_changing_them():
                               ("names:net", "names", False), ("gaz-city/x", "gaz-city", False), ("", "", False)):
         assert source_kind(source) == kind
         assert is_crf(Span(0, 1, "CITY", source)) is crf
+
+
+def _kin_labels_by_search(spans, text, kin_words):
+    """Round 11's kin_person_labels: every DOCTOR span's windows searched."""
+    before, after = _kin_context(tuple(kin_words))
+    out = []
+    for s in spans:
+        if (s.label == "DOCTOR" and not _TITLED.match(text, s.start)
+                and not _TITLE_BEFORE.search(text, max(0, s.start - 40), s.start)
+                and (before.search(text, max(0, s.start - 40), s.start)
+                     or after.match(text, s.end, min(len(text), s.end + 40)))):
+            s = s.with_label("PATIENT")
+        out.append(s)
+    return out
+
+
+def _cue_by_search(text, start, opts):
+    """Round 11's person_cue_word: both cue patterns searched over the window."""
+    for kind, cues in (("kin", opts.propagate_kin_words), ("cue", opts.propagate_cue_words)):
+        cue = _person_cue(tuple(cues))
+        m = cue.search(text, max(0, start - 40), start) if cue is not None else None
+        if m is not None:
+            return kind, " ".join(m.group("cue").lower().split())
+    return None
+
+
+_BEFORE = st.lists(st.sampled_from(["son", "Son", "SON", "grandson", "daughter-in-law", "in-law", "law", "mother",
+                                    "social", "worker", "social worker", "Dr", "dr", "Dr.", ".", "x", "3", "-", "'",
+                                    "’", ",", ":", ";", "(", " ", "  ", "\t", "\n", "his", "wife", "ſon", "é", "Mr",
+                                    "caseworker"]), max_size=10).map("".join)
+_AFTER = st.sampled_from(["", " (son)", ", her husband,", " ( wife )", ", the patient's daughter", ";", " MD", "(ſon)"])
+
+
+@settings(max_examples=400, deadline=None)
+@given(_BEFORE, _AFTER, st.sampled_from(["DOCTOR", "PATIENT"]))
+def test_kin_labels_and_person_cues_are_those_of_the_full_window_search(before, after, label):
+    """The kin and cue patterns are searched only where one of their last words ends right before the word
+    (propagation.may_end_with): the labels and cues are those of searching every window."""
+    text = before + "Quorvik" + after
+    spans = [Span(len(before), len(before) + 7, label, "crf:single")]
+    assert kin_person_labels(spans, text, OPTS.propagate_kin_words) == _kin_labels_by_search(
+        spans, text, OPTS.propagate_kin_words)
+    assert person_cue_word(text, len(before), OPTS) == _cue_by_search(text, len(before), OPTS)
+
+
+def test_a_kin_or_cue_word_right_before_a_name_is_found_however_it_is_written():
+    for before, kin in (("his son ", True), ("SON: ", True), ("daughter-in-law , ", True), ("stepson\t", True),
+                        ("Son, ", True), ("grandson ", True), ("ſon ", True), ("son; ", False), ("sonar ", False),
+                        ("json ", False)):
+        text = before + "Quorvik called"
+        spans = [Span(len(before), len(before) + 7, "DOCTOR", "crf:single")]
+        assert (kin_person_labels(spans, text, OPTS.propagate_kin_words)[0].label == "PATIENT") is kin, before
+        assert kin_person_labels(spans, text, OPTS.propagate_kin_words) == _kin_labels_by_search(
+            spans, text, OPTS.propagate_kin_words)
+    for before, cue in (("Dr. ", ("cue", "dr")), ("dr(", ("cue", "dr")), ("social worker: ", ("cue", "social worker")),
+                        ("wife, ", ("kin", "wife")), ("MOTHER ( ", ("kin", "mother")), ("spoke with ", None)):
+        assert person_cue_word(before + "Quorvik", len(before), OPTS) == cue, before
+
+
+def test_phrase_ends_leave_the_search_to_the_regex_when_a_word_is_not_plain_ascii():
+    assert phrase_ends(("son", "social worker", "son-in-law")) == (("son", "son-in-law", "worker"), 10)
+    assert phrase_ends(("fiancé",)) is None and phrase_ends(("st.",)) is None and phrase_ends(()) is None
+    assert may_end_with("ab ſon", 6, phrase_ends(("son",)))  # not ASCII: unsure
+    assert not may_end_with("ab sun", 6, phrase_ends(("son",)))

@@ -14,7 +14,13 @@ from functools import lru_cache
 
 import regex
 
-from deid_core.engine.propagation import is_crf, phrase_alternation
+from deid_core.engine.propagation import (
+    back_over,
+    is_crf,
+    may_end_with,
+    phrase_alternation,
+    phrase_ends,
+)
 from deid_core.gazetteers import is_common, is_name
 from deid_core.spans import Span, source_in
 
@@ -261,13 +267,16 @@ def kin_person_labels(spans: Sequence[Span], text: str, kin_words: Sequence[str]
     if context is None:
         return list(spans)
     before, after = context
+    ends = phrase_ends(tuple(kin_words))
     out: list[Span] = []
     for s in spans:
-        if (s.label == "DOCTOR" and not _TITLED.match(text, s.start)
-                and not _TITLE_BEFORE.search(text, max(0, s.start - _KIN_REACH), s.start)
-                and (before.search(text, max(0, s.start - _KIN_REACH), s.start)
-                     or after.match(text, s.end, min(len(text), s.end + _KIN_REACH)))):
-            s = s.with_label("PATIENT")
+        if s.label == "DOCTOR":
+            lo = max(0, s.start - _KIN_REACH)
+            # the kin word first (rare), and searched only where a kin word ends right before the span
+            if ((may_end_with(text, back_over(text, s.start, lo, ",:"), ends) and before.search(text, lo, s.start))
+                    or after.match(text, s.end, min(len(text), s.end + _KIN_REACH))) and not (
+                    _TITLED.match(text, s.start) or _TITLE_BEFORE.search(text, lo, s.start)):
+                s = s.with_label("PATIENT")
         out.append(s)
     return out
 

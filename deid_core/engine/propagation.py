@@ -205,6 +205,38 @@ def cued_strings(spans: Sequence[Span], text: str, opts: MergeOptions, skip: Map
     return out
 
 
+@lru_cache(maxsize=16)
+def phrase_ends(phrases: tuple[str, ...]) -> tuple[tuple[str, ...], int] | None:
+    """(last words of the phrases in lower case, longest), for may_end_with; None when a last word is not ASCII
+    or does not end with a letter or digit (the shortcut then does not apply)."""
+    ends = tuple(sorted({p.split()[-1].lower() for p in phrases if p.split()}))
+    if not ends or not all(w.isascii() and w[-1].isalnum() for w in ends):
+        return None
+    return ends, max(map(len, ends))
+
+
+def may_end_with(text: str, end: int, ends: tuple[tuple[str, ...], int] | None) -> bool:
+    """False only when text[:end] surely does not end with one of the words of phrase_ends (ASCII case
+    ignored), so a phrase pattern anchored at `end` cannot match there: a C-level test before the regex
+    search of a window (round 12). True when unsure (no word list, or a non-ASCII tail)."""
+    if ends is None:
+        return True
+    words_, longest = ends
+    tail = text[max(0, end - longest):end]
+    return not tail.isascii() or tail.lower().endswith(words_)
+
+
+def back_over(text: str, pos: int, lo: int, marks: str) -> int:
+    """`pos` moved back (not before `lo`) over blanks, then one of `marks` and the blanks before it if there."""
+    while pos > lo and text[pos - 1] in " \t":
+        pos -= 1
+    if pos > lo and text[pos - 1] in marks:
+        pos -= 1
+        while pos > lo and text[pos - 1] in " \t":
+            pos -= 1
+    return pos
+
+
 @lru_cache(maxsize=8)
 def _person_cue(cues: tuple[str, ...]) -> regex.Pattern | None:
     if not cues:
@@ -218,9 +250,11 @@ def person_cue_word(text: str, start: int, opts: MergeOptions) -> tuple[str, str
     ("girlfriend (Ping)", "HUSBAND GANG", "Dr. Gram"): kind "kin" after a [merge] propagate_kin_words word (a
     relative: PATIENT in i2b2 2014), "cue" after a propagate_cue_words title or role; None without one."""
     lo = max(0, start - _CUE_REACH)
+    end = back_over(text, start, lo, "(,:")  # where the cue word ends: before blanks, '(' ',' ':', blanks, '.'
+    end = end - 1 if end > lo and text[end - 1] == "." else end
     for kind, cues in (("kin", opts.propagate_kin_words), ("cue", opts.propagate_cue_words)):
         cue = _person_cue(tuple(cues))
-        m = cue.search(text, lo, start) if cue is not None else None
+        m = cue.search(text, lo, start) if cue is not None and may_end_with(text, end, phrase_ends(tuple(cues))) else None
         if m is not None:
             return kind, " ".join(m.group("cue").lower().split())
     return None
