@@ -59,6 +59,7 @@ _SETS = st.sets(st.sampled_from(INITIALS), min_size=1, max_size=4)
 
 @settings(max_examples=400, deadline=None)
 @given(_ASCII, _SETS, st.booleans())
+@example(".QT -qt 'AS _as 0ST x(QKT) qxt-", {"QT", "AS", "ST"}, True)
 def test_the_ascii_scan_finds_exactly_the_initials_the_full_scan_finds(text, initials, middle):
     spelt = set(initials) | {i.lower() for i in initials}
     pairs = {i for i in initials if len(i) == 2} if middle else set()

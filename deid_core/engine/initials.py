@@ -209,38 +209,31 @@ _ASCII_INITIALS = re.compile(r"[A-Z]{2,3}|[a-z]{2,3}")  # an ASCII word _CANDIDA
 _ASCII_PAIR = re.compile(r"[A-Z]{2}")
 
 
-_ASCII_OPENS = r"(?<![A-Za-z0-9'.\-].)"  # after a word's first letter: no letter, digit, ', . or - before that letter
-
-
-@lru_cache(maxsize=256)
-def _ascii_members(spelt: frozenset[str], pairs: frozenset[str]) -> re.Pattern | None:
-    r"""On an ASCII text, exactly the _CANDIDATE words that _tag_initials keeps (`spelt`, or three letters of one
-    case whose first and last, in capitals, are a pair of `pairs`) as one stdlib pattern of their letters, so a
-    note is scanned for its initials only (round 12: the generic scan made every 2-3 letter word a match object;
-    ASCII only: there \p{L} is [A-Za-z], \d [0-9], and no ’). Each alternative opens with its letter, so the
-    scan skips to those letters (_CANDIDATE's look-behind comes after it). None when no word can be kept."""
-    words_ = sorted(w for w in spelt if _ASCII_INITIALS.fullmatch(w))
-    for p in sorted(p for p in pairs if _ASCII_PAIR.fullmatch(p)):
-        words_ += [f"{p[0]}[A-Z]{p[1]}", f"{p[0].lower()}[a-z]{p[1].lower()}"]
-    if not words_:
-        return None
-    return re.compile("(?:" + "|".join(w[0] + _ASCII_OPENS + w[1:] for w in words_) + r")(?![A-Za-z0-9'\-])", re.DOTALL)
+@lru_cache(maxsize=64)
+def _ascii_words_from(letter: str) -> re.Pattern:
+    r"""On an ASCII text, exactly the _CANDIDATE words (2-3 letters of one case) that open with this ASCII letter:
+    a stdlib pattern with the letter first, so the scan skips to it, and _CANDIDATE's look-behind after it (on
+    ASCII text \p{L} is [A-Za-z], \d [0-9], and no ’). One per letter (52 at most), not one per note's initials:
+    compiling costs 100-250 us, more than a note's scan."""
+    rest = "[A-Z]" if letter.isupper() else "[a-z]"
+    return re.compile(letter + r"(?<![A-Za-z0-9'.\-].)" + rest + r"{1,2}(?![A-Za-z0-9'\-])", re.DOTALL)
 
 
 def _initials_words(text: str, spelt: set[str], pairs: set[str]) -> Iterator[tuple[int, int, str]]:
     """(start, end, word) of the whole 2-3 letter words (_CANDIDATE) that are a word of `spelt` or three letters
-    whose first and last (upper case) are a pair of `pairs`, in text order: on an ASCII text one scan for
-    exactly those (_ascii_members), else the generic scan and set lookups; linear whatever the names."""
+    whose first and last (upper case) are a pair of `pairs`, in text order: on an ASCII text only the words
+    opening with a letter those can open with (_ascii_words_from, round 12: the generic scan made every 2-3
+    letter word a match object), else the generic scan; then set lookups. Linear whatever the names."""
     if text.isascii():
-        found = _ascii_members(frozenset(spelt), frozenset(pairs))
-        if found is not None:
-            for m in found.finditer(text):
-                yield m.start(), m.end(), m.group()
-        return
-    for m in _CANDIDATE.finditer(text):
-        w = m.group()
+        letters = {w[0] for w in spelt if _ASCII_INITIALS.fullmatch(w)}
+        letters.update(c for p in pairs if _ASCII_PAIR.fullmatch(p) for c in (p[0], p[0].lower()))
+        found = [(m.start(), m.end(), m.group()) for c in letters for m in _ascii_words_from(c).finditer(text)]
+        found.sort()
+    else:
+        found = [(m.start(), m.end(), m.group()) for m in _CANDIDATE.finditer(text)]
+    for a, b, w in found:
         if w in spelt or (len(w) == 3 and (w[0] + w[2]).upper() in pairs):
-            yield m.start(), m.end(), w
+            yield a, b, w
 
 
 def _tag_initials(spans: Sequence[Span], text: str, initials: set[str], label: str, context, relabel: bool = True,
