@@ -44,6 +44,15 @@ def test_words_without_name_evidence_are_not_proposed(text):
     assert found(text) == []
 
 
+@pytest.mark.parametrize(("text", "expected"), [
+    ("Seen by Brian Davis MD\nmetoprolol 25 mg BID", [("Brian Davis", "DOCTOR")]),
+    ("Attending: Qqplorvik, RN\nzxqvort drip", [("Qqplorvik", "DOCTOR")]),
+    ("spoke with RN Qqplorvik\nabout the plan", [("Qqplorvik", "DOCTOR")]),  # a role on the same line still cues
+])
+def test_a_credential_ending_the_line_above_is_no_cue_for_the_next_line(text, expected):
+    assert found(text) == expected
+
+
 def test_threshold_is_tunable_from_the_configuration():
     text = "Qqplorvik noted on exam; Maria here"
     low = NameNet(load_config({"names": {"threshold": 0.9}}).names)

@@ -253,7 +253,7 @@ class NameNet(PerNoteStage):
             if prev.title in c.doctor_titles:
                 label = "DOCTOR"
         best, doctor = 0.0, False
-        words_ = prev.words
+        words_ = prev.words if not prev.credential_above else ()
         for n in range(1, min(len(words_), self.longest_cue) + 1):
             cue = self.phrase_cues.get(words_[len(words_) - n:])
             if cue is not None and cue[0] >= best:
@@ -287,7 +287,7 @@ class NameNet(PerNoteStage):
         out: list[str] = []
         initial = False
         title = None
-        j = i - 1
+        j = nearest = i - 1
         skipped_names = 0
         window, titles, limit = self.opts.window, self.cues.titles, starts[i] - LEFT_REACH
         while j >= 0 and len(out) < window and ends[j] > limit:
@@ -312,10 +312,14 @@ class NameNet(PerNoteStage):
                     continue
             if not t.isalnum():
                 break
+            if not out:
+                nearest = j
             out.append(tl)
             j -= 1
         out.reverse()
-        return _Left(tuple(out), initial, title)
+        # a credential ending the line above is its own line's name's ("Brian Davis MD\nmetoprolol"), not a role
+        above = bool(out) and out[-1] in self.cues.credentials and "\n" in text[ends[nearest]:starts[i]]
+        return _Left(tuple(out), initial, title, above)
 
     def _right_word(self, i: int, toks, lex, starts, ends, text) -> int | None:
         """The next word after word i (past a comma), not across a line break."""
@@ -356,6 +360,7 @@ class _Left:
     words: tuple[str, ...]
     initial: bool
     title: str | None
+    credential_above: bool = False  # the nearest word is a credential on an earlier line: no cue
 
 
 def _initial(j: int, toks, starts, ends, text) -> bool:
