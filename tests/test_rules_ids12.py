@@ -1,0 +1,59 @@
+"""Round 12 (issue 14): the merge-only id, login, room and unit rules of conf/rules/ids.toml.
+
+Their examples and negatives run in tests/test_rules.py; here: they stay out of the CRF's features and
+their label beats the CRF's in the shipped pipeline (default bundle), and their look-alikes stay clear.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from deid_core.app.options import effective_config
+from deid_core.bundle import load_bundle
+from deid_core.engine.pipeline import build_deidentifier
+from deid_core.notes import Note
+
+CONF = Path(__file__).resolve().parents[1] / "conf"
+_IDS = [r for r in tomllib.loads((CONF / "rules" / "ids.toml").read_text())["rule"]]
+ROUND12 = {r["id"]: r for r in _IDS[[r["id"] for r in _IDS].index("mrn-labelled"):]}
+
+
+@pytest.fixture(scope="module")
+def deid():
+    return build_deidentifier(effective_config(), load_bundle(), b"ids12-test-key-0123456789abcdefghij")
+
+
+def test_round12_rules_are_merge_only_and_decide_their_label():
+    sources = effective_config().merge.rule_label_sources
+    assert len(ROUND12) >= 15
+    for rid, rule in ROUND12.items():
+        assert rule.get("crf_feature") is False, rid
+        assert any(s == rid or (s.endswith("*") and rid.startswith(s[:-1])) for s in sources), rid
+
+
+@pytest.mark.parametrize("text,phi,label", [
+    ("admit to 13f oncology when bed ready", "13f oncology", "DEPARTMENT"),
+    ("SPECIMEN BANK # FXP86050.", "FXP86050", "BIOID"),
+    ("Pump ID: IV88123 replaced", "IV88123", "DEVICE"),
+    ("Patient identifier: BH4821905", "BH4821905", "MEDICALRECORD"),
+    ("Tracking # 1Z99812 for the kit", "1Z99812", "IDNUM"),
+    ("Rm #: 4N12 overnight", "4N12", "ROOM"),
+    ("ADMIT TO SILVER POD UNDER DR. HADDICK", "SILVER POD", "DEPARTMENT"),
+])
+def test_the_rule_label_and_extent_stand_in_the_pipeline(deid, text, phi, label):
+    res = deid.process(Note("ids12", text))
+    start = text.index(phi)
+    assert res.ok and (start, start + len(phi), label) in {(s.start, s.end, s.label) for s in res.spans}
+
+
+@pytest.mark.parametrize("text", [
+    "code blue team responded, ROSC at 0410", "PTT increased to 14 s", "on room air 95%", "2 units of blood given",
+    "ID consult appreciated, vanc 1250 q12h", "PS 10/5 PEEP 5", "pump at 5 ml/hr", "24h medicine review",
+    "discussed with pt/family", "charted by q4h rounds", "genetic testing 2019", "Room: OR 2",
+])
+def test_look_alikes_get_no_round12_span(deid, text):
+    res = deid.process(Note("ids12", text))
+    assert res.ok and not [s for s in res.spans if s.source in ROUND12]
