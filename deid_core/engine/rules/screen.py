@@ -5,7 +5,10 @@ it does not match. Each rule's pattern has supersets in RE2 syntax (superset.py:
 note where the pattern matches); RE2's Set finds which of them occur in one linear pass over the note
 (a DFA; `google-re2`, wheels for x86-64 and aarch64; a few sets of _PER_SET patterns, read one after
 the other, keep each DFA's states few). A rule some of whose supersets are absent cannot
-match and is skipped; every other rule runs exactly as before, so the hits are the same.
+match and is skipped; every other rule runs exactly as before, so the hits are the same. A rule's `needs`
+(a pattern the note must hold for the rule to run at all) is screened the same way where the rule's pattern
+is not (triggered rules, patterns not read safely): a note without its superset skips the rule without
+searching the `needs` itself.
 Fail closed: a note that is not ASCII, or a pass whose DFA gave up (RE2 then reports no match at all:
 the set holds a pattern that always matches, so its absence shows it), screens nothing out.
 """
@@ -16,7 +19,7 @@ from collections.abc import Sequence
 
 import re2
 
-from deid_core.engine.rules.superset import superset
+from deid_core.engine.rules.superset import search_superset, superset
 
 _ALWAYS = r"\z"  # found in every text: missing from a pass's result only when the pass failed
 _MAX_MEM = 64 << 20  # RE2's budget per set for its program and DFA cache (8 MB thrashes: 1.3-2.3 ms per note)
@@ -28,9 +31,10 @@ _PER_SET = 8
 class RuleScreen:
     """The rules (by index) that may match in a note, from one pass of a few RE2 Sets over it."""
 
-    def __init__(self, patterns: Sequence[tuple[str, str] | None]) -> None:
-        """patterns: each rule's (pattern, flags) in `regex` syntax, in rule order (None: never screened out).
-        A rule is screened for its `search` over the whole note (scan rules; not for matches in a window)."""
+    def __init__(self, patterns: Sequence[tuple[str, str] | None], needs: Sequence[str] = ()) -> None:
+        """patterns: each rule's (pattern, flags) in `regex` syntax, in rule order (None: not screened by its
+        pattern). A rule is screened for its `search` over the whole note (scan rules; not for matches in a
+        window). needs: each rule's `needs` pattern, searched without flags ("" or absent: none)."""
         options = re2.Options()
         options.encoding = re2.Options.Encoding.LATIN1  # ASCII notes only: one byte per character
         options.max_mem = _MAX_MEM
@@ -39,7 +43,11 @@ class RuleScreen:
         entries: list[tuple[int, bytes]] = []  # (rule index, RE2 pattern)
         needed: dict[int, int] = {}
         for i, entry in enumerate(patterns):
+            need = needs[i] if i < len(needs) else ""
+            # a `needs` is mostly a part of its rule's pattern: read only for a rule whose pattern is not
             found = None if entry is None else superset(*entry)
+            if found is None or not self._valid(found):
+                found = search_superset(need) if need else None
             if found is None or not self._valid(found):
                 continue
             entries += [(i, p.encode("ascii")) for p in found]

@@ -39,6 +39,7 @@ _NAMED_GROUP = re.compile(r"\(\?P<(\w+)>")
 _PROPERTY = re.compile(r"\\[pP](?:\{[^{}]*\}|[A-Za-z])")
 _POSIX_CLASS = re.compile(r"\[:\^?[A-Za-z]+:\]")  # `regex` reads [[:alpha:]]-like classes, Python's parser does not
 _PLACEHOLDER = 0xF0000  # \p{..} stands in the parsed pattern as a private-use character from here
+_LEADING_FLAGS = re.compile(r"\(\?([ims]+)\)")  # `(?i)` opening a pattern: its flags for the whole pattern
 
 
 class Unsupported(Exception):
@@ -375,3 +376,10 @@ def superset(pattern: str, flags: str = "") -> tuple[str, ...] | None:
         return None
     found = tuple(dict.fromkeys(p for p in (*main, *reader.extra) if p))
     return found or None  # nothing to find: every note may hold a match
+
+
+def search_superset(pattern: str) -> tuple[str, ...] | None:
+    """superset() of a pattern searched without rule flags (a rule's `needs`): global flags opening it
+    (`(?m)`, `(?i)`) are read as the pattern's flags; any other inline global flag is refused, as in superset()."""
+    m = _LEADING_FLAGS.match(pattern)
+    return superset(pattern[m.end():], m.group(1)) if m else superset(pattern)

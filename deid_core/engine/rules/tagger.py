@@ -127,8 +127,10 @@ class RuleTagger(PerNoteStage):
                               else r.compiled[0] for r in self.rules]
         self.need_patterns = [regex.compile(r.needs) if r.needs else None for r in self.rules]
         # one RE2 Set pass per note: the scan rules that cannot match in it are skipped (screen.py; triggered
-        # rules are tried at their trigger positions only, and their patterns would multiply the set's states)
-        self.screen = RuleScreen([None if r.triggers else (r.pattern, r.flags) for r in self.rules])
+        # rules are tried at their trigger positions only, and their patterns would multiply the set's states),
+        # and so is every rule whose `needs` cannot be found in it (scan or triggered)
+        self.screen = RuleScreen([None if r.triggers else (r.pattern, r.flags) for r in self.rules],
+                                 [r.needs for r in self.rules])
         self.all_rules = frozenset(range(len(self.rules)))
         # per rule, the `digits` gate as the substring its note's digit shape must hold (b"" when none)
         self.digit_runs = [b"0" * r.digits for r in self.rules]
@@ -210,6 +212,8 @@ class RuleTagger(PerNoteStage):
                 after = first.end() if first.end() > first.start() else first.end() + 1
                 self._apply(rule, [first, *pattern.finditer(text, after, timeout=timeout)], text, phi, sup)
         for i, positions in starts.items():
+            if i not in possible:
+                continue
             run = self.digit_runs[i]
             if run and run not in shape:
                 continue
