@@ -142,7 +142,7 @@ def _notes() -> list[str]:
 
 def test_the_stage_hits_are_the_same_with_and_without_the_screen():
     plain = RuleTagger(load_config({}).rules)
-    plain.screen.possible = lambda text: None  # every rule runs
+    plain.screen.ruled_out = lambda text: frozenset()  # every rule runs
     for k, text in enumerate(_notes()):
         doc = Note(f"n{k}", text)
         assert TAGGER.regex_hits(Doc(doc)) == plain.regex_hits(Doc(doc)), f"note {k}"
@@ -184,6 +184,12 @@ def test_what_is_not_read_safely_gets_no_superset(pattern):
 
 def test_a_note_that_is_not_ascii_is_not_screened():
     assert SCREEN.possible("Patient seen 12/03 — café") is None
+    assert SCREEN.ruled_out("Patient seen 12/03 — café") == frozenset()
+
+
+def test_ruled_out_is_what_possible_leaves_out():
+    for text in ALL_TEXTS[:300]:
+        assert SCREEN.ruled_out(text) == SCREEN.screened - SCREEN.possible(text)
 
 
 def test_a_rule_whose_pattern_is_not_read_is_screened_by_its_needs():
@@ -226,8 +232,10 @@ def test_a_failed_pass_screens_nothing_out():
         def Match(self, data):  # what RE2's Set reports when its DFA gives up: no match at all
             return None
 
+    assert screen.ruled_out("xyz 123") == frozenset({0})
     screen._sets[-1] = (Failed(), screen._sets[-1][1])
     assert screen.possible("xyz 123") is None
+    assert screen.ruled_out("xyz 123") == frozenset()
 
 
 

@@ -40,7 +40,7 @@ class RuleScreen:
         options.max_mem = _MAX_MEM
         options.log_errors = False
         self._options = options
-        entries: list[tuple[int, bytes]] = []  # (rule index, RE2 pattern)
+        entries: dict[bytes, list[int]] = {}  # RE2 pattern -> the rules needing it (a pattern shared by rules: once)
         needed: dict[int, int] = {}
         for i, entry in enumerate(patterns):
             need = needs[i] if i < len(needs) else ""
@@ -50,17 +50,20 @@ class RuleScreen:
                 found = search_superset(need) if need else None
             if found is None or not self._valid(found):
                 continue
-            entries += [(i, p.encode("ascii")) for p in found]
+            for p in found:  # superset() gives distinct patterns
+                entries.setdefault(p.encode("ascii"), []).append(i)
             needed[i] = len(found)
-        self._sets: list[tuple[object, tuple[int, ...]]] = []  # (RE2 Set, its entry -> rule index; -1: canary)
-        for k in range(0, len(entries), _PER_SET):
-            part = entries[k:k + _PER_SET]
+        # (RE2 Set, its entry -> the rules it counts for; the canary \z first, counting for none)
+        self._sets: list[tuple[object, tuple[tuple[int, ...], ...]]] = []
+        items = list(entries.items())
+        for k in range(0, len(items), _PER_SET):
+            part = items[k:k + _PER_SET]
             rset = re2.Set.SearchSet(options)
             rset.Add(_ALWAYS)
-            for _, p in part:
+            for p, _ in part:
                 rset.Add(p)
             rset.Compile()
-            self._sets.append((rset, (-1, *(i for i, _ in part))))
+            self._sets.append((rset, ((), *(tuple(rules) for _, rules in part))))
         self.screened = frozenset(needed)  # rules this screen can rule out
         self._always = frozenset(range(len(patterns))) - self.screened
         self._needed = needed
@@ -76,6 +79,16 @@ class RuleScreen:
 
     def possible(self, text: str) -> frozenset[int] | None:
         """The indices of the rules that may match in `text`, or None when every rule may (not screened)."""
+        found = self._found(text)
+        return None if found is None else self._always | found
+
+    def ruled_out(self, text: str) -> frozenset[int]:
+        """The indices of the rules that cannot match in `text` (none when the note is not screened)."""
+        found = self._found(text)
+        return frozenset() if found is None else self.screened - found
+
+    def _found(self, text: str) -> frozenset[int] | None:
+        """The screened rules all of whose supersets occur in `text`, or None when the note is not screened."""
         if not text.isascii():
             return None
         data = text.encode("ascii")
@@ -85,9 +98,7 @@ class RuleScreen:
             if not hits or 0 not in hits:
                 return None  # the pass failed (RE2 reports nothing then): screen nothing out
             for k in hits:
-                i = owner[k]
-                counts[i] = counts.get(i, 0) + 1
+                for i in owner[k]:
+                    counts[i] = counts.get(i, 0) + 1
         needed = self._needed
-        out = set(self._always)
-        out.update(i for i, n in counts.items() if i >= 0 and n == needed[i])
-        return frozenset(out)
+        return frozenset([i for i, n in counts.items() if n == needed[i]])
