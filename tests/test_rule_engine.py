@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from deid_core.config import ConfigError, load_config
 from deid_core.doc import Doc
 from deid_core.engine.rules.filter_words import hit_words
-from deid_core.engine.rules.filters import FILTERS, place_like
+from deid_core.engine.rules.filters import FILTERS, place_like, profession_run
 from deid_core.engine.rules.loader import Rule, compile_rule
 from deid_core.engine.rules.name_filters import (
     context_name_filter,
@@ -332,22 +332,6 @@ def test_per_rule_table_times_every_regex_rule_behind_its_gates(small):
     assert rows["t-needs"][1].startswith("1 notes searched, needs")
 
 
-def _profession_read_in_full(text: str, start: int, end: int) -> tuple[int, int] | None:
-    """profession_filter as it read every hit before its first-word test (round 11): the reference."""
-    from deid_core.engine.rules.filter_words import base
-    from deid_core.gazetteers import words
-
-    pieces = hit_words(text, start, end)
-    jobs = words("profession")
-    bases = [base(p[2]) for p in pieces[:4]]
-    for n in range(min(4, len(pieces)), 0, -1):
-        phrase = " ".join(bases[:n])
-        if phrase in jobs or (phrase.endswith("s") and phrase[:-1] in jobs):
-            e = pieces[n - 1][1]
-            return (pieces[0][0], e - 1 if text[e - 1] == "." else e)
-    return None
-
-
 def _profession_words() -> list[str]:
     from deid_core.gazetteers import words
 
@@ -363,7 +347,7 @@ def test_profession_filter_reads_hits_as_in_full(parts, sep, tail):
     """The first-word test skips only hits no profession phrase can open: same result as reading every hit."""
     for text in ("works as " + sep.join(parts) + tail, sep.join(p.upper() for p in parts) + tail):
         start = 9 if text.startswith("works as ") else 0
-        assert FILTERS["profession"](text, start, len(text), {}) == _profession_read_in_full(text, start, len(text))
+        assert FILTERS["profession"](text, start, len(text), {}) == profession_run(text, start, len(text))
 
 
 def test_profession_filter_on_every_profession():
@@ -371,7 +355,7 @@ def test_profession_filter_on_every_profession():
 
     for job in sorted(words("profession")):
         for text in (job, job.title() + "s", job.upper() + ".", "is a " + job):
-            assert FILTERS["profession"](text, 0, len(text), {}) == _profession_read_in_full(text, 0, len(text)), text
+            assert FILTERS["profession"](text, 0, len(text), {}) == profession_run(text, 0, len(text)), text
 
 
 def _kin_name_read_in_full(text: str, start: int, end: int) -> tuple[int, int] | None:

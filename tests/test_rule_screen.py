@@ -88,12 +88,11 @@ def test_never_screened_out_of_generated_text(pieces):
     _check("".join(pieces))
 
 
-@pytest.mark.parametrize("i", sorted(SCREEN.screened), ids=lambda i: RULES[i].id)
-def test_never_screened_out_of_strings_drawn_from_its_pattern(i):
-    rule = RULES[i]
-    flags = sum(getattr(re, {"i": "I", "m": "M", "s": "S", "x": "X"}[f]) for f in rule.flags)
-    try:  # hypothesis draws from Python's reading of the pattern; `regex` decides below whether it matches
-        strategy = st.from_regex(re.compile(rule.pattern.replace("\\p{L}", "A-Za-z"), flags),
+def _drawn(pattern: str, flags: str = "") -> None:
+    """_check on strings hypothesis draws from the pattern (Python's reading of it; `regex` decides matches)."""
+    re_flags = sum(getattr(re, {"i": "I", "m": "M", "s": "S", "x": "X"}[f]) for f in flags)
+    try:
+        strategy = st.from_regex(re.compile(pattern.replace("\\p{L}", "A-Za-z"), re_flags),
                                  alphabet=st.characters(max_codepoint=127))
     except Exception:  # noqa: BLE001 - a pattern Python's parser refuses: the other tests cover it
         pytest.skip("not drawable")
@@ -109,23 +108,14 @@ def test_never_screened_out_of_strings_drawn_from_its_pattern(i):
         pytest.skip("hypothesis cannot draw from this pattern")
 
 
+@pytest.mark.parametrize("i", sorted(SCREEN.screened), ids=lambda i: RULES[i].id)
+def test_never_screened_out_of_strings_drawn_from_its_pattern(i):
+    _drawn(RULES[i].pattern, RULES[i].flags)
+
+
 @pytest.mark.parametrize("i", sorted(BY_NEEDS), ids=lambda i: RULES[i].id)
 def test_never_screened_out_of_strings_drawn_from_its_needs(i):
-    needs = RULES[i].needs
-    try:
-        strategy = st.from_regex(re.compile(needs.replace("\\p{L}", "A-Za-z")), alphabet=st.characters(max_codepoint=127))
-    except Exception:  # noqa: BLE001 - a pattern Python's parser refuses: the other tests cover it
-        pytest.skip("not drawable")
-
-    @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
-    @given(strategy)
-    def run(text):
-        _check(text)
-
-    try:
-        run()
-    except (Unsatisfiable, InvalidArgument):
-        pytest.skip("hypothesis cannot draw from this pattern")
+    _drawn(RULES[i].needs)
 
 
 def _notes() -> list[str]:

@@ -148,6 +148,11 @@ def profession_filter(text: str, start: int, end: int, settings: dict) -> tuple[
     first = first_word(text, start, end)  # most hits ("is stable") open with no profession's word: no more reading
     if first is None or base(first) not in _profession_heads():
         return None
+    return profession_run(text, start, end)
+
+
+def profession_run(text: str, start: int, end: int) -> tuple[int, int] | None:
+    """profession_filter's reading of every word of the hit (the filter skips hits no profession can open)."""
     pieces = hit_words(text, start, end)
     jobs = words("profession")
     bases = [base(p[2]) for p in pieces[:4]]
