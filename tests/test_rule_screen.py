@@ -158,6 +158,11 @@ def test_scan_rules_on_real_notes():
     (r"(?i:[^a])", "b"),
     (r"a{20}", "a" * 20),
     (r"(?>a+)b", "aab"),
+    (r"(?<![\w.])[A-Za-z]\.", "a."),  # the match opens the text: no character before it
+    (r"(?<![\w.])[A-Za-z]\.", "(b. x"),
+    (r"(?<!x)(?<![\w.])[a-z]\.", "\nq."),
+    (r"(?<![\w.])[A-Za-z]\.", "ab. c.d"),  # "c." after a space
+    (r"(?i:(?<![a-z])[a-z]\.)", "1X."),
 ])
 def test_superset_examples(pattern, text):
     found = superset(pattern)
@@ -165,6 +170,20 @@ def test_superset_examples(pattern, text):
     import re2
 
     assert regex.search(pattern, text) is None or all(re2.search(p, text) for p in found), found
+
+
+def test_a_one_character_look_behind_is_read_with_the_opening_it_guards():
+    """name-initial-surname's superset was only `\\.`: with the character before a one-letter word it selects."""
+    import re2
+
+    found = superset(r"(?<![\w.'’/-])(?P<phi>[A-Za-z]\.[ \t]?[A-Za-z][A-Za-z'’-]*[A-Za-z])(?![\w'’-])")
+    assert found is not None and len(found) == 2
+    opening = re2.compile(found[1])
+    assert opening.search("seen by K. Lee") and opening.search("J.Smith") and not opening.search("Pt. ok. stable.")
+    assert superset(r"x(?<![\w.])[A-Za-z]\.") == superset(r"x[A-Za-z]\.")  # not opening the pattern: not read
+    assert len(superset(r"(?<![\w.])[A-Za-z]\.\d{4}")) == 1  # a core of several characters: not read
+    folded = re2.compile(search_superset(r"(?i)(?<![a-z])[a-z]\.")[1])  # the look-behind read in the pattern's case
+    assert folded.search("1X.") and not folded.search("aX.") and not folded.search("AX.")
 
 
 @pytest.mark.parametrize("pattern", [r"(?(1)a|b)", r"[[:alpha:]]", r"a\b?", r"(?V1)a", r"(?i)a"])
