@@ -10,7 +10,9 @@ a back-reference is refused: the reference may name either group, and the number
 possessive and atomic parts plain, lazy repeats greedy, `^`/`$` match at every line, and long counted
 repeats lose their upper bound (a smaller RE2 program). Dropping a restriction only widens what matches. A positive look-behind that opens the pattern is read as text before the match and a
 positive look-ahead that closes it as text after it; any other positive look-around every match passes
-through must itself be found in the note: a further pattern, all of which must be found.
+through must itself be found in the note: a further pattern, all of which must be found. A one-character
+negative look-behind opening a pattern whose kept core reads one character adds the character before the match
+(one it allows, or the text's start) with the match's first items (_Reader.opening).
 Only ASCII notes are screened (screen.py); any other note runs every rule.
 """
 
