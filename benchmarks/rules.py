@@ -97,7 +97,8 @@ def per_rule(tagger: RuleTagger, notes, repeats: int = 3) -> list[tuple[str, flo
     read per pass, so no per-call clock cost): its gates (`requires`, `digits`, `needs`), then its search
     (scan rules, on the notes its gates let through) or its matches at its trigger positions (triggered
     rules), spans and filters included. Anchors and the trigger automaton are shared and not counted. A scan
-    rule is timed on the notes the screen (one RE2 Set pass, screen.py) lets it into; the pass is a row of its own."""
+    rule is timed on the notes the screen (one RE2 Set pass, screen.py) lets it into (a triggered rule: where its
+    `needs` is screened); the pass is a row of its own."""
     from deid_core.engine.rules.prefilter import gate_shape
     from deid_core.gazetteers import lowered
 
@@ -114,11 +115,11 @@ def per_rule(tagger: RuleTagger, notes, repeats: int = 3) -> list[tuple[str, flo
     possible = [tagger.screen.possible(t) for t in texts]
     screen_ns = _best_ns(lambda: [tagger.screen.possible(t) for t in texts], repeats)
     out = [("(screen: one RE2 Set pass)", screen_ns / len(notes) / 1000,
-            f"{len(tagger.screen.screened)} scan rules screened")]
+            f"{len(tagger.screen.screened)} rules screened")]
     for i, rule in enumerate(tagger.rules):
         need, run = tagger.need_patterns[i], tagger.digit_runs[i]
         has = [k for k in range(len(texts)) if not (rule.triggers or rule.anchors) or i in starts[k]]
-        has = [k for k in has if rule.triggers or possible[k] is None or i in possible[k]]
+        has = [k for k in has if possible[k] is None or i in possible[k]]  # triggered rules: by their `needs`
         has = [k for k in has if not rule.requires or any(r in texts[k] for r in rule.requires)]
         has = [k for k in has if not run or run in shapes[k]]
         gate_ns = _best_ns(lambda has=has, need=need: [need.search(texts[k]) for k in has], repeats) if need else 0

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from deid_core.config import ConfigError, load_config
 from deid_core.doc import Doc
 from deid_core.engine.rules.filter_words import hit_words
-from deid_core.engine.rules.filters import FILTERS, place_like
+from deid_core.engine.rules.filters import FILTERS, place_like, profession_run
 from deid_core.engine.rules.loader import Rule, compile_rule
 from deid_core.engine.rules.name_filters import (
     context_name_filter,
@@ -330,3 +330,63 @@ def test_per_rule_table_times_every_regex_rule_behind_its_gates(small):
     assert rows["t-trig"][1].startswith("1 notes pass, 1 trigger tries")
     assert rows["t-digits"][1] == "1 notes searched" and rows["t-anchor"][1] == "1 notes searched"
     assert rows["t-needs"][1].startswith("1 notes searched, needs")
+
+
+def _profession_words() -> list[str]:
+    from deid_core.gazetteers import words
+
+    jobs = sorted(words("profession"))
+    return sorted({w for j in jobs for w in j.split()}) + [j + "s" for j in jobs[:200]] + [
+        "is", "stable", "the", "a", "retired", "Nurse's", "x-ray", "RN.", "s", "123", "co-worker"]
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(st.sampled_from(_profession_words()), min_size=0, max_size=5),
+       st.sampled_from([" ", "  ", ", ", " - ", "\n"]), st.sampled_from(["", ".", " and more"]))
+def test_profession_filter_reads_hits_as_in_full(parts, sep, tail):
+    """The first-word test skips only hits no profession phrase can open: same result as reading every hit."""
+    for text in ("works as " + sep.join(parts) + tail, sep.join(p.upper() for p in parts) + tail):
+        start = 9 if text.startswith("works as ") else 0
+        assert FILTERS["profession"](text, start, len(text), {}) == profession_run(text, start, len(text))
+
+
+def test_profession_filter_on_every_profession():
+    from deid_core.gazetteers import words
+
+    for job in sorted(words("profession")):
+        for text in (job, job.title() + "s", job.upper() + ".", "is a " + job):
+            assert FILTERS["profession"](text, 0, len(text), {}) == profession_run(text, 0, len(text)), text
+
+
+def _kin_name_read_in_full(text: str, start: int, end: int) -> tuple[int, int] | None:
+    """kin_name_filter as it read every hit before its case test came first (round 11): the reference."""
+    from deid_core.engine.propagation import SHORT_MAX, is_clinical_word
+    from deid_core.engine.rules.filter_words import base
+    from deid_core.engine.rules.name_filters import _name_run
+    from deid_core.engine.vetoes import misspelt
+    from deid_core.gazetteers import is_name
+
+    pieces = hit_words(text, start, end)
+    if not pieces or "-" in pieces[0][2] or misspelt(base(pieces[0][2])):
+        return _name_run(text, start, end, strong=False, from_left=False)
+    if pieces[0][2].islower():
+        low = base(pieces[0][2])
+        unknown = len(low) > SHORT_MAX and low.isalpha() and not is_name(low) and not is_clinical_word(low)
+        return _name_run(text, start, end, strong=False, from_left=False, unknown_ok=2 if unknown else 0)
+    if not pieces[0][2].isupper():
+        return _name_run(text, start, end, strong=False, from_left=False)
+    return _name_run(text, start, end, strong=False, from_left=False, unknown_ok=1, role=True)
+
+
+_KIN_WORDS = ["visisted", "arived", "currntly", "stbale", "ujunwa", "qwyrt", "will", "peg", "maria", "jones", "abx",
+              "home", "and", "o'neil", "smith-jones", "k.", "to", "called", "at", "daughter-in-law", "123", "é"]
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(_KIN_WORDS), st.sampled_from(["lower", "upper", "title", "same"])),
+                min_size=0, max_size=4))
+def test_kin_name_filter_reads_hits_as_in_full(words):
+    """The typo search runs only for a first word in one case: same result as running it for every hit."""
+    cased = [getattr(w, c)() if c != "same" else w for w, c in words]
+    text = "son " + " ".join(cased)
+    assert FILTERS["kin_name"](text, 4, len(text), {}) == _kin_name_read_in_full(text, 4, len(text)), text

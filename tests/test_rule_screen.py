@@ -21,7 +21,7 @@ from deid_core.config import load_config
 from deid_core.doc import Doc
 from deid_core.engine.rules.loader import parse_example
 from deid_core.engine.rules.screen import RuleScreen
-from deid_core.engine.rules.superset import superset
+from deid_core.engine.rules.superset import search_superset, superset
 from deid_core.engine.rules.tagger import RuleTagger
 from deid_core.notes import Note
 
@@ -46,22 +46,37 @@ def _may_match(i: int, text: str) -> bool:
     return RULES[i].compiled[0].search(text) is not None
 
 
+# rules the screen reads by their `needs` (triggered rules, patterns not read safely): screened out of a
+# text, their `needs` must not be found in it (the stage then skips them before trying the pattern)
+BY_NEEDS = frozenset(i for i in SCREEN.screened if RULES[i].triggers or superset(RULES[i].pattern, RULES[i].flags) is None)
+
+
+def _needs_found(i: int, text: str) -> bool:
+    """Does the note hold rule i's `needs` (as the stage searches it)?"""
+    return TAGGER.need_patterns[i].search(text) is not None
+
+
 def _check(text: str) -> None:
     possible = SCREEN.possible(text)
     if possible is None:
         return
     for i in SCREEN.screened - possible:
-        assert not _may_match(i, text), f"rule {RULES[i].id} screened out of a text it matches: {text!r}"
+        if i in BY_NEEDS:
+            assert not _needs_found(i, text), f"rule {RULES[i].id} screened out of a text holding its needs: {text!r}"
+        else:
+            assert not _may_match(i, text), f"rule {RULES[i].id} screened out of a text it matches: {text!r}"
 
 
-def test_most_scan_rules_are_screened_and_triggered_ones_never():
+def test_most_scan_rules_are_screened_and_triggered_ones_only_by_their_needs():
     scan = {i for i, r in enumerate(RULES) if not r.triggers}
-    assert SCREEN.screened <= scan
+    assert all(RULES[i].needs for i in SCREEN.screened - scan)
+    assert {i for i, r in enumerate(RULES) if r.triggers and r.needs} <= SCREEN.screened  # every needs is read
     unscreened = sorted(RULES[i].id for i in scan - SCREEN.screened)
     assert len(unscreened) <= 3, unscreened  # what Python's parser refuses
 
 
-@pytest.mark.parametrize("rule", [r for r in RULES if not r.triggers], ids=lambda r: r.id)
+@pytest.mark.parametrize("rule", [r for i, r in enumerate(RULES) if not r.triggers or i in SCREEN.screened],
+                         ids=lambda r: r.id)
 def test_a_rule_is_never_screened_out_of_its_own_texts(rule):
     for text in _rule_texts(rule):
         _check(text)
@@ -73,12 +88,11 @@ def test_never_screened_out_of_generated_text(pieces):
     _check("".join(pieces))
 
 
-@pytest.mark.parametrize("i", sorted(SCREEN.screened), ids=lambda i: RULES[i].id)
-def test_never_screened_out_of_strings_drawn_from_its_pattern(i):
-    rule = RULES[i]
-    flags = sum(getattr(re, {"i": "I", "m": "M", "s": "S", "x": "X"}[f]) for f in rule.flags)
-    try:  # hypothesis draws from Python's reading of the pattern; `regex` decides below whether it matches
-        strategy = st.from_regex(re.compile(rule.pattern.replace("\\p{L}", "A-Za-z"), flags),
+def _drawn(pattern: str, flags: str = "") -> None:
+    """_check on strings hypothesis draws from the pattern (Python's reading of it; `regex` decides matches)."""
+    re_flags = sum(getattr(re, {"i": "I", "m": "M", "s": "S", "x": "X"}[f]) for f in flags)
+    try:
+        strategy = st.from_regex(re.compile(pattern.replace("\\p{L}", "A-Za-z"), re_flags),
                                  alphabet=st.characters(max_codepoint=127))
     except Exception:  # noqa: BLE001 - a pattern Python's parser refuses: the other tests cover it
         pytest.skip("not drawable")
@@ -92,6 +106,16 @@ def test_never_screened_out_of_strings_drawn_from_its_pattern(i):
         run()
     except (Unsatisfiable, InvalidArgument):
         pytest.skip("hypothesis cannot draw from this pattern")
+
+
+@pytest.mark.parametrize("i", sorted(SCREEN.screened), ids=lambda i: RULES[i].id)
+def test_never_screened_out_of_strings_drawn_from_its_pattern(i):
+    _drawn(RULES[i].pattern, RULES[i].flags)
+
+
+@pytest.mark.parametrize("i", sorted(BY_NEEDS), ids=lambda i: RULES[i].id)
+def test_never_screened_out_of_strings_drawn_from_its_needs(i):
+    _drawn(RULES[i].needs)
 
 
 def _notes() -> list[str]:
@@ -108,7 +132,7 @@ def _notes() -> list[str]:
 
 def test_the_stage_hits_are_the_same_with_and_without_the_screen():
     plain = RuleTagger(load_config({}).rules)
-    plain.screen.possible = lambda text: None  # every rule runs
+    plain.screen.ruled_out = lambda text: frozenset()  # every rule runs
     for k, text in enumerate(_notes()):
         doc = Note(f"n{k}", text)
         assert TAGGER.regex_hits(Doc(doc)) == plain.regex_hits(Doc(doc)), f"note {k}"
@@ -134,6 +158,11 @@ def test_scan_rules_on_real_notes():
     (r"(?i:[^a])", "b"),
     (r"a{20}", "a" * 20),
     (r"(?>a+)b", "aab"),
+    (r"(?<![\w.])[A-Za-z]\.", "a."),  # the match opens the text: no character before it
+    (r"(?<![\w.])[A-Za-z]\.", "(b. x"),
+    (r"(?<!x)(?<![\w.])[a-z]\.", "\nq."),
+    (r"(?<![\w.])[A-Za-z]\.", "ab. c.d"),  # "c." after a space
+    (r"(?i:(?<![a-z])[a-z]\.)", "1X."),
 ])
 def test_superset_examples(pattern, text):
     found = superset(pattern)
@@ -143,6 +172,20 @@ def test_superset_examples(pattern, text):
     assert regex.search(pattern, text) is None or all(re2.search(p, text) for p in found), found
 
 
+def test_a_one_character_look_behind_is_read_with_the_opening_it_guards():
+    """name-initial-surname's superset was only `\\.`: with the character before a one-letter word it selects."""
+    import re2
+
+    found = superset(r"(?<![\w.'’/-])(?P<phi>[A-Za-z]\.[ \t]?[A-Za-z][A-Za-z'’-]*[A-Za-z])(?![\w'’-])")
+    assert found is not None and len(found) == 2
+    opening = re2.compile(found[1])
+    assert opening.search("seen by K. Lee") and opening.search("J.Smith") and not opening.search("Pt. ok. stable.")
+    assert superset(r"x(?<![\w.])[A-Za-z]\.") == superset(r"x[A-Za-z]\.")  # not opening the pattern: not read
+    assert len(superset(r"(?<![\w.])[A-Za-z]\.\d{4}")) == 1  # a core of several characters: not read
+    folded = re2.compile(search_superset(r"(?i)(?<![a-z])[a-z]\.")[1])  # the look-behind read in the pattern's case
+    assert folded.search("1X.") and not folded.search("aX.") and not folded.search("AX.")
+
+
 @pytest.mark.parametrize("pattern", [r"(?(1)a|b)", r"[[:alpha:]]", r"a\b?", r"(?V1)a", r"(?i)a"])
 def test_what_is_not_read_safely_gets_no_superset(pattern):
     assert superset(pattern) is None
@@ -150,6 +193,44 @@ def test_what_is_not_read_safely_gets_no_superset(pattern):
 
 def test_a_note_that_is_not_ascii_is_not_screened():
     assert SCREEN.possible("Patient seen 12/03 — café") is None
+    assert SCREEN.ruled_out("Patient seen 12/03 — café") == frozenset()
+
+
+def test_ruled_out_is_what_possible_leaves_out():
+    for text in ALL_TEXTS[:300]:
+        assert SCREEN.ruled_out(text) == SCREEN.screened - SCREEN.possible(text)
+
+
+def test_a_rule_whose_pattern_is_not_read_is_screened_by_its_needs():
+    screen = RuleScreen([None, (r"a\b?", ""), (r"\d{2}", ""), None], ["", r"(?i)x\d", r"(?i)ZZZ", ""])
+    assert screen.screened == frozenset({1, 2})  # the pattern when it is read, else the needs
+    assert screen.possible("X9 and 12") == frozenset({0, 1, 2, 3})  # "(?i)": X found
+    assert screen.possible("y9 and 12") == frozenset({0, 2, 3})
+    assert screen.possible("y9 and zzz") == frozenset({0, 3})  # rule 2: its pattern decides, not its needs
+
+
+def test_the_stage_skips_a_triggered_rule_without_its_needs():
+    i = next(i for i in sorted(BY_NEEDS) if RULES[i].triggers)
+    example = parse_example(RULES[i].examples[0])[0]
+    assert i in SCREEN.possible(example) and any(TAGGER.regex_hits(Doc(Note("n", example))))
+    tagger = RuleTagger(load_config({}).rules)
+    tagger.need_patterns[i] = None  # searching this rule's needs now raises: the screen must skip the rule first
+    text = "nothing of the kind here " + " ".join(RULES[i].triggers)
+    assert i not in tagger.screen.possible(text)
+    tagger.regex_hits(Doc(Note("n", text)))
+    with pytest.raises(AttributeError):
+        tagger.regex_hits(Doc(Note("n", example)))
+
+
+@pytest.mark.parametrize("needs, flags_read", [
+    (r"(?i)ab", r"[\x41\x61][\x42\x62]"), (r"(?m)^a", r"(?m:^)a"), (r"(?im)^a", r"(?m:^)[\x41\x61]")])
+def test_needs_opening_with_global_flags_are_read_with_them(needs, flags_read):
+    assert search_superset(needs) == (flags_read,)
+
+
+@pytest.mark.parametrize("needs", [r"a(?i)b", r"(?x)a b", r"(?i)a(?m)b", r"(?L)a"])
+def test_needs_with_other_global_flags_are_not_read(needs):
+    assert search_superset(needs) is None
 
 
 def test_a_failed_pass_screens_nothing_out():
@@ -160,8 +241,10 @@ def test_a_failed_pass_screens_nothing_out():
         def Match(self, data):  # what RE2's Set reports when its DFA gives up: no match at all
             return None
 
+    assert screen.ruled_out("xyz 123") == frozenset({0})
     screen._sets[-1] = (Failed(), screen._sets[-1][1])
     assert screen.possible("xyz 123") is None
+    assert screen.ruled_out("xyz 123") == frozenset()
 
 
 

@@ -15,6 +15,12 @@ def hit_words(text: str, start: int, end: int) -> list[tuple[int, int, str]]:
     return [(m.start(), m.end(), m.group(0)) for m in _WORD_RE.finditer(text, start, end)]
 
 
+def first_word(text: str, start: int, end: int) -> str | None:
+    """The first of hit_words(text, start, end), without finding the others (None when there is none)."""
+    m = _WORD_RE.search(text, start, end)
+    return None if m is None else m.group(0)
+
+
 def base(word: str) -> str:
     """A word lower-cased, without a possessive 's or a trailing period: the form the word lists hold."""
     if "'" in word or "’" in word:  # the possessive pattern needs an apostrophe: most words skip it

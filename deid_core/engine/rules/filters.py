@@ -9,10 +9,11 @@ a capital; unknown words ("Zelnik") are name-like.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import cache
 
 import regex
 
-from deid_core.engine.rules.filter_words import base, hit_words, titled
+from deid_core.engine.rules.filter_words import base, first_word, hit_words, titled
 from deid_core.engine.rules.name_filters import (
     context_name_filter,
     initial_known_surname_filter,
@@ -134,8 +135,24 @@ def city_filter(text: str, start: int, end: int, settings: dict) -> tuple[int, i
     return None
 
 
+@cache
+def _profession_heads() -> frozenset[str]:
+    """Every word a known profession phrase can open as profession_filter reads it (its first word; a one-word
+    profession also with an "s")."""
+    jobs = words("profession")
+    return frozenset([j.split(" ")[0] for j in jobs] + [j + "s" for j in jobs if " " not in j])
+
+
 def profession_filter(text: str, start: int, end: int, settings: dict) -> tuple[int, int] | None:
     """The longest leading run of words (up to 4) that is a known profession ('truck driver')."""
+    first = first_word(text, start, end)  # most hits ("is stable") open with no profession's word: no more reading
+    if first is None or base(first) not in _profession_heads():
+        return None
+    return profession_run(text, start, end)
+
+
+def profession_run(text: str, start: int, end: int) -> tuple[int, int] | None:
+    """profession_filter's reading of every word of the hit (the filter skips hits no profession can open)."""
     pieces = hit_words(text, start, end)
     jobs = words("profession")
     bases = [base(p[2]) for p in pieces[:4]]

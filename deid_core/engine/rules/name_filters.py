@@ -163,14 +163,15 @@ def kin_name_filter(text: str, start: int, end: int, settings: dict) -> tuple[in
     may a lower-case word of SHORT_MAX+1 letters in no list ("daughter-in-law ujunwa"), unless it is one edit
     from a dictionary word ("SON ARIVED", "son visisted") or a function word ("SON WILL")."""
     pieces = hit_words(text, start, end)
-    if not pieces or "-" in pieces[0][2] or misspelt(base(pieces[0][2])):
+    word = pieces[0][2] if pieces else ""
+    lower, upper = word.islower(), word.isupper()
+    # a typo only changes how a word in one case is read: the (costly) edit search is left out for the others
+    if not (lower or upper) or "-" in word or misspelt(base(word)):
         return _name_run(text, start, end, strong=False, from_left=False)
-    if pieces[0][2].islower():  # "daughter-in-law ujunwa": a word in no list, longer than an abbreviation
-        low = base(pieces[0][2])
+    if lower:  # "daughter-in-law ujunwa": a word in no list, longer than an abbreviation
+        low = base(word)
         unknown = len(low) > SHORT_MAX and low.isalpha() and not is_name(low) and not is_clinical_word(low)
         return _name_run(text, start, end, strong=False, from_left=False, unknown_ok=2 if unknown else 0)
-    if not pieces[0][2].isupper():
-        return _name_run(text, start, end, strong=False, from_left=False)
     return _name_run(text, start, end, strong=False, from_left=False, unknown_ok=1, role=True)
 
 

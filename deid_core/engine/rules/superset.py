@@ -10,7 +10,9 @@ a back-reference is refused: the reference may name either group, and the number
 possessive and atomic parts plain, lazy repeats greedy, `^`/`$` match at every line, and long counted
 repeats lose their upper bound (a smaller RE2 program). Dropping a restriction only widens what matches. A positive look-behind that opens the pattern is read as text before the match and a
 positive look-ahead that closes it as text after it; any other positive look-around every match passes
-through must itself be found in the note: a further pattern, all of which must be found.
+through must itself be found in the note: a further pattern, all of which must be found. A one-character
+negative look-behind opening a pattern whose kept core reads one character adds the character before the match
+(one it allows, or the text's start) with the match's first items (_Reader.opening).
 Only ASCII notes are screened (screen.py); any other note runs every rule.
 """
 
@@ -34,11 +36,13 @@ _REPEATS = (sre.MAX_REPEAT, sre.MIN_REPEAT, sre.POSSESSIVE_REPEAT)
 _ZERO_WIDTH = (sre.AT, sre.ASSERT, sre.ASSERT_NOT)
 _GAP = 64  # a long run over classes of this many ASCII characters or more is a gap (parts below)
 _WIDE = 40  # a class of this many ASCII characters or more (letters, \\w, [^\\n]) selects little
+_OPENING_MAX = 4  # characters of a match's opening read with the character before it (superset: opening)
 _WIDEN_ABOVE = 12  # a counted repeat with a larger bound loses its upper bound (x{1,60} -> x+; x{20} -> x{12,})
 _NAMED_GROUP = re.compile(r"\(\?P<(\w+)>")
 _PROPERTY = re.compile(r"\\[pP](?:\{[^{}]*\}|[A-Za-z])")
 _POSIX_CLASS = re.compile(r"\[:\^?[A-Za-z]+:\]")  # `regex` reads [[:alpha:]]-like classes, Python's parser does not
 _PLACEHOLDER = 0xF0000  # \p{..} stands in the parsed pattern as a private-use character from here
+_LEADING_FLAGS = re.compile(r"\(\?([ims]+)\)")  # `(?i)` opening a pattern: its flags for the whole pattern
 
 
 class Unsupported(Exception):
@@ -128,6 +132,45 @@ class _Reader:
                     self.seq([(op, av)], icase, dotall, True)  # the gap's own look-arounds
                 start = k + 1
         return [p for p in out if p]
+
+    def opening(self, items, icase: bool, dotall: bool) -> str:
+        """For a pattern opening with a one-character negative look-behind (`(?<![\\w.])[A-Za-z]\\.`) whose kept core
+        reads one character: the character before the match (one the look-behind allows, or the text's start)
+        and the match's first items up to the first that is not loose, when those read at most _OPENING_MAX
+        characters; else "". parts() trims both (a name-like letter and a look-behind select little alone), but
+        together they can: a one-letter word and its period. Found wherever the pattern matches: its match
+        starts where the look-behind held."""
+        items = _flatten(list(items))
+        k, allowed = 0, None
+        while k < len(items) and items[k][0] in _ZERO_WIDTH:
+            op, av = items[k]
+            if op is sre.ASSERT_NOT and av[0] < 0 and allowed is None:
+                refused = self._one_character(list(av[1]), icase)
+                if refused is not None:
+                    allowed = frozenset(_ASCII) - refused
+            k += 1
+        end = k
+        while end < len(items) and (items[end][0] in _ZERO_WIDTH or self._loose(*items[end], icase)):
+            end += 1
+        if allowed is None or end >= len(items) or _width(items[k:end + 1]) > _OPENING_MAX:
+            return ""
+        a, b = self.core(items, icase)
+        if _width(items[a:b]) > 1:  # the kept core selects well enough: one more pattern would cost more than it saves
+            return ""
+        return r"(?:\A|" + _klass(allowed) + ")" + self.seq(items[k:end + 1], icase, dotall, False)
+
+    def _one_character(self, items, icase: bool) -> frozenset[str] | None:
+        """The ASCII characters a look-behind of one literal or class refuses, or None for any other look-behind."""
+        if len(items) != 1:
+            return None
+        op, av = items[0]
+        if op is sre.LITERAL:
+            return _ascii_set(self._u(av), icase)
+        if op is sre.NOT_LITERAL:
+            return _ascii_set("[^" + self._u(av) + "]", icase)
+        if op is sre.IN:
+            return _ascii_set(self._class_source(av), icase)
+        return None
 
     def _gap(self, op, av, icase: bool) -> bool:
         """A long run over classes of at least _GAP ASCII characters."""
@@ -271,6 +314,27 @@ class _Reader:
         raise Unsupported(str(op))  # conditionals, unknown nodes
 
 
+def _width(items) -> float:
+    """The most characters the parsed items can consume (inf when unbounded or not known)."""
+    total = 0.0
+    for op, av in items:
+        if op in _ZERO_WIDTH:
+            continue
+        if op in (sre.LITERAL, sre.NOT_LITERAL, sre.IN, sre.ANY):
+            total += 1
+        elif op in _REPEATS:
+            total += float("inf") if av[1] is sre.MAXREPEAT else av[1] * _width(av[2])
+        elif op is sre.SUBPATTERN:
+            total += _width(av[3])
+        elif op is sre.ATOMIC_GROUP:
+            total += _width(av)
+        elif op is sre.BRANCH:
+            total += max(_width(alt) for alt in av[1])
+        else:
+            return float("inf")
+    return total
+
+
 def _children(op, av) -> list:
     """The parsed sequences directly inside one item."""
     if op is sre.SUBPATTERN:
@@ -371,7 +435,15 @@ def superset(pattern: str, flags: str = "") -> tuple[str, ...] | None:
         reader = _Reader(properties, list(parsed))
         icase, dotall = bool(re_flags & re.IGNORECASE), bool(re_flags & re.DOTALL)
         main = reader.parts(list(parsed), icase, dotall)
+        opening = reader.opening(list(parsed), icase, dotall)
     except (re.error, regex.error, Unsupported, RecursionError, OverflowError, Warning):
         return None
-    found = tuple(dict.fromkeys(p for p in (*main, *reader.extra) if p))
+    found = tuple(dict.fromkeys(p for p in (*main, *reader.extra, opening) if p))
     return found or None  # nothing to find: every note may hold a match
+
+
+def search_superset(pattern: str) -> tuple[str, ...] | None:
+    """superset() of a pattern searched without rule flags (a rule's `needs`): global flags opening it
+    (`(?m)`, `(?i)`) are read as the pattern's flags; any other inline global flag is refused, as in superset()."""
+    m = _LEADING_FLAGS.match(pattern)
+    return superset(pattern[m.end():], m.group(1)) if m else superset(pattern)

@@ -55,7 +55,8 @@ class GazetteerRule:
 
 def _title_word(word: str) -> bool:
     """'Smith', 'Smith-Jones', "O'Neil", 'McLean' (not 'LEs', not 'SMITH')."""
-    for part in re.split(r"[-'’]", word):
+    parts = re.split(r"[-'’]", word) if "-" in word or "'" in word or "’" in word else (word,)
+    for part in parts:
         if not part:
             continue
         if part.startswith("Mc") and len(part) > 3:
@@ -127,9 +128,10 @@ class RuleTagger(PerNoteStage):
                               else r.compiled[0] for r in self.rules]
         self.need_patterns = [regex.compile(r.needs) if r.needs else None for r in self.rules]
         # one RE2 Set pass per note: the scan rules that cannot match in it are skipped (screen.py; triggered
-        # rules are tried at their trigger positions only, and their patterns would multiply the set's states)
-        self.screen = RuleScreen([None if r.triggers else (r.pattern, r.flags) for r in self.rules])
-        self.all_rules = frozenset(range(len(self.rules)))
+        # rules are tried at their trigger positions only, and their patterns would multiply the set's states),
+        # and so is every rule whose `needs` cannot be found in it (scan or triggered)
+        self.screen = RuleScreen([None if r.triggers else (r.pattern, r.flags) for r in self.rules],
+                                 [r.needs for r in self.rules])
         # per rule, the `digits` gate as the substring its note's digit shape must hold (b"" when none)
         self.digit_runs = [b"0" * r.digits for r in self.rules]
         # per scan rule, what the loop of regex_hits reads: (index, rule, anchors?, `requires`, digit run, scan pattern)
@@ -157,6 +159,7 @@ class RuleTagger(PerNoteStage):
         self.priority = {r.id: r.priority for r in self.rules}
         self.priority.update({g.id: g.priority for g in self.gazetteer_rules})
         self._gaz = [(g, frozenset(g.lists), frozenset(g.then)) for g in self.gazetteer_rules]
+        self._gaz_for: dict[frozenset[str], tuple] = {}  # a hit's lists -> the gazetteer rules reading them, in order
         for r in self.rules:
             if r.filter and r.filter not in FILTERS:
                 raise ConfigError(f"rule {r.id}: unknown filter {r.filter!r}; accepted: {', '.join(FILTERS)}")
@@ -190,19 +193,20 @@ class RuleTagger(PerNoteStage):
                     starts.setdefault(i, []).append(pos)
         found: dict[str, bool] = {}  # `needs` pattern -> found in this note
         has = text.__contains__
-        shape = gate_shape(text)
-        possible = self.screen.possible(text)  # the rules that may match in this note
-        if possible is None:
-            possible = self.all_rules
+        shape = None  # the note's digit shape, made when a `digits` gate is first read
+        ruled_out = self.screen.ruled_out(text)  # the rules that cannot match in this note
         for i, rule, anchors, requires, run, pattern in self.scan_plan:
-            if i not in possible:
+            if i in ruled_out:
                 continue
             if anchors and i not in anchored:
                 continue
             if requires and not any(map(has, requires)):
                 continue
-            if run and run not in shape:
-                continue
+            if run:
+                if shape is None:
+                    shape = gate_shape(text)
+                if run not in shape:
+                    continue
             if rule.needs and not self._has(i, text, found, timeout):
                 continue
             first = pattern.search(text, timeout=timeout)  # most rules find nothing in most notes: no generator
@@ -210,9 +214,14 @@ class RuleTagger(PerNoteStage):
                 after = first.end() if first.end() > first.start() else first.end() + 1
                 self._apply(rule, [first, *pattern.finditer(text, after, timeout=timeout)], text, phi, sup)
         for i, positions in starts.items():
-            run = self.digit_runs[i]
-            if run and run not in shape:
+            if i in ruled_out:
                 continue
+            run = self.digit_runs[i]
+            if run:
+                if shape is None:
+                    shape = gate_shape(text)
+                if run not in shape:
+                    continue
             if self.rules[i].needs and not self._has(i, text, found, timeout):
                 continue
             self._apply_at(self.rules[i], sorted(set(positions)), text, phi, sup, timeout)
@@ -295,10 +304,14 @@ class RuleTagger(PerNoteStage):
         for h in hits:
             by_start.setdefault(h[0], []).append(h)
         out: list[Span] = []
+        applies = self._gaz_for
         for s, e, names in hits:
             surface = None
-            for g, want, then in self._gaz:
-                if want.isdisjoint(names) or e - s < g.min_len:
+            rules = applies.get(names)
+            if rules is None:  # a handful of distinct sets of lists (shared objects): each read once per process
+                rules = applies[names] = tuple((g, then) for g, want, then in self._gaz if not want.isdisjoint(names))
+            for g, then in rules:
+                if e - s < g.min_len:
                     continue
                 if surface is None:
                     surface = text[s:e]
