@@ -262,3 +262,12 @@ def test_a_cache_of_one_entry_is_refused_by_the_configuration_check():
     with pytest.raises(ConfigError, match=r"\[crf\.tagging\] cache_size = 1 is not accepted; expected an integer >= 2"):
         load_config({"crf": {"tagging": {"cache_size": 1}}})
     assert load_config({"crf": {"tagging": {"cache_size": 2}}}).crf.tagging.cache_size == 2
+
+
+@pytest.mark.parametrize("key", ["propagate_kin_words", "propagate_cue_words"])
+@pytest.mark.parametrize("blank", ["", "  "])
+def test_a_blank_kin_or_cue_word_is_refused_by_the_configuration_check(key, blank):
+    """A blank phrase compiled to an empty alternative that matched before every name (any DOCTOR became
+    PATIENT), and the merge's word-end shortcuts skip it: refused with the configuration instead."""
+    with pytest.raises(ConfigError, match=rf"\[merge\] {key}\[1\] = '{blank}' is not accepted; expected a word"):
+        load_config({"merge": {key: ["son", blank]}})

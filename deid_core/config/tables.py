@@ -31,6 +31,7 @@ Count = Annotated[int, at_least(0)]
 Positive = Annotated[int, at_least(1)]
 Share = Annotated[float, between(0, 1)]
 Seconds = Annotated[float, at_least(0)]
+Phrase = Annotated[str, Check(lambda v: v.strip() != "", "a word or phrase, not blank")]
 Ref = Annotated[str, Check(lambda v: ":" in v, "'package.module:attribute'")]
 BundleName = Annotated[str, Check(lambda v: re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]*", v) is not None,
                                   "a bundle name under models/ (letters, digits, '_', '.', '-'; e.g. 'default')")]
@@ -101,8 +102,8 @@ class Merge:
     rule_label_sources: tuple[str, ...]
     whole_word_labels: tuple[Label, ...]
     crf_name_lead_words: tuple[str, ...]
-    propagate_kin_words: tuple[str, ...]
-    propagate_cue_words: tuple[str, ...]
+    propagate_kin_words: tuple[Phrase, ...]
+    propagate_cue_words: tuple[Phrase, ...]
     patient_field_keys: tuple[str, ...]
     doctor_field_keys: tuple[str, ...]
     patient_initials: bool
