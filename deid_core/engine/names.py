@@ -74,6 +74,9 @@ class NameNet(PerNoteStage):
         self.first, self.last = words("first_name"), words("last_name")
         self.english = words("english_word")
         w, c = opts.weights, self.cues
+        # one-word cues (titles, roles, relations, contacts, credentials: "attn", "fiancee") are context, never a name
+        self._cue_words = frozenset(p[0] for p in (*c.roles, *c.relations, *c.contacts, *c.weak) if len(p) == 1
+                                    ) | c.titles | c.credentials
         # cue phrase (words) -> (weight, names a clinician): the strongest kind wins a phrase
         self.phrase_cues: dict[tuple[str, ...], tuple[float, bool]] = {}
         for phrases, weight, doctor in ((c.weak, w.weak, False), (c.contacts, w.contact, False),
@@ -106,7 +109,7 @@ class NameNet(PerNoteStage):
     def lexical(self, word: str) -> float | None:
         """What the word alone says (None: never a name: frequent, clinical, too short, not letters)."""
         low = word.lower()
-        if len(word) < 2 or not word.isalpha() or is_frequent(low):
+        if len(word) < 2 or not word.isalpha() or is_frequent(low) or low in self._cue_words:
             return None
         if not (low in self.first or low in self.last) and abbreviation_shape(word):
             return None  # the shape of a clinical abbreviation ("AF", "NSG", "tol"), as propagation's guard
