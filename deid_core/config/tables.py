@@ -147,6 +147,7 @@ class NameCues:
     weak: tuple[str, ...]
     credentials: tuple[str, ...]
     roles: tuple[str, ...]
+    line_credentials: tuple[str, ...]
 
 
 @dataclass(frozen=True)

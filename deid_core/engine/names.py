@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from itertools import repeat
 
+import regex
+
 from deid_core.config import Config
 from deid_core.config import NameNet as NameNetOptions
 from deid_core.doc import Doc
@@ -46,6 +48,7 @@ class Cues:
     credentials: frozenset[str]
     doctor_titles: frozenset[str]
     roles: tuple[tuple[str, ...], ...]
+    line_credentials: frozenset[str]
 
 
 def _phrases(items: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:
@@ -58,7 +61,8 @@ def cues_of(opts: NameNetOptions) -> Cues:
     c = opts.cues
     return Cues(frozenset(w.lower() for w in c.titles), _phrases(c.relations), _phrases(c.contacts),
                 _phrases(c.weak), frozenset(w.lower() for w in c.credentials),
-                frozenset(w.lower() for w in c.doctor_titles), _phrases(c.roles))
+                frozenset(w.lower() for w in c.doctor_titles), _phrases(c.roles),
+                frozenset(w.lower() for w in c.line_credentials))
 
 
 class NameNet(PerNoteStage):
@@ -202,7 +206,7 @@ class NameNet(PerNoteStage):
         free = max(0.0, w.initial) + self._strongest_cue
         title_w, cred_w, thr = max(0.0, w.title), max(0.0, w.credential), self.opts.threshold
         titles = [j for j, t in enumerate(low) if t in c.titles] if not c.titles.isdisjoint(low) else []
-        any_cred = not c.credentials.isdisjoint(low)
+        any_cred = not (c.credentials.isdisjoint(low) and c.line_credentials.isdisjoint(low))
 
         def hopeless(i: int, base: float) -> bool:
             if base > 0:
@@ -214,7 +218,7 @@ class NameNet(PerNoteStage):
                     bound += title_w
             if any_cred and bound + cred_w >= thr - BOUND_SLACK:
                 nxt = self._right_word(i, toks, lex, starts, ends, text)
-                if nxt is not None and low[nxt] in c.credentials:
+                if nxt is not None and (low[nxt] in c.credentials or low[nxt] in c.line_credentials):
                     bound += cred_w
             return bound < thr - BOUND_SLACK
 
@@ -241,10 +245,28 @@ class NameNet(PerNoteStage):
             label = "DOCTOR"
         score += best
         nxt = self._right_word(i, toks, lex, starts, ends, text)
-        if nxt is not None and low[nxt] in c.credentials:
+        if nxt is not None and (low[nxt] in c.credentials or (
+                low[nxt] in c.line_credentials and self._signature_line(i, nxt, toks, lex, starts, ends, text))):
             score += w.credential
             label = "DOCTOR"
         return score, label
+
+    def _signature_line(self, i: int, nxt: int, toks, lex, starts, ends, text) -> bool:
+        """Word i and the credential `nxt` after it on a signature line: only name words and initials (at
+        most two words, "--" allowed) before word i on its line, and only credentials, a bracket or a number
+        after the credential to the line end ("Ann Quell, PT, DPT  (aquell)", "holly pa-c")."""
+        if not _CREDENTIAL_TAIL.match(text, ends[nxt], _line_end(text, ends[nxt])):
+            return False
+        line_start = text.rfind("\n", 0, starts[i]) + 1
+        j, names_before = i - 1, 0
+        while j >= 0 and starts[j] >= line_start:
+            t = toks[j]
+            if t.isalpha() and (len(t) == 1 or (lex[j] is not None and lex[j] > 0)):
+                names_before += len(t) > 1
+            elif t not in _NAME_MARKS:
+                return False
+            j -= 1
+        return names_before <= 2
 
     def _adjacent(self, i: int, step: int, starts, ends, text) -> int | None:
         """The word next to word i, past spaces, 'and', '&' or an initial ("mjch and qiludsr",
@@ -335,6 +357,18 @@ class _Left:
     words: tuple[str, ...]
     initial: bool
     title: str | None
+
+
+_NAME_MARKS = frozenset((".", "'", "’", "-", "--"))  # between the name words of a signature line
+# after a line credential to the line end: more credentials (", DPT", "-C", "-BC"), a bracket, a time or number
+_CREDENTIAL_TAIL = regex.compile(r"(?:-\p{L}{1,3})?(?:[ \t]*,?[ \t]*\p{Lu}{2,6}(?:-\p{L}{1,3})?)*[ \t]*"
+                                 r"(?:\([^\n]*\)|\d{1,5})?[ \t]*\Z")
+
+
+def _line_end(text: str, pos: int) -> int:
+    """The index of the line break after pos, or the text's end."""
+    k = text.find("\n", pos)
+    return len(text) if k < 0 else k
 
 
 def _initial(j: int, toks, starts, ends, text) -> bool:
