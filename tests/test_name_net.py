@@ -161,6 +161,7 @@ def test_one_word_cues_are_context_never_a_name(text, expected):
     ("page dr quell prn.\nholly pa-c", [("holly", "DOCTOR")]),
     ("Ambulation to 40 ft.\nleigh bancks RD\nNutrition Services", [("leigh bancks", "DOCTOR")]),
     ("-- Brenna Quill, OT 1430", [("Brenna Quill", "DOCTOR")]),
+    ("ADLs mod I.\nDarrel Quevillier, PT, DPT", [("Darrel Quevillier", "DOCTOR")]),  # no initial across lines
 ])
 def test_a_credential_that_is_also_a_word_names_a_clinician_on_a_signature_line(text, expected):
     assert found(text) == expected

@@ -76,6 +76,12 @@ def test_pieces_of_one_name_become_one_span(text, pieces, expected):
     # a kin word trimmed off a name stays off
     ("Collateral from fiancee V. Malquist (555): well.",
      [("fiancee", "PATIENT", "names:net"), ("V. Malquist", "PATIENT", "crf:single")]),
+    # a possessive after the comma: two people
+    ("Hello, this is Lukas, Ernesto's nephew.",
+     [("Lukas", "PATIENT", "crf:single"), ("Ernesto", "PATIENT", "crf:single")]),
+    # a role or dictionary word read as a name piece
+    ("blue house. Caregiver Carmela (brother) present",
+     [("Caregiver", "DOCTOR", "crf:single"), ("Carmela", "PATIENT", "name-kin")]),
     # two person labels in the inverted order: no evidence which one
     ("TRUVEL, Lamar - 72F - admitted 11/12",
      [("TRUVEL", "DOCTOR", "crf:single"), ("Lamar", "PATIENT", "crf:single")]),
@@ -88,7 +94,10 @@ def test_pieces_of_different_things_stay_apart(text, pieces):
     ("Discussed with O'Brell, Ajoke, M.D.", "Brell, Ajoke", "O'Brell, Ajoke"),
     ("Yours sincerely, for j. pikus-vertanz", "vertanz", "pikus-vertanz"),
     ("llow-up CT.\nVAN DRUYKE, JON MD / VE", "DRUYKE, JON", "VAN DRUYKE, JON"),
+    ("GI WAS CONSULTED (JEAN DE LACROIX, MD).", "JEAN DE", "JEAN DE LACROIX"),
     ("GI WAS CONSULTED (RODNEY LA RUE, MD).", "RODNEY LA", "RODNEY LA RUE"),
+    ("ORDERING: DR. VAN DRUYKE   LOCATION: MERCY", "VAN", "VAN DRUYKE"),
+    ("PT eval by Milo O'Neeil Tuesday.", "Milo O", "Milo O'Neeil"),
     ("Results called to BENJAMIN ARIETTA-HOLZBORG RD", "BENJAMIN ARIETTA", "BENJAMIN ARIETTA-HOLZBORG"),
 ])
 def test_a_person_span_grows_over_untagged_particles_and_glued_name_words(text, piece, expected):
@@ -99,6 +108,8 @@ def test_a_person_span_grows_over_untagged_particles_and_glued_name_words(text, 
     ("Seen on the ward by Quellby-like staff", "Quellby"),  # a dictionary word glued on
     ("NOTED BY DE Quellby today", "Quellby"),  # a particle in capitals before a Title-case piece
     ("Dr. Rodney La at bedside", "Rodney La"),  # after a final particle, a function word
+    ("CRITICAL RESULT CALLED TO AL LPN (555-0101)", "AL"),  # a lone particle-word span; a credential
+    ("DRIP-GIVEN. CARAFATE-W. QUELLOTTA AWARE", "W. QUELLOTTA"),  # no glued growth onto an initial
 ])
 def test_no_growth_over_dictionary_words_or_mixed_case(text, piece):
     assert _joined(text, [(piece, "DOCTOR", "crf:single")]) == [(piece, "DOCTOR")]

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 import regex
 
 from deid_core.engine.propagation import is_clinical_word, is_crf
-from deid_core.gazetteers import is_frequent, is_function_word, is_name, words
+from deid_core.gazetteers import is_common, is_frequent, is_function_word, is_name, words
 from deid_core.spans import Span
 
 _PERSON = frozenset({"PATIENT", "DOCTOR"})
@@ -31,6 +31,8 @@ _WORDS = regex.compile(r"[\p{L}]+")
 _GLUED_LEFT = regex.compile(r"(?<![\p{L}\d'’-])(\p{L}{2,})-\Z")  # 'pikus-' before 'vertiz'
 _GLUED_RIGHT = regex.compile(r"-(\p{L}{2,})(?![\p{L}\d'’-])")  # '-HOLZBOOG' after 'ARIETTA'
 _APOSTROPHE_LEFT = regex.compile(r"(?<![\p{L}\d])([OoDdLl])['’]\Z")  # "O'" before 'Brien'
+_APOSTROPHE_RIGHT = regex.compile(r"['’](\p{L}{2,})(?![\p{L}\d'’-])")  # "'Neil" after a span ending in 'O'
+_LETTER_END = regex.compile(r"(?<![\p{L}\d])[OoDdLl]\Z")  # a span ending in the 'O' of "O'Neil"
 _BLANK_WORD_RIGHT = regex.compile(r"[ ](\p{L}{2,})(?![\p{L}\d'’-])")
 _LIST_AFTER = regex.compile(r"[ \t]*(?:,[ \t]*\p{L}{2,}[ \t]*(?:,|and\b|&)|(?:and|&)[ \t])", regex.IGNORECASE)
 _REACH = 40  # characters read after a span for a list
@@ -87,6 +89,8 @@ def _gap_joins(gap: str, left: str, right: str, text: str, a: Span, b: Span) -> 
         return False  # initials before the comma, or two labels: no evidence which one the name has
     if regex.search(r",[ \t]*\Z", text[max(0, a.start - 3):a.start]):
         return False  # 'Dean, Reck' inside 'X, Dean, Reck'
+    if text.startswith(("'s", "’s"), b.end):
+        return False  # 'this is Luke, Ernest's nephew'
     if _LIST_AFTER.match(text, b.end, min(len(text), b.end + _REACH)):
         return False  # 'JERRELL, HOUSE AND CAVALERI'
     return right.strip().lower() in words("first_name")  # a given name: not 'Nephrology', 'BSN'
@@ -114,36 +118,56 @@ def _joinable(a: Span, b: Span, text: str, particles: frozenset[str], lead_words
     if lead_words and any(w.lower() in lead_words for w in _WORDS.findall(left + " " + right)):
         return False
     for s, piece in ((a, left), (b, right)):
-        if s.label not in _PERSON and not (s.label in _NAME_PIECE_LABELS and is_crf(s)
-                                           and _name_shaped(piece, particles)):
+        if s.label in _PERSON:
+            words = _WORDS.findall(piece)
+            if not all(is_name(w) or _name_word(w, particles) or (k and words[k - 1].lower() in particles)
+                       for k, w in enumerate(words)):
+                return False  # 'Caregiver' + 'Carma'
+        elif not (s.label in _NAME_PIECE_LABELS and is_crf(s) and _name_shaped(piece, particles)):
             return False
     return _gap_joins(gap, left, right, text, a, b)
 
 
+def _growable(word: str, piece: str) -> bool:
+    """A word a person span may grow over: no clinical or dictionary word ('CARAFATE-', 'Quellby-like'),
+    in the span's case."""
+    return not is_clinical_word(word) and _same_case(word, piece)
+
+
+def _after_particle(word: str, piece: str) -> bool:
+    """The word after a particle that ends a person span, taken as the rest of the name even when it is a
+    dictionary word ('LA' + 'RUE'), but never a function word or an acronym in no dictionary ('LPN')."""
+    return (not is_function_word(word) and _same_case(word, piece)
+            and not (word.isupper() and len(word) <= 4 and not is_name(word) and not is_common(word)))
+
+
 def _grown(s: Span, text: str, lo: int, hi: int, particles: frozenset[str]) -> Span:
     """A person span grown over untagged name pieces at its edges (within lo..hi): an apostrophe
-    particle ("O'"), a hyphen-glued name word, a particle word before it ('VAN DYKE') or, after a
-    particle it ends with, the word that follows ('RODNEY LA' + 'RUE')."""
+    particle ("O'" before 'Brien', "'Neil" after 'O'), a hyphen-glued name word (never onto an initial:
+    'CARAFATE-W. QUELL'), a particle word before it ('VAN DYKE') or, after a particle ending a span of two
+    words or a particle that is no given name, the word that follows ('RODNEY LA' + 'RUE', 'VAN' + 'DYKE';
+    not 'AL' + 'LPN')."""
     start, end = s.start, s.end
     piece = text[start:end]
+    words = _WORDS.findall(piece)
+    if not words:
+        return s
     head = text[max(lo, start - 30):start]
     if m := _APOSTROPHE_LEFT.search(head):
         start -= len(m.group(0))
-    elif (m := _GLUED_LEFT.search(head)) and not is_frequent(m.group(1)) and _same_case(m.group(1), piece):
+    elif (m := _GLUED_LEFT.search(head)) and len(words[0]) > 1 and _growable(m.group(1), piece):
         start -= len(m.group(0))
     else:
         m = regex.search(r"(?<![\p{L}\d'’.-])(\p{L}{2,4})[ ]\Z", head)
         if m and m.group(1).lower() in particles and _same_case(m.group(1), piece):
             start -= len(m.group(0))
-    m = _GLUED_RIGHT.match(text, end, hi)
-    if m and not is_frequent(m.group(1)) and _same_case(m.group(1), piece):
+    if (m := _APOSTROPHE_RIGHT.match(text, end, hi)) and _LETTER_END.search(piece):
+        end = m.end()  # 'Milo O' + "'Neeil"
+    elif (m := _GLUED_RIGHT.match(text, end, hi)) and _growable(m.group(1), piece):
         end = m.end()
-    else:
-        last = _WORDS.findall(piece)
-        m = _BLANK_WORD_RIGHT.match(text, end, hi)
-        if (m and last and last[-1].lower() in particles and not is_function_word(m.group(1))
-                and _same_case(m.group(1), piece)):
-            end = m.end()
+    elif (words[-1].lower() in particles and (len(words) > 1 or not is_name(words[0]))
+          and (m := _BLANK_WORD_RIGHT.match(text, end, hi)) and _after_particle(m.group(1), piece)):
+        end = m.end()
     if (start, end) == (s.start, s.end):
         return s
     return Span(start, end, s.label, s.source, s.confidence)

@@ -341,7 +341,8 @@ class NameNet(PerNoteStage):
             while j + 1 < len(toks) and proposed[j + 1] and text[ends[j]:starts[j + 1]].isspace():
                 j += 1
             start = starts[i]
-            if i >= 2 and toks[i - 1] == "." and len(toks[i - 2]) == 1 and toks[i - 2].isupper():
+            if (i >= 2 and toks[i - 1] == "." and len(toks[i - 2]) == 1 and toks[i - 2].isupper()
+                    and "\n" not in text[ends[i - 2]:starts[i]]):  # not 'mod I.' ending the line before
                 start = starts[i - 2]
             elif i >= 1 and len(toks[i - 1]) == 1 and toks[i - 1].isupper() and text[ends[i - 1]:starts[i]] == " ":
                 start = starts[i - 1]
