@@ -290,6 +290,9 @@ def recipient_names(spans: Sequence[Span], text: str, words: Sequence[str]) -> l
     cue = _recipient_cue(tuple(words))
     if cue is None:
         return list(spans)
+    lowered = text.lower()
+    if not any(w.lower() in lowered for w in words):
+        return list(spans)  # a literal prefilter: most notes have no recipient word
     out: list[Span] = []
     for s in spans:
         m = cue.search(text, s.start, s.end) if is_crf(s) and s.label not in _PERSON else None

@@ -32,6 +32,8 @@ _GLUED_LEFT = regex.compile(r"(?<![\p{L}\d'’-])(\p{L}{2,})-\Z")  # 'pikus-' be
 _GLUED_RIGHT = regex.compile(r"-(\p{L}{2,})(?![\p{L}\d'’-])")  # '-HOLZBOOG' after 'ARIETTA'
 _APOSTROPHE_LEFT = regex.compile(r"(?<![\p{L}\d])([OoDdLl])['’]\Z")  # "O'" before 'Brien'
 _APOSTROPHE_RIGHT = regex.compile(r"['’](\p{L}{2,})(?![\p{L}\d'’-])")  # "'Neil" after a span ending in 'O'
+_PARTICLE_LEFT = regex.compile(r"(?<![\p{L}\d'’.-])(\p{L}{2,4})[ ]\Z")  # 'VAN ' before 'DYKE'
+_EDGE_MARKS = frozenset(" '’-")  # what stands right before or after a piece a span may grow over
 _LETTER_END = regex.compile(r"(?<![\p{L}\d])[OoDdLl]\Z")  # a span ending in the 'O' of "O'Neil"
 _BLANK_WORD_RIGHT = regex.compile(r"[ ](\p{L}{2,})(?![\p{L}\d'’-])")
 _LIST_AFTER = regex.compile(r"[ \t]*(?:,[ \t]*\p{L}{2,}[ \t]*(?:,|and\b|&)|(?:and|&)[ \t])", regex.IGNORECASE)
@@ -109,11 +111,9 @@ def _label(a: Span, b: Span) -> tuple[str, str]:
 def _joinable(a: Span, b: Span, text: str, particles: frozenset[str], lead_words: frozenset[str]) -> bool:
     """May the neighbouring pieces a (first) and b be one person's name? Never with a role or kin word
     ('fiancee' + 'V. Malango': trim_person_spans cut it off)."""
-    if a.label not in _PERSON and b.label not in _PERSON:
+    if (a.label not in _PERSON and b.label not in _PERSON) or not 0 < b.start - a.end <= 2:
         return False
     gap = text[a.end:b.start]
-    if not gap or len(gap) > 2:
-        return False
     left, right = text[a.start:a.end], text[b.start:b.end]
     if lead_words and any(w.lower() in lead_words for w in _WORDS.findall(left + " " + right)):
         return False
@@ -148,24 +148,28 @@ def _grown(s: Span, text: str, lo: int, hi: int, particles: frozenset[str]) -> S
     words or a particle that is no given name, the word that follows ('RODNEY LA' + 'RUE', 'VAN' + 'DYKE';
     not 'AL' + 'LPN')."""
     start, end = s.start, s.end
+    before = text[start - 1] if start > lo else ""  # one character each side first: most spans stop at a blank
+    after = text[end] if end < hi else ""
+    if before not in _EDGE_MARKS and after not in _EDGE_MARKS:
+        return s
     piece = text[start:end]
     words = _WORDS.findall(piece)
     if not words:
         return s
-    head = text[max(lo, start - 30):start]
-    if m := _APOSTROPHE_LEFT.search(head):
-        start -= len(m.group(0))
-    elif (m := _GLUED_LEFT.search(head)) and len(words[0]) > 1 and _growable(m.group(1), piece):
-        start -= len(m.group(0))
-    else:
-        m = regex.search(r"(?<![\p{L}\d'’.-])(\p{L}{2,4})[ ]\Z", head)
-        if m and m.group(1).lower() in particles and _same_case(m.group(1), piece):
+    if before in _EDGE_MARKS:
+        head = text[max(lo, start - 30):start]
+        if before in "'’" and (m := _APOSTROPHE_LEFT.search(head)):
             start -= len(m.group(0))
-    if (m := _APOSTROPHE_RIGHT.match(text, end, hi)) and _LETTER_END.search(piece):
+        elif before == "-" and (m := _GLUED_LEFT.search(head)) and len(words[0]) > 1 and _growable(m.group(1), piece):
+            start -= len(m.group(0))
+        elif before == " " and (m := _PARTICLE_LEFT.search(head)) and m.group(1).lower() in particles \
+                and _same_case(m.group(1), piece):
+            start -= len(m.group(0))
+    if after in "'’" and (m := _APOSTROPHE_RIGHT.match(text, end, hi)) and _LETTER_END.search(piece):
         end = m.end()  # 'Milo O' + "'Neeil"
-    elif (m := _GLUED_RIGHT.match(text, end, hi)) and _growable(m.group(1), piece):
+    elif after == "-" and (m := _GLUED_RIGHT.match(text, end, hi)) and _growable(m.group(1), piece):
         end = m.end()
-    elif (words[-1].lower() in particles and (len(words) > 1 or not is_name(words[0]))
+    elif (after == " " and words[-1].lower() in particles and (len(words) > 1 or not is_name(words[0]))
           and (m := _BLANK_WORD_RIGHT.match(text, end, hi)) and _after_particle(m.group(1), piece)):
         end = m.end()
     if (start, end) == (s.start, s.end):

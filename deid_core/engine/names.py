@@ -34,6 +34,7 @@ _SKIPPED = frozenset((".", ",", '"', "'", "(", "“", "”", "‘", "’"))  # p
 JOIN_GAP = 8  # most characters between two name words that join ("jon r. peters", "ann and bo")
 _UNSEEN = object()  # a token whose lexical score is not cached yet
 LEFT_REACH = 80  # characters before a word its left context (_left_words) reads words from
+TAIL_REACH = 40  # most characters after a signature-line credential to its line end ("-C, DPT  (aquell)")
 BOUND_SLACK = 1e-9  # _hopeless skips a word only when its bound is this far below the threshold (float sums)
 
 
@@ -138,10 +139,11 @@ class NameNet(PerNoteStage):
         lex = self.lexicals(toks)
         scores: list[float | None] = [None] * len(toks)
         labels = [""] * len(toks)
-        hopeless = self._hopeless(low, lex, toks, starts, ends, text)
+        signed = self._signature_credentials(low, ends, text)
+        hopeless = self._hopeless(low, lex, toks, starts, ends, text, signed)
         for i, base in enumerate(lex):
             if base is not None and not _glued(i, toks, starts, ends) and not hopeless(i, base):
-                scores[i], labels[i] = self._context(i, base, toks, low, lex, starts, ends, text)
+                scores[i], labels[i] = self._context(i, base, toks, low, lex, starts, ends, text, signed)
         w = self.opts.weights
         thr = self.opts.threshold
         for i, base in enumerate(lex):  # frequent words a strong frame names ("Dr. Down", "R. DOWN NP")
@@ -195,7 +197,26 @@ class NameNet(PerNoteStage):
         return (capital(j) and text[ends[i]:starts[j]] in (" ", "\t") and is_frequent(low[j])
                 and low[j] not in self.cues.credentials)
 
-    def _hopeless(self, low, lex, toks, starts, ends, text):
+    def _signature_credentials(self, low, ends, text) -> frozenset[int]:
+        """Token indices of the line credentials ("PT", "pa-c") that only credentials, a bracket or a number
+        follow to the line end (an anchored match after each; none looked for when no such word is in the note)."""
+        creds = self.cues.line_credentials
+        if creds.isdisjoint(low):
+            return frozenset()
+        out = []
+        for word in creds.intersection(low):
+            k = -1
+            while True:
+                try:
+                    k = low.index(word, k + 1)  # C-level search for each occurrence
+                except ValueError:
+                    break
+                nl = text.find("\n", ends[k], ends[k] + TAIL_REACH + 1)
+                if (nl >= 0 or len(text) - ends[k] <= TAIL_REACH) and _CREDENTIAL_TAIL.match(text, ends[k]):
+                    out.append(k)
+        return frozenset(out)
+
+    def _hopeless(self, low, lex, toks, starts, ends, text, signed=frozenset()):
         """A test of word i that is true only when its score cannot matter: a word no neighbour can carry
         (lexical score <= 0) whose context could not lift it to the threshold. Its context is then not
         computed: its score would only decide `proposed`, which stays false (scores and labels of words
@@ -206,7 +227,7 @@ class NameNet(PerNoteStage):
         free = max(0.0, w.initial) + self._strongest_cue
         title_w, cred_w, thr = max(0.0, w.title), max(0.0, w.credential), self.opts.threshold
         titles = [j for j, t in enumerate(low) if t in c.titles] if not c.titles.isdisjoint(low) else []
-        any_cred = not (c.credentials.isdisjoint(low) and c.line_credentials.isdisjoint(low))
+        any_cred = bool(signed) or not c.credentials.isdisjoint(low)
 
         def hopeless(i: int, base: float) -> bool:
             if base > 0:
@@ -218,13 +239,14 @@ class NameNet(PerNoteStage):
                     bound += title_w
             if any_cred and bound + cred_w >= thr - BOUND_SLACK:
                 nxt = self._right_word(i, toks, lex, starts, ends, text)
-                if nxt is not None and (low[nxt] in c.credentials or low[nxt] in c.line_credentials):
+                if nxt is not None and (low[nxt] in c.credentials or nxt in signed):
                     bound += cred_w
             return bound < thr - BOUND_SLACK
 
         return hopeless
 
-    def _context(self, i: int, base: float, toks, low, lex, starts, ends, text) -> tuple[float, str]:
+    def _context(self, i: int, base: float, toks, low, lex, starts, ends, text,
+                 signed: frozenset[int] = frozenset()) -> tuple[float, str]:
         """Score of word i with its context, and its label (DOCTOR after a title or before a credential)."""
         w, c = self.opts.weights, self.cues
         prev = self._left_words(i, toks, low, lex, starts, ends, text)
@@ -246,17 +268,15 @@ class NameNet(PerNoteStage):
         score += best
         nxt = self._right_word(i, toks, lex, starts, ends, text)
         if nxt is not None and (low[nxt] in c.credentials or (
-                low[nxt] in c.line_credentials and self._signature_line(i, nxt, toks, lex, starts, ends, text))):
+                nxt in signed and self._signature_line(i, toks, lex, starts, text))):
             score += w.credential
             label = "DOCTOR"
         return score, label
 
-    def _signature_line(self, i: int, nxt: int, toks, lex, starts, ends, text) -> bool:
-        """Word i and the credential `nxt` after it on a signature line: only name words and initials (at
-        most two words, "--" allowed) before word i on its line, and only credentials, a bracket or a number
-        after the credential to the line end ("Ann Quell, PT, DPT  (aquell)", "holly pa-c")."""
-        if not _CREDENTIAL_TAIL.match(text, ends[nxt], _line_end(text, ends[nxt])):
-            return False
+    def _signature_line(self, i: int, toks, lex, starts, text) -> bool:
+        """Word i before a signature-line credential (_signature_credentials: only credentials, a bracket or a
+        number after it to the line end: "Ann Quell, PT, DPT  (aquell)", "holly pa-c") opens a signature:
+        only name words and initials (at most two words, "--" allowed) before it on its line."""
         line_start = text.rfind("\n", 0, starts[i]) + 1
         j, names_before = i - 1, 0
         while j >= 0 and starts[j] >= line_start:
@@ -361,15 +381,10 @@ class _Left:
 
 
 _NAME_MARKS = frozenset((".", "'", "’", "-", "--"))  # between the name words of a signature line
-# after a line credential to the line end: more credentials (", DPT", "-C", "-BC"), a bracket, a time or number
+# a line credential ("PT", "pa-c") and after it to the line end only more credentials (", DPT", "-C", "-BC"),
+# a bracket, a time or a number
 _CREDENTIAL_TAIL = regex.compile(r"(?:-\p{L}{1,3})?(?:[ \t]*,?[ \t]*\p{Lu}{2,6}(?:-\p{L}{1,3})?)*[ \t]*"
-                                 r"(?:\([^\n]*\)|\d{1,5})?[ \t]*\Z")
-
-
-def _line_end(text: str, pos: int) -> int:
-    """The index of the line break after pos, or the text's end."""
-    k = text.find("\n", pos)
-    return len(text) if k < 0 else k
+                                 r"(?:\([^\n]*\)|\d{1,5})?[ \t]*(?=\n|\Z)")
 
 
 def _initial(j: int, toks, starts, ends, text) -> bool:
