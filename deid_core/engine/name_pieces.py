@@ -193,11 +193,13 @@ def join_name_pieces(spans: Sequence[Span], text: str, particles: Sequence[str],
             s = _grown(s, text, lo, hi, parts)
         grown.append(s)
     out: list[Span] = []
+    last: Span | None = None  # the last piece as tagged: a joint is judged on the two pieces beside it
     for s in grown:
-        if out and _joinable(out[-1], s, text, parts, lead_words):
+        if last is not None and _joinable(last, s, text, parts, lead_words):
             a = out[-1]
             label, source = _label(a, s)
             out[-1] = Span(a.start, s.end, label, source, max(a.confidence, s.confidence))
-            continue
-        out.append(s)
+        else:
+            out.append(s)
+        last = s
     return out
