@@ -119,9 +119,9 @@ def _joinable(a: Span, b: Span, text: str, particles: frozenset[str], lead_words
         return False
     for s, piece in ((a, left), (b, right)):
         if s.label in _PERSON:
-            words = _WORDS.findall(piece)
-            if not all(is_name(w) or _name_word(w, particles) or (k and words[k - 1].lower() in particles)
-                       for k, w in enumerate(words)):
+            ws = _WORDS.findall(piece)
+            if not all(is_name(w) or _name_word(w, particles) or (k and ws[k - 1].lower() in particles)
+                       for k, w in enumerate(ws)):
                 return False  # 'Caregiver' + 'Carma'
         elif not (s.label in _NAME_PIECE_LABELS and is_crf(s) and _name_shaped(piece, particles)):
             return False
