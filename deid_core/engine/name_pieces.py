@@ -69,10 +69,10 @@ def _name_shaped(piece: str, particles: frozenset[str]) -> bool:
     ('van den Oever', 'SETH', 'Chernich'; not 'Sun', 'LEROY  HOSP', 'Nephrology', 'BSN', 'BID 5')."""
     if any(c.isdigit() for c in piece) or "\n" in piece:
         return False
-    words = _WORDS.findall(piece)
-    if not words or len(piece.split()) > 3:
+    ws = _WORDS.findall(piece)
+    if not ws or len(piece.split()) > 3:
         return False
-    return all(_name_word(w, particles) for w in words)
+    return all(_name_word(w, particles) for w in ws)
 
 
 def _gap_joins(gap: str, left: str, right: str, text: str, a: Span, b: Span) -> bool:
@@ -153,14 +153,14 @@ def _grown(s: Span, text: str, lo: int, hi: int, particles: frozenset[str]) -> S
     if before not in _EDGE_MARKS and after not in _EDGE_MARKS:
         return s
     piece = text[start:end]
-    words = _WORDS.findall(piece)
-    if not words:
+    ws = _WORDS.findall(piece)
+    if not ws:
         return s
     if before in _EDGE_MARKS:
         head = text[max(lo, start - 30):start]
         if before in "'’" and (m := _APOSTROPHE_LEFT.search(head)):
             start -= len(m.group(0))
-        elif before == "-" and (m := _GLUED_LEFT.search(head)) and len(words[0]) > 1 and _growable(m.group(1), piece):
+        elif before == "-" and (m := _GLUED_LEFT.search(head)) and len(ws[0]) > 1 and _growable(m.group(1), piece):
             start -= len(m.group(0))
         elif before == " " and (m := _PARTICLE_LEFT.search(head)) and m.group(1).lower() in particles \
                 and _same_case(m.group(1), piece):
@@ -169,7 +169,7 @@ def _grown(s: Span, text: str, lo: int, hi: int, particles: frozenset[str]) -> S
         end = m.end()  # 'Milo O' + "'Neeil"
     elif after == "-" and (m := _GLUED_RIGHT.match(text, end, hi)) and _growable(m.group(1), piece):
         end = m.end()
-    elif (after == " " and words[-1].lower() in particles and (len(words) > 1 or not is_name(words[0]))
+    elif (after == " " and ws[-1].lower() in particles and (len(ws) > 1 or not is_name(ws[0]))
           and (m := _BLANK_WORD_RIGHT.match(text, end, hi)) and _after_particle(m.group(1), piece)):
         end = m.end()
     if (start, end) == (s.start, s.end):
