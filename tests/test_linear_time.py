@@ -191,6 +191,31 @@ def test_round11_initials_of_many_names_are_linear():
         "many initials": lambda n: ("".join(f"Pt {w} states. by {w}.  {w}\n" for w in every) * (1 + n // 500_000))[:n]})
 
 
+def test_round12_name_pieces_and_recipient_cut_are_linear():
+    """Round 12: each span looks at its neighbour and a bounded window at its edges (name pieces), a recipient
+    cue is searched inside one span (recipient cut), whatever the number of spans or a span's length."""
+    import regex
+
+    from deid_core.config import load_config
+    from deid_core.engine.label_decisions import recipient_names
+    from deid_core.engine.name_pieces import join_name_pieces
+    from deid_core.spans import Span
+
+    m = load_config().merge
+    roles = frozenset(m.crf_name_lead_words)
+
+    def run(text: str) -> None:
+        spans = [Span(a.start(), a.end(), "DOCTOR" if k % 2 else "HOSPITAL", "crf:single")
+                 for k, a in enumerate(regex.finditer(r"[^ ,'-]+", text))]
+        join_name_pieces(spans, text, m.name_particles, roles)
+        recipient_names([Span(0, len(text), "FAX", "crf:single")], text, m.recipient_words)
+
+    assert_linear(run, "round 12 name pieces", {
+        "pieces": lambda n: ("Quell Van-Dorr, Ann O'Brel la " * n)[:n],
+        "particles": lambda n: ("van " * n)[:n - 6] + " Quell",
+        "attn": lambda n: ("555 attn " * n)[:n - 9] + "Ann Quell"})
+
+
 @pytest.mark.slow
 def test_whole_deidentifier_is_linear():
     deid = default_deidentifier()

@@ -154,3 +154,33 @@ def test_a_title_or_an_initial_and_a_credential_frame_a_frequent_word_as_a_name(
 ])
 def test_frames_without_a_title_or_both_initial_and_credential_propose_nothing(text):
     assert found(text) == []
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("FAX TO 555.201.3344 ATTN MARLO QUENTINS - JUNE 4", [("MARLO QUENTINS", "DOCTOR")]),  # 'attn': a role cue
+    ("Collateral from fiancee Qorvella by phone", [("Qorvella", "PATIENT")]),  # the cue word itself is no name
+    ("spoke with attn Qorvella", [("Qorvella", "DOCTOR")]),
+])
+def test_one_word_cues_are_context_never_a_name(text, expected):
+    assert found(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("Gait 150 ft with RW.\nOrlanda Pevisky, PT, DPT  (opevisky)", [("Orlanda Pevisky", "DOCTOR")]),
+    ("page dr quell prn.\nholly pa-c", [("holly", "DOCTOR")]),
+    ("Ambulation to 40 ft.\nleigh bancks RD\nNutrition Services", [("leigh bancks", "DOCTOR")]),
+    ("-- Brenna Quill, OT 1430", [("Brenna Quill", "DOCTOR")]),
+    ("ADLs mod I.\nDarrel Quevillier, PT, DPT", [("Darrel Quevillier", "DOCTOR")]),  # no initial across lines
+])
+def test_a_credential_that_is_also_a_word_names_a_clinician_on_a_signature_line(text, expected):
+    assert found(text) == expected
+
+
+@pytest.mark.parametrize("text", [
+    "Ambulated with walker, PT today.",  # words after the credential: a sentence, not a signature
+    "Ambulated with Corla, PT",  # a word that is no name before the name on its line
+    "Qorvella, PT to follow up tomorrow",
+    "Qorvella Tamsk MA, not the MA program",
+])
+def test_a_credential_that_is_also_a_word_names_nobody_outside_a_signature_line(text):
+    assert found(text) == []

@@ -112,6 +112,9 @@ class Merge:
     not_initials: tuple[str, ...]
     clinical_not_initials: tuple[str, ...]
     dictation_keys: tuple[str, ...]
+    join_name_pieces: bool
+    name_particles: tuple[str, ...]
+    recipient_words: tuple[str, ...]
     hospital_head_words: tuple[str, ...]
     organization_head_words: tuple[str, ...]
 
@@ -145,6 +148,7 @@ class NameCues:
     weak: tuple[str, ...]
     credentials: tuple[str, ...]
     roles: tuple[str, ...]
+    line_credentials: tuple[str, ...]
 
 
 @dataclass(frozen=True)

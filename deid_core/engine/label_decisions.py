@@ -21,7 +21,7 @@ from deid_core.engine.propagation import (
     phrase_alternation,
     phrase_ends,
 )
-from deid_core.gazetteers import is_common, is_name
+from deid_core.gazetteers import is_common, is_frequent, is_name
 from deid_core.spans import Span, source_in
 
 _WORD_CHARS = frozenset("._-")
@@ -280,3 +280,44 @@ def kin_person_labels(spans: Sequence[Span], text: str, kin_words: Sequence[str]
         out.append(s)
     return out
 
+
+
+@lru_cache(maxsize=8)
+def _recipient_cue(words: tuple[str, ...]) -> regex.Pattern | None:
+    """A recipient word ('attn', 'ATTN:', 'Attention') as a word of its own, then blanks."""
+    if not words:
+        return None
+    return regex.compile(r"(?<![\p{L}\d])(?:" + phrase_alternation(words) + r")(?![\p{L}\d])[.:]?[ \t]+",
+                         regex.IGNORECASE)
+
+
+def recipient_names(spans: Sequence[Span], text: str, words: Sequence[str]) -> list[Span]:
+    """CRF spans that ran over a recipient cue ('FAX to 555 201 3344 attn Ann Quell', 'ATTN ANN QUELL'
+    read as a street or a hospital) cut at the cue: what follows it is the person the fax is for, a
+    DOCTOR span when it is one to three name words (no frequent or clinical word, no digit: 'attn
+    Billing Office' keeps its span), and the part before keeps the CRF's label."""
+    cue = _recipient_cue(tuple(words))
+    if cue is None:
+        return list(spans)
+    lowered = text.lower()
+    if not any(w.lower() in lowered for w in words):
+        return list(spans)  # a literal prefilter: most notes have no recipient word
+    out: list[Span] = []
+    for s in spans:
+        m = cue.search(text, s.start, s.end) if is_crf(s) and s.label not in _PERSON else None
+        name = _trimmed(text, m.end(), s.end) if m else None
+        if m is None or name is None or not _name_words(text[name[0]:name[1]]):
+            out.append(s)
+            continue
+        before = _trimmed(text, s.start, m.start())
+        if before and before[1] - before[0] >= 2:
+            out.append(Span(before[0], before[1], s.label, s.source, s.confidence))
+        out.append(Span(name[0], name[1], "DOCTOR", s.source, s.confidence))
+    return out
+
+
+def _name_words(piece: str) -> bool:
+    """One to three words of letters (with "'" or '-'), none frequent or clinical: a person's name."""
+    parts = piece.split()
+    return (0 < len(parts) <= 3 and all(regex.fullmatch(r"\p{L}[\p{L}'’-]*", p) for p in parts)
+            and not any(is_frequent(w) for w in regex.findall(r"\p{L}+", piece)))

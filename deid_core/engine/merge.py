@@ -34,11 +34,13 @@ from deid_core.engine.label_decisions import (
     person_field_labels,
     place_head_labels,
     place_heads,
+    recipient_names,
     rule_labels_win,
     split_crf_lines,
     trim_person_spans,
     whole_words,
 )
+from deid_core.engine.name_pieces import join_name_pieces
 from deid_core.engine.propagation import PatientPropagation, propagate_note, source_kind
 from deid_core.engine.vetoes import guard_crf_context, guard_crf_names, guard_crf_places
 from deid_core.spans import Span, default_rank, resolve_overlaps, sort_spans, source_in
@@ -102,8 +104,11 @@ class Merger:
             if self._roles:
                 spans = drop_role_word_logins(trim_person_spans(spans, doc.text, self._roles), doc.text, self._roles)
             spans = rule_labels_win(spans, doc.text, self.options.rule_label_sources)
+            spans = recipient_names(spans, doc.text, self.options.recipient_words)
         merged = POLICIES[self.policy](self, spans)
         if doc is not None:
+            if self.options.join_name_pieces:
+                merged = join_name_pieces(merged, doc.text, self.options.name_particles, self._roles)
             merged = whole_words(merged, doc.text, self.options.whole_word_labels)
             merged = kin_person_labels(merged, doc.text, self.options.propagate_kin_words)
             merged = person_field_labels(merged, doc.text, self.options.patient_field_keys,

@@ -19,6 +19,8 @@ from functools import lru_cache
 from itertools import compress, repeat
 from operator import is_not
 
+import regex
+
 from deid_core.config import Config
 from deid_core.config import NameNet as NameNetOptions
 from deid_core.doc import Doc
@@ -33,6 +35,7 @@ _SKIPPED = frozenset((".", ",", '"', "'", "(", "“", "”", "‘", "’"))  # p
 JOIN_GAP = 8  # most characters between two name words that join ("jon r. peters", "ann and bo")
 _UNSEEN = object()  # a token whose lexical score is not cached yet
 LEFT_REACH = 80  # characters before a word its left context (_left_words) reads words from
+TAIL_REACH = 40  # most characters after a signature-line credential to its line end ("-C, DPT  (aquell)")
 BOUND_SLACK = 1e-9  # _hopeless skips a word only when its bound is this far below the threshold (float sums)
 
 
@@ -47,6 +50,7 @@ class Cues:
     credentials: frozenset[str]
     doctor_titles: frozenset[str]
     roles: tuple[tuple[str, ...], ...]
+    line_credentials: frozenset[str]
 
 
 def _phrases(items: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:
@@ -59,7 +63,8 @@ def cues_of(opts: NameNetOptions) -> Cues:
     c = opts.cues
     return Cues(frozenset(w.lower() for w in c.titles), _phrases(c.relations), _phrases(c.contacts),
                 _phrases(c.weak), frozenset(w.lower() for w in c.credentials),
-                frozenset(w.lower() for w in c.doctor_titles), _phrases(c.roles))
+                frozenset(w.lower() for w in c.doctor_titles), _phrases(c.roles),
+                frozenset(w.lower() for w in c.line_credentials))
 
 
 class NameNet(PerNoteStage):
@@ -75,6 +80,9 @@ class NameNet(PerNoteStage):
         self.first, self.last = words("first_name"), words("last_name")
         self.english = words("english_word")
         w, c = opts.weights, self.cues
+        # one-word cues (titles, roles, relations, contacts, credentials: "attn", "fiancee") are context, never a name
+        self._cue_words = frozenset(p[0] for p in (*c.roles, *c.relations, *c.contacts, *c.weak) if len(p) == 1
+                                    ) | c.titles | c.credentials
         # cue phrase (words) -> (weight, names a clinician): the strongest kind wins a phrase
         self.phrase_cues: dict[tuple[str, ...], tuple[float, bool]] = {}
         for phrases, weight, doctor in ((c.weak, w.weak, False), (c.contacts, w.contact, False),
@@ -107,7 +115,7 @@ class NameNet(PerNoteStage):
     def lexical(self, word: str) -> float | None:
         """What the word alone says (None: never a name: frequent, clinical, too short, not letters)."""
         low = word.lower()
-        if len(word) < 2 or not word.isalpha() or is_frequent(low):
+        if len(word) < 2 or not word.isalpha() or is_frequent(low) or low in self._cue_words:
             return None
         if not (low in self.first or low in self.last) and abbreviation_shape(word):
             return None  # the shape of a clinical abbreviation ("AF", "NSG", "tol"), as propagation's guard
@@ -132,12 +140,13 @@ class NameNet(PerNoteStage):
         lex = self.lexicals(toks)
         scores: list[float | None] = [None] * len(toks)
         labels = [""] * len(toks)
-        hopeless = self._hopeless(low, lex, toks, starts, ends, text)
+        signed = self._signature_credentials(low, ends, text)
+        hopeless = self._hopeless(low, lex, toks, starts, ends, text, signed)
         # the words with a lexical score (a C-level pass over the others), in order, but glued and hopeless ones
         scored = [i for i in compress(range(len(lex)), map(is_not, lex, repeat(None)))
                   if not _glued(i, toks, starts, ends) and not hopeless(i, lex[i])]
         for i in scored:
-            scores[i], labels[i] = self._context(i, lex[i], toks, low, lex, starts, ends, text)
+            scores[i], labels[i] = self._context(i, lex[i], toks, low, lex, starts, ends, text, signed)
         w = self.opts.weights
         thr = self.opts.threshold
         proposed = [False] * len(toks)
@@ -212,7 +221,26 @@ class NameNet(PerNoteStage):
         return (capital(j) and text[ends[i]:starts[j]] in (" ", "\t") and is_frequent(low[j])
                 and low[j] not in self.cues.credentials)
 
-    def _hopeless(self, low, lex, toks, starts, ends, text):
+    def _signature_credentials(self, low, ends, text) -> frozenset[int]:
+        """Token indices of the line credentials ("PT", "pa-c") that only credentials, a bracket or a number
+        follow to the line end (an anchored match after each; none looked for when no such word is in the note)."""
+        creds = self.cues.line_credentials
+        if creds.isdisjoint(low):
+            return frozenset()
+        out = []
+        for word in creds.intersection(low):
+            k = -1
+            while True:
+                try:
+                    k = low.index(word, k + 1)  # C-level search for each occurrence
+                except ValueError:
+                    break
+                nl = text.find("\n", ends[k], ends[k] + TAIL_REACH + 1)
+                if (nl >= 0 or len(text) - ends[k] <= TAIL_REACH) and _CREDENTIAL_TAIL.match(text, ends[k]):
+                    out.append(k)
+        return frozenset(out)
+
+    def _hopeless(self, low, lex, toks, starts, ends, text, signed=frozenset()):
         """A test of word i that is true only when its score cannot matter: a word no neighbour can carry
         (lexical score <= 0) whose context could not lift it to the threshold. Its context is then not
         computed: its score would only decide `proposed`, which stays false (scores and labels of words
@@ -223,7 +251,7 @@ class NameNet(PerNoteStage):
         free = max(0.0, w.initial) + self._strongest_cue
         title_w, cred_w, thr = max(0.0, w.title), max(0.0, w.credential), self.opts.threshold
         titles = [j for j, t in enumerate(low) if t in c.titles] if not c.titles.isdisjoint(low) else []
-        any_cred = not c.credentials.isdisjoint(low)
+        any_cred = bool(signed) or not c.credentials.isdisjoint(low)
 
         def hopeless(i: int, base: float) -> bool:
             if base > 0:
@@ -235,13 +263,14 @@ class NameNet(PerNoteStage):
                     bound += title_w
             if any_cred and bound + cred_w >= thr - BOUND_SLACK:
                 nxt = self._right_word(i, toks, lex, starts, ends, text)
-                if nxt is not None and low[nxt] in c.credentials:
+                if nxt is not None and (low[nxt] in c.credentials or nxt in signed):
                     bound += cred_w
             return bound < thr - BOUND_SLACK
 
         return hopeless
 
-    def _context(self, i: int, base: float, toks, low, lex, starts, ends, text) -> tuple[float, str]:
+    def _context(self, i: int, base: float, toks, low, lex, starts, ends, text,
+                 signed: frozenset[int] = frozenset()) -> tuple[float, str]:
         """Score of word i with its context, and its label (DOCTOR after a title or before a credential)."""
         w, c = self.opts.weights, self.cues
         prev = self._left_words(i, toks, low, lex, starts, ends, text)
@@ -262,10 +291,26 @@ class NameNet(PerNoteStage):
             label = "DOCTOR"
         score += best
         nxt = self._right_word(i, toks, lex, starts, ends, text)
-        if nxt is not None and low[nxt] in c.credentials:
+        if nxt is not None and (low[nxt] in c.credentials or (
+                nxt in signed and self._signature_line(i, toks, lex, starts, text))):
             score += w.credential
             label = "DOCTOR"
         return score, label
+
+    def _signature_line(self, i: int, toks, lex, starts, text) -> bool:
+        """Word i before a signature-line credential (_signature_credentials: only credentials, a bracket or a
+        number after it to the line end: "Ann Quell, PT, DPT  (aquell)", "holly pa-c") opens a signature:
+        only name words and initials (at most two words, "--" allowed) before it on its line."""
+        line_start = text.rfind("\n", 0, starts[i]) + 1
+        j, names_before = i - 1, 0
+        while j >= 0 and starts[j] >= line_start:
+            t = toks[j]
+            if t.isalpha() and (len(t) == 1 or (lex[j] is not None and lex[j] > 0)):
+                names_before += len(t) > 1
+            elif t not in _NAME_MARKS:
+                return False
+            j -= 1
+        return names_before <= 2
 
     def _adjacent(self, i: int, step: int, starts, ends, text) -> int | None:
         """The word next to word i, past spaces, 'and', '&' or an initial ("mjch and qiludsr",
@@ -344,7 +389,8 @@ class NameNet(PerNoteStage):
             while j + 1 < len(toks) and proposed[j + 1] and text[ends[j]:starts[j + 1]].isspace():
                 j += 1
             start = starts[i]
-            if i >= 2 and toks[i - 1] == "." and len(toks[i - 2]) == 1 and toks[i - 2].isupper():
+            if (i >= 2 and toks[i - 1] == "." and len(toks[i - 2]) == 1 and toks[i - 2].isupper()
+                    and "\n" not in text[ends[i - 2]:starts[i]]):  # not 'mod I.' ending the line before
                 start = starts[i - 2]
             elif i >= 1 and len(toks[i - 1]) == 1 and toks[i - 1].isupper() and text[ends[i - 1]:starts[i]] == " ":
                 start = starts[i - 1]
@@ -361,6 +407,13 @@ class _Left:
     initial: bool
     title: str | None
     credential_above: bool = False  # the nearest word is a credential on an earlier line: no cue
+
+
+_NAME_MARKS = frozenset((".", "'", "’", "-", "--"))  # between the name words of a signature line
+# a line credential ("PT", "pa-c") and after it to the line end only more credentials (", DPT", "-C", "-BC"),
+# a bracket, a time or a number
+_CREDENTIAL_TAIL = regex.compile(r"(?:-\p{L}{1,3})?(?:[ \t]*,?[ \t]*\p{Lu}{2,6}(?:-\p{L}{1,3})?)*[ \t]*"
+                                 r"(?:\([^\n]*\)|\d{1,5})?[ \t]*(?=\n|\Z)")
 
 
 def _initial(j: int, toks, starts, ends, text) -> bool:
