@@ -276,17 +276,21 @@ class NameNet(PerNoteStage):
     def _signature_line(self, i: int, toks, lex, starts, text) -> bool:
         """Word i before a signature-line credential (_signature_credentials: only credentials, a bracket or a
         number after it to the line end: "Ann Quell, PT, DPT  (aquell)", "holly pa-c") opens a signature:
-        only name words and initials (at most two words, "--" allowed) before it on its line."""
+        only name words and initials (at most two words, "--" allowed) before it on its line, and one of
+        them or word i a known given or last name (not 'Vestibular PT', 'Peds OT', 'AMBULATED PT')."""
         line_start = text.rfind("\n", 0, starts[i]) + 1
+        first, last = self.first, self.last
         j, names_before = i - 1, 0
+        known = (w := toks[i].lower()) in first or w in last
         while j >= 0 and starts[j] >= line_start:
             t = toks[j]
             if t.isalpha() and (len(t) == 1 or (lex[j] is not None and lex[j] > 0)):
                 names_before += len(t) > 1
+                known = known or (w := t.lower()) in first or w in last
             elif t not in _NAME_MARKS:
                 return False
             j -= 1
-        return names_before <= 2
+        return known and names_before <= 2
 
     def _adjacent(self, i: int, step: int, starts, ends, text) -> int | None:
         """The word next to word i, past spaces, 'and', '&' or an initial ("mjch and qiludsr",
