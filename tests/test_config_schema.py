@@ -262,3 +262,19 @@ def test_a_cache_of_one_entry_is_refused_by_the_configuration_check():
     with pytest.raises(ConfigError, match=r"\[crf\.tagging\] cache_size = 1 is not accepted; expected an integer >= 2"):
         load_config({"crf": {"tagging": {"cache_size": 1}}})
     assert load_config({"crf": {"tagging": {"cache_size": 2}}}).crf.tagging.cache_size == 2
+
+
+@pytest.mark.parametrize(("tables", "message"), [
+    # a blank recipient word would cut a CRF span at every blank after punctuation
+    ({"merge": {"recipient_words": [""]}}, "[merge] recipient_words[0] = '' is not accepted; expected a word or phrase"),
+    ({"merge": {"recipient_words": ["attn", "  "]}}, "[merge] recipient_words[1] = '  ' is not accepted"),
+    ({"merge": {"name_particles": [""]}}, "[merge] name_particles[0] = '' is not accepted; expected a word or phrase"),
+    ({"names": {"cues": {"line_credentials": [" "]}}}, "[names.cues] line_credentials[0] = ' ' is not accepted"),
+    # a credential is one token: 'p t' could never match
+    ({"names": {"cues": {"line_credentials": ["p t"]}}},
+     "[names.cues] line_credentials[0] = 'p t' is not accepted; expected one word (no blank)"),
+])
+def test_blank_words_and_phrases_are_refused(tables, message):
+    with pytest.raises(ConfigError) as exc:
+        load_config(tables)
+    assert message in str(exc.value), str(exc.value)
