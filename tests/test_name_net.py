@@ -157,6 +157,17 @@ def test_one_word_cues_are_context_never_a_name(text, expected):
 
 
 @pytest.mark.parametrize(("text", "expected"), [
+    ("Collateral from cousin Qorvella by phone", [("Qorvella", "PATIENT")]),  # standing as a cue: no name
+    ("his cousin maria called", [("maria", "PATIENT")]),
+    ("Visited by pastor Qorvella today", [("Qorvella", "DOCTOR")]),
+    ("nurse priest at bedside", [("priest", "DOCTOR")]),  # a cue word that is also a surname, in a name's place
+    ("ann priest rn", [("ann priest", "DOCTOR")]),
+])
+def test_a_cue_word_that_is_also_a_surname_is_a_name_where_it_does_not_stand_as_a_cue(text, expected):
+    assert found(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
     ("Gait 150 ft with RW.\nLeigh Pevisky, PT, DPT  (lpevisky)", [("Leigh Pevisky", "DOCTOR")]),
     ("page dr quell prn.\nholly pa-c", [("holly", "DOCTOR")]),
     ("Ambulation to 40 ft.\nleigh bancks RD\nNutrition Services", [("leigh bancks", "DOCTOR")]),

@@ -80,8 +80,11 @@ class NameNet(PerNoteStage):
         self.english = words("english_word")
         w, c = opts.weights, self.cues
         # one-word cues (titles, roles, relations, contacts, credentials: "attn", "fiancee") are context, never a name
-        self._cue_words = frozenset(p[0] for p in (*c.roles, *c.relations, *c.contacts, *c.weak) if len(p) == 1
-                                    ) | c.titles | c.credentials
+        cue_words = frozenset(p[0] for p in (*c.roles, *c.relations, *c.contacts, *c.weak) if len(p) == 1
+                              ) | c.titles | c.credentials
+        # ... unless also a known name ("priest", "cousin"): then only where it stands as a cue, before a name word
+        self._name_cues = frozenset(x for x in cue_words if x in self.first or x in self.last)
+        self._cue_words = cue_words - self._name_cues
         # cue phrase (words) -> (weight, names a clinician): the strongest kind wins a phrase
         self.phrase_cues: dict[tuple[str, ...], tuple[float, bool]] = {}
         for phrases, weight, doctor in ((c.weak, w.weak, False), (c.contacts, w.contact, False),
@@ -136,7 +139,9 @@ class NameNet(PerNoteStage):
         toks, starts, ends = doc.tokens
         text = doc.text
         low = list(map(str.lower, toks))
-        lex = self.lexicals(toks)
+        lex = self.lexicals(toks)  # a fresh list: the note's own copy
+        if not self._name_cues.isdisjoint(low):
+            self._drop_standing_cues(low, lex, starts, ends, text)
         scores: list[float | None] = [None] * len(toks)
         labels = [""] * len(toks)
         signed = self._signature_credentials(low, ends, text)
@@ -159,6 +164,16 @@ class NameNet(PerNoteStage):
                         proposed[i], labels[i] = True, labels[j]
                         break
         return self._spans(proposed, labels, scores, toks, starts, ends, text)
+
+    def _drop_standing_cues(self, low, lex, starts, ends, text) -> None:
+        """No lexical score (context, never a name) for a cue word that is also a name where it stands as a
+        cue: before a word that may be a name on its line ("pastor Quell", "cousin maria"; not "nurse priest
+        at bedside", "ann priest rn")."""
+        for i, t in enumerate(low):
+            if t in self._name_cues and lex[i] is not None:
+                j = self._adjacent(i, 1, starts, ends, text)
+                if j is not None and lex[j] is not None:
+                    lex[i] = None
 
     def _framed(self, i: int, toks, low, lex, starts, ends, text) -> bool:
         """A frequent or clinical word (never proposed on its own) that a clinician's frame names, as a title
