@@ -167,10 +167,14 @@ class NameNet(PerNoteStage):
 
     def _drop_standing_cues(self, low, lex, starts, ends, text) -> None:
         """No lexical score (context, never a name) for a cue word that is also a name where it stands as a
-        cue: before a word that may be a name on its line ("pastor Quell", "cousin maria"; not "nurse priest
-        at bedside", "ann priest rn")."""
+        cue: before a word that may be a name on its line ("pastor Quell", "cousin maria"), or after a bracket
+        or punctuation ("Ann Quell (cousin)"); not "nurse priest at bedside", "ann priest rn"."""
         for i, t in enumerate(low):
             if t in self._name_cues and lex[i] is not None:
+                before = text[max(0, starts[i] - 3):starts[i]].rstrip(" \t")
+                if before and not before[-1].isalnum() and before[-1] != "\n":
+                    lex[i] = None
+                    continue
                 j = self._adjacent(i, 1, starts, ends, text)
                 if j is not None and lex[j] is not None:
                     lex[i] = None
