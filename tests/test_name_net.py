@@ -163,6 +163,7 @@ def test_one_word_cues_are_context_never_a_name(text, expected):
     ("nurse priest at bedside", [("priest", "DOCTOR")]),  # a cue word that is also a surname, in a name's place
     ("ann priest rn", [("ann priest", "DOCTOR")]),
     ("- HCP Brenna Quoltz (cousin) (555-0101)", [("Brenna Quoltz", "PATIENT")]),  # after a bracket: a cue
+    ("NPO after MN. Consent signed by cousin.\n-- Ann Quoltz, RN", [("Ann Quoltz", "DOCTOR")]),  # a kin noun
 ])
 def test_a_cue_word_that_is_also_a_surname_is_a_name_where_it_does_not_stand_as_a_cue(text, expected):
     assert found(text) == expected

@@ -85,6 +85,8 @@ class NameNet(PerNoteStage):
         # ... unless also a known name ("priest", "cousin"): then only where it stands as a cue, before a name word
         self._name_cues = frozenset(x for x in cue_words if x in self.first or x in self.last)
         self._cue_words = cue_words - self._name_cues
+        # the words after which such a word stands in a name's place ("nurse priest", "Dr. Priest")
+        self._surname_frames = frozenset(p[0] for p in c.roles if len(p) == 1) | c.titles | c.credentials
         # cue phrase (words) -> (weight, names a clinician): the strongest kind wins a phrase
         self.phrase_cues: dict[tuple[str, ...], tuple[float, bool]] = {}
         for phrases, weight, doctor in ((c.weak, w.weak, False), (c.contacts, w.contact, False),
@@ -141,7 +143,7 @@ class NameNet(PerNoteStage):
         low = list(map(str.lower, toks))
         lex = self.lexicals(toks)  # a fresh list: the note's own copy
         if not self._name_cues.isdisjoint(low):
-            self._drop_standing_cues(low, lex, starts, ends, text)
+            self._drop_standing_cues(toks, low, lex, starts, ends, text)
         scores: list[float | None] = [None] * len(toks)
         labels = [""] * len(toks)
         signed = self._signature_credentials(low, ends, text)
@@ -165,19 +167,26 @@ class NameNet(PerNoteStage):
                         break
         return self._spans(proposed, labels, scores, toks, starts, ends, text)
 
-    def _drop_standing_cues(self, low, lex, starts, ends, text) -> None:
-        """No lexical score (context, never a name) for a cue word that is also a name where it stands as a
-        cue: before a word that may be a name on its line ("pastor Quell", "cousin maria"), or after a bracket
-        or punctuation ("Ann Quell (cousin)"); not "nurse priest at bedside", "ann priest rn"."""
+    def _drop_standing_cues(self, toks, low, lex, starts, ends, text) -> None:
+        """No lexical score (context, never a name) for a cue word that is also a name ("priest", "cousin")
+        unless it stands in a name's place: right after a name-like word or a one-word cue on its line ("ann
+        priest rn", "nurse priest at bedside"; a role, title or credential) and before no word that may be a name ("pastor Quell", "cousin
+        maria" are cues; "signed by cousin", "Ann Quell (cousin)" kin nouns)."""
+        frames = self._surname_frames
         for i, t in enumerate(low):
-            if t in self._name_cues and lex[i] is not None:
-                before = text[max(0, starts[i] - 3):starts[i]].rstrip(" \t")
-                if before and not before[-1].isalnum() and before[-1] != "\n":
-                    lex[i] = None
-                    continue
-                j = self._adjacent(i, 1, starts, ends, text)
-                if j is not None and lex[j] is not None:
-                    lex[i] = None
+            if t not in self._name_cues or lex[i] is None:
+                continue
+            j = i - 1
+            while j >= 0 and toks[j] == ".":
+                j -= 1
+            named = (j >= 0 and starts[i] - ends[j] <= JOIN_GAP and "\n" not in text[ends[j]:starts[i]]
+                     and ((lex[j] is not None and lex[j] > 0) or low[j] in frames))
+            if not named:
+                lex[i] = None
+                continue
+            k = self._adjacent(i, 1, starts, ends, text)
+            if k is not None and lex[k] is not None:
+                lex[i] = None
 
     def _framed(self, i: int, toks, low, lex, starts, ends, text) -> bool:
         """A frequent or clinical word (never proposed on its own) that a clinician's frame names, as a title
