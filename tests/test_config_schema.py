@@ -271,3 +271,19 @@ def test_a_blank_kin_or_cue_word_is_refused_by_the_configuration_check(key, blan
     PATIENT), and the merge's word-end shortcuts skip it: refused with the configuration instead."""
     with pytest.raises(ConfigError, match=rf"\[merge\] {key}\[1\] = '{blank}' is not accepted; expected a word"):
         load_config({"merge": {key: ["son", blank]}})
+
+
+@pytest.mark.parametrize(("tables", "message"), [
+    # a blank recipient word would cut a CRF span at every blank after punctuation
+    ({"merge": {"recipient_words": [""]}}, "[merge] recipient_words[0] = '' is not accepted; expected a word or phrase"),
+    ({"merge": {"recipient_words": ["attn", "  "]}}, "[merge] recipient_words[1] = '  ' is not accepted"),
+    ({"merge": {"name_particles": [""]}}, "[merge] name_particles[0] = '' is not accepted; expected a word or phrase"),
+    ({"names": {"cues": {"line_credentials": [" "]}}}, "[names.cues] line_credentials[0] = ' ' is not accepted"),
+    # a credential is one token: 'p t' could never match
+    ({"names": {"cues": {"line_credentials": ["p t"]}}},
+     "[names.cues] line_credentials[0] = 'p t' is not accepted; expected one word (no blank)"),
+])
+def test_blank_words_and_phrases_are_refused(tables, message):
+    with pytest.raises(ConfigError) as exc:
+        load_config(tables)
+    assert message in str(exc.value), str(exc.value)

@@ -166,7 +166,20 @@ def test_one_word_cues_are_context_never_a_name(text, expected):
 
 
 @pytest.mark.parametrize(("text", "expected"), [
-    ("Gait 150 ft with RW.\nOrlanda Pevisky, PT, DPT  (opevisky)", [("Orlanda Pevisky", "DOCTOR")]),
+    ("Collateral from cousin Qorvella by phone", [("Qorvella", "PATIENT")]),  # standing as a cue: no name
+    ("his cousin maria called", [("maria", "PATIENT")]),
+    ("Visited by pastor Qorvella today", [("Qorvella", "DOCTOR")]),
+    ("nurse priest at bedside", [("priest", "DOCTOR")]),  # a cue word that is also a surname, in a name's place
+    ("ann priest rn", [("ann priest", "DOCTOR")]),
+    ("- HCP Brenna Quoltz (cousin) (555-0101)", [("Brenna Quoltz", "PATIENT")]),  # after a bracket: a cue
+    ("NPO after MN. Consent signed by cousin.\n-- Ann Quoltz, RN", [("Ann Quoltz", "DOCTOR")]),  # a kin noun
+])
+def test_a_cue_word_that_is_also_a_surname_is_a_name_where_it_does_not_stand_as_a_cue(text, expected):
+    assert found(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("Gait 150 ft with RW.\nLeigh Pevisky, PT, DPT  (lpevisky)", [("Leigh Pevisky", "DOCTOR")]),
     ("page dr quell prn.\nholly pa-c", [("holly", "DOCTOR")]),
     ("Ambulation to 40 ft.\nleigh bancks RD\nNutrition Services", [("leigh bancks", "DOCTOR")]),
     ("-- Brenna Quill, OT 1430", [("Brenna Quill", "DOCTOR")]),
@@ -181,6 +194,13 @@ def test_a_credential_that_is_also_a_word_names_a_clinician_on_a_signature_line(
     "Ambulated with Corla, PT",  # a word that is no name before the name on its line
     "Qorvella, PT to follow up tomorrow",
     "Qorvella Tamsk MA, not the MA program",
+    # a service word before a credential on its own line: no known given or last name on the line
+    "Note.\nVestibular PT\nPlan: continue.\n",
+    "Seen today.\nPeds OT\n",
+    "Diet advanced.\nBariatric RD\n",
+    "Diet advanced.\nLymphedema PT\n",
+    "Resp.\nTele RT\n",
+    "GAIT TRAINING.\nAMBULATED PT\nPLAN: CONTINUE.\n",
 ])
 def test_a_credential_that_is_also_a_word_names_nobody_outside_a_signature_line(text):
     assert found(text) == []

@@ -26,7 +26,8 @@ def _spans(text: str, pieces: list[tuple[str, str, str]]) -> list[Span]:
 
 
 def _joined(text: str, pieces: list[tuple[str, str, str]]) -> list[tuple[str, str]]:
-    out = join_name_pieces(_spans(text, pieces), text, OPTS.name_particles, ROLES)
+    out = join_name_pieces(_spans(text, pieces), text, OPTS.name_particles, ROLES, OPTS.hyphen_eponyms)
+    assert all(a.end <= b.start for a, b in zip(out, out[1:], strict=False))  # never overlapping
     return [(text[s.start:s.end], s.label) for s in out]
 
 
@@ -85,6 +86,14 @@ def test_pieces_of_one_name_become_one_span(text, pieces, expected):
     # two person labels in the inverted order: no evidence which one
     ("TRUVEL, Lamar - 72F - admitted 11/12",
      [("TRUVEL", "DOCTOR", "crf:single"), ("Lamar", "PATIENT", "crf:single")]),
+    # a list with a serial comma before 'and', '&' or 'or': two people, not 'Last, First'
+    ("Family: Kessick, Jordan, and Ann at bedside.",
+     [("Kessick", "DOCTOR", "crf:single"), ("Jordan", "COUNTRY", "crf:single")]),
+    ("Drs. Smith, Taylor, and Lee", [("Smith", "DOCTOR", "crf:single"), ("Taylor", "DOCTOR", "crf:single")]),
+    ("Drs. Quellby, Taylor, & Vorn", [("Quellby", "DOCTOR", "crf:single"), ("Taylor", "DOCTOR", "crf:single")]),
+    ("call Quellby, Taylor, or Vorn", [("Quellby", "DOCTOR", "crf:single"), ("Taylor", "DOCTOR", "crf:single")]),
+    # an eponym's hyphen ('Jackson-Pratt'): a device, not a hyphenated name
+    ("JACKSON-PRATT DRAIN", [("JACKSON", "DOCTOR", "crf:single"), ("PRATT", "ORGANIZATION", "crf:single")]),
 ])
 def test_pieces_of_different_things_stay_apart(text, pieces):
     assert _joined(text, pieces) == [(p, label) for p, label, _ in pieces]
@@ -110,9 +119,23 @@ def test_a_person_span_grows_over_untagged_particles_and_glued_name_words(text, 
     ("Dr. Rodney La at bedside", "Rodney La"),  # after a final particle, a function word
     ("CRITICAL RESULT CALLED TO AL LPN (555-0101)", "AL"),  # a lone particle-word span; a credential
     ("DRIP-GIVEN. CARAFATE-W. QUELLOTTA AWARE", "W. QUELLOTTA"),  # no glued growth onto an initial
+    ("Dr. Quell le fort fracture.", "Quell le"),  # a clinical word after a particle, a word after it
+    ("Dr. Quell al fresco meeting.", "Quell al"),
+    ("Jackson-Pratt drain placed by Dr. Jackson.", "Jackson"),  # an eponym ([merge] hyphen_eponyms)
+    ("MALLORY-WEISS TEAR", "MALLORY"),
+    ("h/o Stevens-Johnson", "Johnson"),
 ])
 def test_no_growth_over_dictionary_words_or_mixed_case(text, piece):
     assert _joined(text, [(piece, "DOCTOR", "crf:single")]) == [(piece, "DOCTOR")]
+
+
+@pytest.mark.parametrize(("text", "pieces", "expected"), [
+    # both pieces may grow over the particle between them: the second stops at the first's growth
+    ("Seen by Ann van de Tamsel", ["Ann van", "Tamsel"], "Ann van de Tamsel"),
+    ("SEEN BY ANN DEL LA TAMSEL", ["ANN DEL", "TAMSEL"], "ANN DEL LA TAMSEL"),
+])
+def test_neighbours_growing_over_one_particle_never_overlap(text, pieces, expected):
+    assert _joined(text, [(p, "DOCTOR", "crf:single") for p in pieces]) == [(expected, "DOCTOR")]
 
 
 def test_a_crf_span_run_over_a_recipient_word_is_cut_there():

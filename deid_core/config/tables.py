@@ -31,6 +31,7 @@ Count = Annotated[int, at_least(0)]
 Positive = Annotated[int, at_least(1)]
 Share = Annotated[float, between(0, 1)]
 Seconds = Annotated[float, at_least(0)]
+Token = Annotated[str, Check(lambda v: re.fullmatch(r"\S+", v) is not None, "one word (no blank)")]
 Phrase = Annotated[str, Check(lambda v: v.strip() != "", "a word or phrase, not blank")]
 Ref = Annotated[str, Check(lambda v: ":" in v, "'package.module:attribute'")]
 BundleName = Annotated[str, Check(lambda v: re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]*", v) is not None,
@@ -113,8 +114,9 @@ class Merge:
     clinical_not_initials: tuple[str, ...]
     dictation_keys: tuple[str, ...]
     join_name_pieces: bool
-    name_particles: tuple[str, ...]
-    recipient_words: tuple[str, ...]
+    name_particles: tuple[Phrase, ...]
+    recipient_words: tuple[Phrase, ...]
+    hyphen_eponyms: tuple[Phrase, ...]
     hospital_head_words: tuple[str, ...]
     organization_head_words: tuple[str, ...]
 
@@ -148,7 +150,7 @@ class NameCues:
     weak: tuple[str, ...]
     credentials: tuple[str, ...]
     roles: tuple[str, ...]
-    line_credentials: tuple[str, ...]
+    line_credentials: tuple[Token, ...]
 
 
 @dataclass(frozen=True)

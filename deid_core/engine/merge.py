@@ -108,7 +108,8 @@ class Merger:
         merged = POLICIES[self.policy](self, spans)
         if doc is not None:
             if self.options.join_name_pieces:
-                merged = join_name_pieces(merged, doc.text, self.options.name_particles, self._roles)
+                merged = join_name_pieces(merged, doc.text, self.options.name_particles, self._roles,
+                                          self.options.hyphen_eponyms)
             merged = whole_words(merged, doc.text, self.options.whole_word_labels)
             merged = kin_person_labels(merged, doc.text, self.options.propagate_kin_words)
             merged = person_field_labels(merged, doc.text, self.options.patient_field_keys,

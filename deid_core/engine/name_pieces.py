@@ -15,6 +15,7 @@ and name_particles. Linear: each span looks at its neighbour and a few character
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 
 import regex
 
@@ -36,8 +37,9 @@ _PARTICLE_LEFT = regex.compile(r"(?<![\p{L}\d'’.-])(\p{L}{2,4})[ ]\Z")  # 'VAN
 _EDGE_MARKS = frozenset(" '’-")  # what stands right before or after a piece a span may grow over
 _LETTER_END = regex.compile(r"(?<![\p{L}\d])[OoDdLl]\Z")  # a span ending in the 'O' of "O'Neil"
 _BLANK_WORD_RIGHT = regex.compile(r"[ ](\p{L}{2,})(?![\p{L}\d'’-])")
-_LIST_AFTER = regex.compile(r"[ \t]*(?:,[ \t]*\p{L}{2,}[ \t]*(?:,|and\b|&)|(?:and|&)[ \t])", regex.IGNORECASE)
+_LIST_AFTER = regex.compile(r"[ \t]*(?:,[ \t]*(?:and\b|or\b|&)|,[ \t]*\p{L}{2,}[ \t]*(?:,|and\b|&)|(?:and|&)[ \t])", regex.IGNORECASE)
 _REACH = 40  # characters read after a span for a list
+_WORD_NEXT = regex.compile(r"[ \t]*\p{L}")  # a word follows on the line
 
 
 def _case(s: str) -> str:
@@ -75,6 +77,24 @@ def _name_shaped(piece: str, particles: frozenset[str]) -> bool:
     return all(_name_word(w, particles) for w in ws)
 
 
+@lru_cache(maxsize=8)
+def _eponym_pairs(eponyms: tuple[str, ...]) -> frozenset[tuple[str, str]]:
+    """The hyphen-glued word pairs of eponymous terms ('jackson-pratt' -> ('jackson', 'pratt'))."""
+    pairs: set[tuple[str, str]] = set()
+    for e in eponyms:
+        ws = e.lower().split("-")
+        pairs.update(zip(ws, ws[1:], strict=False))
+    return frozenset(pairs)
+
+
+def _eponym(left: str, right: str, eponyms: frozenset[tuple[str, str]]) -> bool:
+    """Do the last word of `left` and the first of `right` make an eponymous term ('Jackson' + 'Pratt')?"""
+    if not eponyms:
+        return False
+    lw, rw = _WORDS.findall(left), _WORDS.findall(right)
+    return bool(lw and rw) and (lw[-1].lower(), rw[0].lower()) in eponyms
+
+
 def _gap_joins(gap: str, left: str, right: str, text: str, a: Span, b: Span) -> bool:
     """Is the text between two pieces one name's joint: one blank or a hyphen between pieces in the same
     case, or a comma between a last name and a one-word first name (inverted order, 'MARES, Isabela'),
@@ -108,9 +128,10 @@ def _label(a: Span, b: Span) -> tuple[str, str]:
     return b.label, b.source
 
 
-def _joinable(a: Span, b: Span, text: str, particles: frozenset[str], lead_words: frozenset[str]) -> bool:
+def _joinable(a: Span, b: Span, text: str, particles: frozenset[str], lead_words: frozenset[str],
+              eponyms: frozenset[tuple[str, str]] = frozenset()) -> bool:
     """May the neighbouring pieces a (first) and b be one person's name? Never with a role or kin word
-    ('fiancee' + 'V. Malango': trim_person_spans cut it off)."""
+    ('fiancee' + 'V. Malango': trim_person_spans cut it off), nor across an eponym's hyphen ('Jackson-Pratt')."""
     if (a.label not in _PERSON and b.label not in _PERSON) or not 0 < b.start - a.end <= 2:
         return False
     gap = text[a.end:b.start]
@@ -125,6 +146,8 @@ def _joinable(a: Span, b: Span, text: str, particles: frozenset[str], lead_words
                 return False  # 'Caregiver' + 'Carma'
         elif not (s.label in _NAME_PIECE_LABELS and is_crf(s) and _name_shaped(piece, particles)):
             return False
+    if gap == "-" and _eponym(left, right, eponyms):
+        return False
     return _gap_joins(gap, left, right, text, a, b)
 
 
@@ -134,14 +157,17 @@ def _growable(word: str, piece: str) -> bool:
     return not is_clinical_word(word) and _same_case(word, piece)
 
 
-def _after_particle(word: str, piece: str) -> bool:
-    """The word after a particle that ends a person span, taken as the rest of the name even when it is a
-    dictionary word ('LA' + 'RUE'), but never a function word or an acronym in no dictionary ('LPN')."""
+def _after_particle(word: str, text: str, end: int, piece: str) -> bool:
+    """The word after a particle that ends a person span (ending at `end` in text), taken as the rest of the
+    name; a dictionary or clinical word only when no word follows it on the line ('LA' + 'RUE, MD'; not
+    'le' + 'fort fracture', 'al' + 'fresco meeting'); never a function word or an acronym in no dictionary ('LPN')."""
     return (not is_function_word(word) and _same_case(word, piece)
-            and not (word.isupper() and len(word) <= 4 and not is_name(word) and not is_common(word)))
+            and not (word.isupper() and len(word) <= 4 and not is_name(word) and not is_common(word))
+            and (not is_clinical_word(word) or _WORD_NEXT.match(text, end) is None))
 
 
-def _grown(s: Span, text: str, lo: int, hi: int, particles: frozenset[str]) -> Span:
+def _grown(s: Span, text: str, lo: int, hi: int, particles: frozenset[str],
+           eponyms: frozenset[tuple[str, str]] = frozenset()) -> Span:
     """A person span grown over untagged name pieces at its edges (within lo..hi): an apostrophe
     particle ("O'" before 'Brien', "'Neil" after 'O'), a hyphen-glued name word (never onto an initial:
     'CARAFATE-W. QUELL'), a particle word before it ('VAN DYKE') or, after a particle ending a span of two
@@ -160,17 +186,19 @@ def _grown(s: Span, text: str, lo: int, hi: int, particles: frozenset[str]) -> S
         head = text[max(lo, start - 30):start]
         if before in "'’" and (m := _APOSTROPHE_LEFT.search(head)):
             start -= len(m.group(0))
-        elif before == "-" and (m := _GLUED_LEFT.search(head)) and len(ws[0]) > 1 and _growable(m.group(1), piece):
+        elif before == "-" and (m := _GLUED_LEFT.search(head)) and len(ws[0]) > 1 and _growable(m.group(1), piece) \
+                and not _eponym(m.group(1), piece, eponyms):
             start -= len(m.group(0))
         elif before == " " and (m := _PARTICLE_LEFT.search(head)) and m.group(1).lower() in particles \
                 and _same_case(m.group(1), piece):
             start -= len(m.group(0))
     if after in "'’" and (m := _APOSTROPHE_RIGHT.match(text, end, hi)) and _LETTER_END.search(piece):
         end = m.end()  # 'Milo O' + "'Neeil"
-    elif after == "-" and (m := _GLUED_RIGHT.match(text, end, hi)) and _growable(m.group(1), piece):
+    elif after == "-" and (m := _GLUED_RIGHT.match(text, end, hi)) and _growable(m.group(1), piece) \
+            and not _eponym(piece, m.group(1), eponyms):
         end = m.end()
     elif (after == " " and ws[-1].lower() in particles and (len(ws) > 1 or not is_name(ws[0]))
-          and (m := _BLANK_WORD_RIGHT.match(text, end, hi)) and _after_particle(m.group(1), piece)):
+          and (m := _BLANK_WORD_RIGHT.match(text, end, hi)) and _after_particle(m.group(1), text, m.end(), piece)):
         end = m.end()
     if (start, end) == (s.start, s.end):
         return s
@@ -178,24 +206,26 @@ def _grown(s: Span, text: str, lo: int, hi: int, particles: frozenset[str]) -> S
 
 
 def join_name_pieces(spans: Sequence[Span], text: str, particles: Sequence[str],
-                     lead_words: frozenset[str] = frozenset()) -> list[Span]:
+                     lead_words: frozenset[str] = frozenset(), eponyms: Sequence[str] = ()) -> list[Span]:
     """Non-overlapping merged spans with each person's name pieces made one span (module doc); a piece
-    with one of `lead_words` ([merge] crf_name_lead_words: roles, kin) is never joined."""
+    with one of `lead_words` ([merge] crf_name_lead_words: roles, kin) is never joined, nor two words of one
+    of `eponyms` ([merge] hyphen_eponyms: 'jackson-pratt')."""
     if not any(s.label in _PERSON for s in spans):
         return list(spans)
     parts = frozenset(p.lower() for p in particles)
+    pairs = _eponym_pairs(tuple(eponyms))
     ordered = sorted(spans, key=lambda x: (x.start, x.end))
     grown: list[Span] = []
     for k, s in enumerate(ordered):
         if s.label in _PERSON:
-            lo = ordered[k - 1].end if k else 0
+            lo = max(ordered[k - 1].end, grown[-1].end) if k else 0  # never over the neighbour's growth
             hi = ordered[k + 1].start if k + 1 < len(ordered) else len(text)
-            s = _grown(s, text, lo, hi, parts)
+            s = _grown(s, text, lo, hi, parts, pairs)
         grown.append(s)
     out: list[Span] = []
     last: Span | None = None  # the last piece as tagged: a joint is judged on the two pieces beside it
     for s in grown:
-        if last is not None and _joinable(last, s, text, parts, lead_words):
+        if last is not None and _joinable(last, s, text, parts, lead_words, pairs):
             a = out[-1]
             label, source = _label(a, s)
             out[-1] = Span(a.start, s.end, label, source, max(a.confidence, s.confidence))

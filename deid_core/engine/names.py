@@ -81,8 +81,13 @@ class NameNet(PerNoteStage):
         self.english = words("english_word")
         w, c = opts.weights, self.cues
         # one-word cues (titles, roles, relations, contacts, credentials: "attn", "fiancee") are context, never a name
-        self._cue_words = frozenset(p[0] for p in (*c.roles, *c.relations, *c.contacts, *c.weak) if len(p) == 1
-                                    ) | c.titles | c.credentials
+        cue_words = frozenset(p[0] for p in (*c.roles, *c.relations, *c.contacts, *c.weak) if len(p) == 1
+                              ) | c.titles | c.credentials
+        # ... unless also a known name ("priest", "cousin"): then only where it stands as a cue, before a name word
+        self._name_cues = frozenset(x for x in cue_words if x in self.first or x in self.last)
+        self._cue_words = cue_words - self._name_cues
+        # the words after which such a word stands in a name's place ("nurse priest", "Dr. Priest")
+        self._surname_frames = frozenset(p[0] for p in c.roles if len(p) == 1) | c.titles | c.credentials
         # cue phrase (words) -> (weight, names a clinician): the strongest kind wins a phrase
         self.phrase_cues: dict[tuple[str, ...], tuple[float, bool]] = {}
         for phrases, weight, doctor in ((c.weak, w.weak, False), (c.contacts, w.contact, False),
@@ -137,7 +142,9 @@ class NameNet(PerNoteStage):
         toks, starts, ends = doc.tokens
         text = doc.text
         low = list(map(str.lower, toks))
-        lex = self.lexicals(toks)
+        lex = self.lexicals(toks)  # a fresh list: the note's own copy
+        if not self._name_cues.isdisjoint(low):
+            self._drop_standing_cues(toks, low, lex, starts, ends, text)
         scores: list[float | None] = [None] * len(toks)
         labels = [""] * len(toks)
         signed = self._signature_credentials(low, ends, text)
@@ -183,6 +190,27 @@ class NameNet(PerNoteStage):
         except ValueError:
             pass
         return sorted(i for i in after if i < len(toks))
+
+    def _drop_standing_cues(self, toks, low, lex, starts, ends, text) -> None:
+        """No lexical score (context, never a name) for a cue word that is also a name ("priest", "cousin")
+        unless it stands in a name's place: right after a name-like word or a one-word cue on its line ("ann
+        priest rn", "nurse priest at bedside"; a role, title or credential) and before no word that may be a name ("pastor Quell", "cousin
+        maria" are cues; "signed by cousin", "Ann Quell (cousin)" kin nouns)."""
+        frames = self._surname_frames
+        for i, t in enumerate(low):
+            if t not in self._name_cues or lex[i] is None:
+                continue
+            j = i - 1
+            while j >= 0 and toks[j] == ".":
+                j -= 1
+            named = (j >= 0 and starts[i] - ends[j] <= JOIN_GAP and "\n" not in text[ends[j]:starts[i]]
+                     and ((lex[j] is not None and lex[j] > 0) or low[j] in frames))
+            if not named:
+                lex[i] = None
+                continue
+            k = self._adjacent(i, 1, starts, ends, text)
+            if k is not None and lex[k] is not None:
+                lex[i] = None
 
     def _framed(self, i: int, toks, low, lex, starts, ends, text) -> bool:
         """A frequent or clinical word (never proposed on its own) that a clinician's frame names, as a title
@@ -300,17 +328,21 @@ class NameNet(PerNoteStage):
     def _signature_line(self, i: int, toks, lex, starts, text) -> bool:
         """Word i before a signature-line credential (_signature_credentials: only credentials, a bracket or a
         number after it to the line end: "Ann Quell, PT, DPT  (aquell)", "holly pa-c") opens a signature:
-        only name words and initials (at most two words, "--" allowed) before it on its line."""
+        only name words and initials (at most two words, "--" allowed) before it on its line, and one of
+        them or word i a known given or last name (not 'Vestibular PT', 'Peds OT', 'AMBULATED PT')."""
         line_start = text.rfind("\n", 0, starts[i]) + 1
+        first, last = self.first, self.last
         j, names_before = i - 1, 0
+        known = (w := toks[i].lower()) in first or w in last
         while j >= 0 and starts[j] >= line_start:
             t = toks[j]
             if t.isalpha() and (len(t) == 1 or (lex[j] is not None and lex[j] > 0)):
                 names_before += len(t) > 1
+                known = known or (w := t.lower()) in first or w in last
             elif t not in _NAME_MARKS:
                 return False
             j -= 1
-        return names_before <= 2
+        return known and names_before <= 2
 
     def _adjacent(self, i: int, step: int, starts, ends, text) -> int | None:
         """The word next to word i, past spaces, 'and', '&' or an initial ("mjch and qiludsr",
