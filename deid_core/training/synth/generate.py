@@ -3,6 +3,11 @@
 The notes are split over blocks of BLOCK_SIZE patients; block b gets a fixed share of the notes
 (computable from b alone) spread over its patients by per-patient weights, so a partition is
 just a range of block ids and the corpus is identical for any number of partitions.
+
+A breadth overlay's part is drawn from its own RNG (breadth_rng: seed, note id, overlay), after the note
+is rendered: with overlays, a note is the note without them, then for each overlay whose part it gets,
+`sep` and that part (rendered from the note's values so far), in the recipe's order. So adding or removing
+an overlay changes no other text, span, note or metadata of the corpus.
 """
 
 from __future__ import annotations
@@ -12,12 +17,13 @@ import hashlib
 import math
 import random
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from deid_core.spans import Span
 from deid_core.training.synth.catalog import pick_type, resolve
 from deid_core.training.synth.identity import Patient, make_patient
 from deid_core.training.synth.lexicon import pools
+from deid_core.training.synth.notetypes import NoteType
 from deid_core.training.synth.template import render
 from deid_core.training.synth.values import NoteValues
 
@@ -96,6 +102,11 @@ def patient_rng(seed: int, index: int) -> random.Random:
     return random.Random(derive_seed(seed, "patient", index))
 
 
+def breadth_rng(seed: int, note_id: str, key: str) -> random.Random:
+    """The RNG of overlay part `key` ("breadth.NAME") in note `note_id`: independent of the note's own draws."""
+    return random.Random(derive_seed(seed, key, note_id))
+
+
 def note_counts(plan: Plan, b: int) -> list[int]:
     """Notes per patient of block b: the block's notes apportioned by per-patient weights."""
     idx = plan.block_patients(b)
@@ -149,13 +160,28 @@ def patient_notes(seed: int, index: int, n_notes: int, surfaces: list[list[str]]
         ntype = pick_type(rng, families, breadth)
         pieces = ntype.compose(rng)
         values = NoteValues(rng, patient, day, k, pool)
+        case = ntype.case(rng)
         rec: list[str] | None = [] if surfaces is not None else None
-        text, spans = render(pieces, values, rng, case=ntype.case(rng), glue_p=ntype.glue,
-                             sep=ntype.sep, surfaces=rec)
+        text, spans = render(pieces, values, rng, case=case, glue_p=ntype.glue, sep=ntype.sep, surfaces=rec)
+        note_id = f"{pid}-{k:03d}"
+        for key in ntype.breadth:
+            text, spans = _append_breadth(ntype, key, breadth_rng(seed, note_id, key), values, case, text, spans, rec)
         if surfaces is not None:
             surfaces.append(rec)
-        yield SynthNote(f"{pid}-{k:03d}", pid, day, ntype.name, text, tuple(spans), first, last, att,
-                        ntype.family)
+        yield SynthNote(note_id, pid, day, ntype.name, text, tuple(spans), first, last, att, ntype.family)
+
+
+def _append_breadth(ntype: NoteType, key: str, orng: random.Random, values: NoteValues, case: str, text: str,
+                    spans: list[Span], rec: list[str] | None) -> tuple[str, list[Span]]:
+    """The note with overlay part `key` appended (after `sep`) when its own draw includes it, else unchanged."""
+    pieces = ntype.compose_breadth(key, orng)
+    if not pieces:
+        return text, spans
+    part, part_spans = render(pieces, values.fork(orng), orng, case=case, glue_p=ntype.glue, sep=ntype.sep,
+                              surfaces=rec)
+    head = text + ntype.sep if text else ""
+    off = len(head)
+    return head + part, [*spans, *(replace(s, start=s.start + off, end=s.end + off) for s in part_spans)]
 
 
 def block_notes(plan: Plan, b: int, surfaces: list[list[str]] | None = None) -> Iterator[SynthNote]:

@@ -13,7 +13,9 @@ alternative templates and is expanded when a note is composed.
 A breadth overlay (conf/synth/breadth/NAME.toml, named by a training recipe's [synthetic] breadth)
 appends one optional part, `part?`, to every layout of the note types it lists; the part is its
 snippet of the same name (defined in the overlay's [snippets], with the shared snippets in scope).
-Without an overlay the families are exactly the files' (the same notes for a seed).
+`compose` leaves the overlay parts out and `compose_breadth` draws one from its own RNG (generate.breadth_rng),
+so a note with overlays is the note without them plus the overlays' appended parts, and without an overlay
+the families are exactly the files' (the same notes for a seed).
 """
 
 from __future__ import annotations
@@ -48,14 +50,17 @@ class NoteType:
     family: str = ""
     description: str = ""
     snippets: dict[str, Alternatives] | None = None
+    breadth: tuple[str, ...] = ()
 
     def compose(self, rng: random.Random) -> list[tuple[Part, ...]]:
-        """The parsed templates of one note, chosen from a random layout, snippets expanded."""
+        """The parsed templates of one note, chosen from a random layout, snippets expanded (overlay parts left out)."""
         layout = rng.choice(self.layouts)
         long_note = rng.random() < self.long_p
         out: list[tuple[Part, ...]] = []
         for item in layout:
             name, mod = (item[:-1], item[-1]) if item[-1] in "?*+" else (item, "")
+            if name in self.breadth:
+                continue
             if mod == "?" and rng.random() < 0.5:
                 continue
             n = 1
@@ -68,6 +73,12 @@ class NoteType:
             chosen = [rng.choice(alts) for _ in range(n)] if cum is None else rng.choices(alts, cum_weights=cum, k=n)
             out.extend(self.expand(t, rng) for t in chosen)
         return out
+
+    def compose_breadth(self, key: str, rng: random.Random) -> list[tuple[Part, ...]]:
+        """Overlay part `key` ("breadth.NAME", optional: p = 0.5) of one note, every choice from `rng` alone."""
+        if rng.random() < 0.5:
+            return []
+        return [self.expand(rng.choice(self.parts[key]), rng)]
 
     def expand(self, parts: tuple[Part, ...], rng: random.Random, depth: int = 0) -> tuple[Part, ...]:
         """The template with every snippet reference replaced by one of its alternatives."""
@@ -286,7 +297,8 @@ def with_breadth(family: NoteType, overlay: Breadth) -> NoteType:
     return replace(family, layouts=tuple((*lay, key + "?") for lay in family.layouts),
                    parts={**family.parts, key: (parse("{~" + overlay.part + "}"),)},
                    part_weights={**(family.part_weights or {}), key: None},
-                   snippets={**(family.snippets or {}), **overlay.snippets})
+                   snippets={**(family.snippets or {}), **overlay.snippets},
+                   breadth=(*family.breadth, key))
 
 
 @lru_cache(maxsize=8)

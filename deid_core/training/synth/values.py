@@ -7,6 +7,7 @@ A PHI slot is {LABEL:form@ref!case}. Person forms are [role_]style: roles pt, re
 
 from __future__ import annotations
 
+import copy
 import datetime as dt
 import random
 from collections.abc import Callable
@@ -65,6 +66,13 @@ class NoteValues:
         self.cache: dict[tuple[str, str, str], str] = {}
         self.staff: dict[str, Clinician] = {}
         self.dates: dict[str, dt.date] = {"note": note_date, "disch": note_date, "dob": patient.dob}
+
+    def fork(self, rng: random.Random) -> NoteValues:
+        """A copy that draws from `rng`: same values so far, and its new draws change neither this one nor `rng`'s."""
+        out = copy.copy(self)
+        out.rng = rng
+        out.cache, out.staff, out.dates = dict(self.cache), dict(self.staff), dict(self.dates)
+        return out
 
     def __call__(self, slot: Slot) -> str:
         """The surface text of `slot` in this note."""
