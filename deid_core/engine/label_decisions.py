@@ -281,7 +281,6 @@ def kin_person_labels(spans: Sequence[Span], text: str, kin_words: Sequence[str]
     return out
 
 
-
 @lru_cache(maxsize=8)
 def _recipient_cue(words: tuple[str, ...]) -> regex.Pattern | None:
     """A recipient word ('attn', 'ATTN:', 'Attention') as a word of its own, then blanks."""
