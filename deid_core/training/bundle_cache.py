@@ -1,6 +1,8 @@
-"""Trained bundles cached by a digest of everything that shapes them: the training notes and gold,
-the effective configuration, conf/ (but the folders of CONF_SKIP), and the code of the engine and
-of training. A re-run with the same inputs reuses the bundle; any change to an input trains anew."""
+"""Trained bundles cached by a digest of everything that shapes them: the training notes and gold, the
+rule spans the CRF's rule_hits features read, the effective [crf] settings (but [crf.tagging]), conf/ (but
+CONF_SKIP) and the code training runs (CODE). A re-run with the same inputs reuses the bundle; any change
+to an input trains anew; a change that only tagging reads (the merge, merge-only rules, the scorer)
+keeps it."""
 
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ from pathlib import Path
 from deid_core.bundle import Bundle, BundleError, load_bundle
 from deid_core.config import Config, conf_dir
 from deid_core.engine.crf.versions import current_versions
+from deid_core.spans import Span
 from deid_core.training.train import RuleSource, TrainDoc, train_bundle
 
 log = logging.getLogger(__name__)
@@ -27,9 +30,19 @@ _PKG = Path(__file__).resolve().parents[1]  # deid_core/
 # logging shape none; recipes and synthetic templates only through the training docs (hashed note by
 # note); profiles only through the effective configuration (hashed). Editing a recipe or an overlay
 # then retrains only the bundles whose docs change (not, e.g., the physionet profile's).
-CONF_SKIP = ("evaluation", "spark", "recipes", "synth", "profiles")
-_CODE = ("engine", "text", "gazetteers", "doc.py", "spans.py", "notes.py", "taxonomy.py", "config",
-         "bundle.py", "training/train.py")
+# conf/rules and conf/deidentify.toml shape a bundle only through the rule spans and [crf] (both hashed) and
+# the training gold (hashed: harmonization reads the rules); conf/surrogates.toml shapes none.
+CONF_SKIP = ("evaluation", "spark", "recipes", "synth", "profiles", "rules", "deidentify.toml", "surrogates.toml")
+# The code training runs (tests/test_bundle_cache.py trains a bundle and checks that every deid_core module
+# it loads is here): not the merge, the rules' code (their spans are hashed) nor the scorer.
+CODE = (
+    "__init__.py", "engine/__init__.py", "engine/contract.py", "engine/generations.py",
+    "engine/crf/__init__.py", "engine/crf/chars.py", "engine/crf/clusters.py", "engine/crf/doc_families.py",
+    "engine/crf/extractor.py", "engine/crf/features.py", "engine/crf/labels.py", "engine/crf/shapes.py",
+    "engine/crf/token_families.py", "engine/crf/versions.py", "engine/crf/words.py",
+    "text", "gazetteers", "doc.py", "spans.py", "notes.py", "taxonomy.py", "config", "bundle.py",
+    "training/__init__.py", "training/train.py",
+)
 
 
 def _tree(h: hashlib._Hash, path: Path, skip: tuple[str, ...] = ()) -> None:
@@ -41,17 +54,27 @@ def _tree(h: hashlib._Hash, path: Path, skip: tuple[str, ...] = ()) -> None:
         h.update(f.read_bytes())
 
 
-def inputs_digest(docs: Sequence[TrainDoc], config: Config, extra: dict | None = None) -> str:
-    """sha256 of the training docs (ids, text, metadata, domain, gold), the configuration, conf/ and code."""
+def uses_rule_hits(config: Config) -> bool:
+    """Whether a model training trains reads the rules' spans (the rule_hits feature family)."""
+    crf = config.crf
+    return any("rule_hits" in crf.models[m].features for m in crf.training.models if m in crf.models)
+
+
+def inputs_digest(docs: Sequence[TrainDoc], config: Config, extra: dict | None = None,
+                  rule_spans: Sequence[Sequence[Span]] | None = None) -> str:
+    """sha256 of the training docs (ids, text, metadata, domain, gold), their rule spans, [crf] but its
+    tagging table, the versions, conf/ and the training code."""
     h = hashlib.sha256()
-    tables = [asdict(config.crf), config.document]  # [crf] and what runs the rules (rule_hits features)
-    h.update(json.dumps([tables, current_versions(), extra or {}], sort_keys=True, default=str).encode())
-    for d in docs:
+    crf = {k: v for k, v in asdict(config.crf).items() if k != "tagging"}  # tagging-only settings shape no bundle
+    h.update(json.dumps([crf, current_versions(), extra or {}], sort_keys=True, default=str).encode())
+    for i, d in enumerate(docs):
         n = d.doc.note
         h.update(json.dumps([n.note_id, n.patient_id, n.text, [list(k) for k in n.known_phi], d.domain,
-                             [(s.start, s.end, s.label) for s in d.gold]]).encode())
+                             [(s.start, s.end, s.label) for s in d.gold],
+                             [(s.start, s.end, s.label) for s in rule_spans[i]] if rule_spans else None,  # rule_hits
+                             ]).encode())
     _tree(h, conf_dir(), skip=CONF_SKIP)
-    for part in _CODE:
+    for part in CODE:
         _tree(h, _PKG / part)
     return h.hexdigest()
 
@@ -60,7 +83,8 @@ def cached_bundle(docs: Sequence[TrainDoc], config: Config, cache_dir: Path, nam
                   rules: RuleSource | None = None, extra: dict | None = None) -> tuple[Bundle, bool]:
     """(bundle, trained now?): the cached bundle for these inputs, trained (train.train_bundle with
     config.crf) if absent."""
-    digest = inputs_digest(docs, config, extra)
+    spans = [list(rules(d.doc)) for d in docs] if rules and uses_rule_hits(config) else None
+    digest = inputs_digest(docs, config, extra, spans)
     target = Path(cache_dir) / f"{name}-{digest[:16]}"
     if (target / "bundle.json").is_file():
         try:
@@ -71,6 +95,9 @@ def cached_bundle(docs: Sequence[TrainDoc], config: Config, cache_dir: Path, nam
     t0 = time.process_time()
     tmp = Path(tempfile.mkdtemp(prefix=f".{name}-", dir=target.parent))
     try:
+        if spans is not None:  # the spans hashed are the spans trained on (the rules run once)
+            by_doc = {id(d.doc): s for d, s in zip(docs, spans, strict=True)}
+            rules = lambda doc: by_doc[id(doc)]  # noqa: E731
         train_bundle(docs, config.crf, tmp, rules=rules, extra={**(extra or {}), "inputs_digest": digest})
         try:
             tmp.rename(target)

@@ -4,7 +4,10 @@ refuses a bundle built for other versions, and the check that a file is a whole 
 from __future__ import annotations
 
 import hashlib
+import json
+import re
 import struct
+import tomllib
 from pathlib import Path
 
 from deid_core.bundle import Bundle, BundleError
@@ -22,6 +25,39 @@ def _tree_digest(path: Path) -> str | None:
     return h.hexdigest()[:16]
 
 
+_MACRO_USE = re.compile(r"\{\{(\w+)\}\}")
+
+
+def feature_rules(path: Path) -> dict[str, dict]:
+    """Each rule file of a folder as the CRF's rule_hits features see it: the rules marked
+    `crf_feature = false` (merge only) and the macros only they use left out, comments dropped."""
+    files = {f.name: tomllib.loads(f.read_text(encoding="utf-8")) for f in sorted(path.glob("*.toml"))}
+    rules = {name: [r for r in t.get("rule", []) if r.get("crf_feature", True) is not False]
+             for name, t in files.items()}
+    macros = {k: v for t in files.values() for k, v in t.get("macros", {}).items()}  # shared by every file
+    used: set[str] = set()
+    todo = _MACRO_USE.findall(json.dumps(rules))
+    while todo:
+        name = todo.pop()
+        if name not in used:
+            used.add(name)
+            todo.extend(_MACRO_USE.findall(macros.get(name, "")))
+    out = {}
+    for name, tables in files.items():
+        kept = {**tables, "rule": rules[name], "macros": {k: v for k, v in tables.get("macros", {}).items() if k in used}}
+        kept = {k: v for k, v in kept.items() if v or k not in ("rule", "macros")}
+        if kept:  # a file of merge-only rules is no file to the features
+            out[name] = kept
+    return out
+
+
+def _rules_digest(path: Path) -> str | None:
+    """sha256 (first 16 hex) of the rules the CRF reads (feature_rules); None when the folder is absent."""
+    if not path.is_dir():
+        return None
+    return hashlib.sha256(json.dumps(feature_rules(path), sort_keys=True).encode()).hexdigest()[:16]
+
+
 def current_versions() -> dict[str, str | None]:
     """Versions of what a CRF bundle depends on: features, taxonomy, rules, gazetteers."""
     from deid_core.config import conf_dir, conf_file
@@ -31,7 +67,7 @@ def current_versions() -> dict[str, str | None]:
     return {
         "features": features_version(),
         "taxonomy": str(conf_file("taxonomy.toml")["version"]),
-        "rules": _tree_digest(conf_dir() / "rules"),
+        "rules": _rules_digest(conf_dir() / "rules"),  # merge-only rules leave bundles valid
         "gazetteers": _tree_digest(DATA),  # the lists only: code changes that keep them leave bundles valid
     }
 
