@@ -312,6 +312,28 @@ def test_scaled_exp_rescales_exactly_the_rows_whose_maximum_underflows():
     assert np.array_equal(em.at(np.arange(4), np.array([0, 1, 2, 0])), exact[np.arange(4), [0, 1, 2, 0]])
 
 
+def test_word_bigram_rows_are_the_strings_of_each_pair(default_bundle, config):
+    """The interned word-pair rows (keyed by type ids) hold, at every token, the wb / wf strings the extractor
+    gives that token, whatever the tables held before: fresh, filled by other notes, or emptied and refilled."""
+    notes = [to_note(n) for n in generate(40, seed=24, n_patients=6)]
+    model, _ = _encoded(default_bundle, config, notes[:1])
+    docs, rules = _with_rules(default_bundle, config, notes)
+    extractor = model.extractor
+    expected = []
+    for doc, r in zip(docs, rules, strict=True):
+        for feats in extractor.extract(doc, r):
+            expected.append(sorted(f for f in feats if f.startswith(("wb=", "wf="))))
+    assert sum(map(bool, expected)) > 50  # the notes reach the bigram path
+    tables = Emissions(model.batch.weights, extractor, max_rows=3_000)
+    for order in (range(40), range(39, -1, -1), range(40)):
+        tables.start_batch()  # past max_rows: emptied between rounds
+        encoded = {i: tables.encode(docs[i], rules[i]) for i in order}
+        rows = tables.scores([encoded[i] for i in range(40)])[0]
+        got = [sorted(s for r in row[rows.dense:] for s in tables.row_keys[r]) for row in rows.ids.tolist()]
+        assert got == expected
+    assert tables.generation > 1
+
+
 def test_scorer_settings_are_typed_config(default_bundle):
     """[tagging] scorer and batch_tokens come from conf/crf.toml, checked like every key; they reach the models."""
     tagging = load_config().crf.tagging

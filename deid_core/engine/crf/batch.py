@@ -134,8 +134,9 @@ class BatchPredictor:
         for k, i in enumerate(idx):
             a, b = bounds[k], bounds[k + 1]
             note_tags = tags[a:b]
-            recall_knob(note_tags, [j - a for j in knob[cut[k]:cut[k + 1]]],
-                        lambda j, a=a: _label(labels, best[a + j]), self.begin)
+            if cut[k] < cut[k + 1]:  # most notes: no token for the knob
+                recall_knob(note_tags, [j - a for j in knob[cut[k]:cut[k + 1]]],
+                            lambda j, a=a: _label(labels, best[a + j]), self.begin)
             out[i] = note_tags, phi[a:b]
 
     def _note(self, dec: Decoded, a: int, b: int, gate: Sequence[int]) -> Prediction:

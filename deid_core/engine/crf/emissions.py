@@ -67,7 +67,9 @@ class Emissions:
         self.triples: dict[int, int] = {}  # shape-triple key -> row
         # the same as a dense table over (previous, own, next) shape ids, -1 where not yet known
         self.triple_table = np.full(_DENSE_SHAPES ** 3, -1, dtype=np.int64)
-        self.pairs: dict[int, tuple[int, int]] = {}  # (previous type, type) -> rows of its wb and wf strings
+        # (previous type, type) key -> its index in pair_rows: the rows of its wb and wf strings (index 0 unused)
+        self.pairs: dict[int, int] = {}
+        self.pair_rows = np.zeros((1024, 2), dtype=np.int64)
         # per type id: own and window rows, compressed-shape id, bigram halves, lower-cased text.
         # Type 0 stands for the positions outside a note: the extractor's padding, '<S>' on the left.
         self.types: dict[str, int] = {}
@@ -132,7 +134,7 @@ class Emissions:
 
     def start_batch(self) -> None:
         """Empty the tables if they grew past max_rows (notes encoded before this are then stale)."""
-        if len(self.row_keys) > self.max_rows or len(self.type_low) > self.max_rows:
+        if max(len(self.row_keys), len(self.type_low), len(self.pairs)) > self.max_rows:
             self._reset()
 
     def scores(self, notes: Sequence[EncodedNote]) -> tuple[RowEmission, np.ndarray]:
@@ -194,16 +196,19 @@ class Emissions:
         prev = types[at[pairs] - 1]
         keys, inverse = np.unique((prev << 32) | types[at[pairs]], return_inverse=True)
         get = self.pairs.get
-        rows = np.array([get(k) or self._pair(k) for k in keys.tolist()], dtype=np.int64).reshape(-1, 2)[inverse]
+        rows = self.pair_rows[np.array([get(k) or self._pair(k) for k in keys.tolist()], dtype=np.int64)[inverse]]
         wb[pairs] = rows[:, 0]
         inside = prev != 0  # wf belongs to the previous token, when there is one
         wf[pairs[inside] - 1] = rows[inside, 1]
         return wb, wf
 
-    def _pair(self, key: int) -> tuple[int, int]:
+    def _pair(self, key: int) -> int:
         wb, wf = self.extractor.word_pair(self.type_low[key >> 32], self.type_low[key & 0xFFFFFFFF])
-        r = self.pairs[key] = (self.row([wb]) if wb else 0, self.row([wf]) if wf else 0)
-        return r
+        k = self.pairs[key] = len(self.pairs) + 1
+        if k == len(self.pair_rows):
+            self.pair_rows = np.concatenate([self.pair_rows, np.zeros_like(self.pair_rows)])
+        self.pair_rows[k] = (self.row([wb]) if wb else 0, self.row([wf]) if wf else 0)
+        return k
 
     def _triple(self, key: int) -> int:
         r = self.triples.get(key)
