@@ -312,9 +312,12 @@ def test_scaled_exp_rescales_exactly_the_rows_whose_maximum_underflows():
     assert np.array_equal(em.at(np.arange(4), np.array([0, 1, 2, 0])), exact[np.arange(4), [0, 1, 2, 0]])
 
 
-def test_word_bigram_rows_are_the_strings_of_each_pair(default_bundle, config):
+@pytest.mark.parametrize("capacity", [1024, 2])
+def test_word_bigram_rows_are_the_strings_of_each_pair(default_bundle, config, monkeypatch, capacity):
     """The interned word-pair rows (keyed by type ids) hold, at every token, the wb / wf strings the extractor
-    gives that token, whatever the tables held before: fresh, filled by other notes, or emptied and refilled."""
+    gives that token, whatever the tables held before: fresh, filled by other notes, or emptied and refilled;
+    also when the pair rows grow while a batch's pairs are looked up (capacity 2)."""
+    monkeypatch.setattr(emissions_module, "_PAIRS", capacity)
     notes = [to_note(n) for n in generate(40, seed=24, n_patients=6)]
     model, _ = _encoded(default_bundle, config, notes[:1])
     docs, rules = _with_rules(default_bundle, config, notes)

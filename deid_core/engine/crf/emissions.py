@@ -23,6 +23,7 @@ from deid_core.spans import Span
 _BITS = 21  # compressed-shape ids per field of a shape-triple key
 _BLOCK = 2048  # tokens per block of table gathers (the block stays in cache)
 _DENSE_SHAPES = 64  # shape-triple rows in a dense (id, id, id) table while there are at most this many shapes
+_PAIRS = 1024  # initial capacity of the word-pair rows (doubled as needed)
 _TINY = 1e-200  # a product row whose largest value is below this is recomputed from its summed scores
 
 
@@ -69,7 +70,7 @@ class Emissions:
         self.triple_table = np.full(_DENSE_SHAPES ** 3, -1, dtype=np.int64)
         # (previous type, type) key -> its index in pair_rows: the rows of its wb and wf strings (index 0 unused)
         self.pairs: dict[int, int] = {}
-        self.pair_rows = np.zeros((1024, 2), dtype=np.int64)
+        self.pair_rows = np.zeros((_PAIRS, 2), dtype=np.int64)
         # per type id: own and window rows, compressed-shape id, bigram halves, lower-cased text.
         # Type 0 stands for the positions outside a note: the extractor's padding, '<S>' on the left.
         self.types: dict[str, int] = {}
@@ -196,7 +197,8 @@ class Emissions:
         prev = types[at[pairs] - 1]
         keys, inverse = np.unique((prev << 32) | types[at[pairs]], return_inverse=True)
         get = self.pairs.get
-        rows = self.pair_rows[np.array([get(k) or self._pair(k) for k in keys.tolist()], dtype=np.int64)[inverse]]
+        index = np.array([get(k) or self._pair(k) for k in keys.tolist()], dtype=np.int64)  # may grow pair_rows
+        rows = self.pair_rows[index[inverse]]
         wb[pairs] = rows[:, 0]
         inside = prev != 0  # wf belongs to the previous token, when there is one
         wf[pairs[inside] - 1] = rows[inside, 1]
