@@ -15,12 +15,14 @@ from deid_core.bundle import load_bundle
 from deid_core.config import ConfigError, conf_dir, load_config
 from deid_core.doc import Doc
 from deid_core.engine.contract import NoteState
+from deid_core.engine.crf import batch as batch_module
 from deid_core.engine.crf import emissions as emissions_module
 from deid_core.engine.crf.batch import outliers
 from deid_core.engine.crf.emissions import Emissions
 from deid_core.engine.crf.scorer import (
     DenseEmission,
     Workspace,
+    best_other,
     decode,
     read_weights,
     restricted_viterbi,
@@ -251,6 +253,88 @@ def test_dense_shape_triples_agree_with_the_dict(default_bundle, config, monkeyp
     ids = emissions.scores(again)[0].ids
     keys = [emissions.row_keys, model.batch.emissions.row_keys]
     assert [[keys[0][r] for r in row] for row in ids.tolist()] == [[keys[1][r] for r in row] for row in got.tolist()]
+
+
+def test_knob_decode_computes_the_best_other_label_where_the_knob_reads_it(default_bundle, config):
+    """decode(knob=t) gives the best other label of decode() at every token the recall knob reads (MAP O,
+    1 - P(O) > t) and -1 elsewhere; the rest of the result is bit-identical."""
+    model, encoded = _encoded(default_bundle, config, [to_note(n) for n in generate(30, seed=23, n_patients=5)])
+    emission, lengths = model.batch.emissions.scores(encoded)
+    trans, other = model.batch.weights.trans, model.batch.other
+    full = decode(emission, lengths, trans, other)
+    for knob in (0.0, 0.2, 0.9, 1.0):
+        part = decode(emission, lengths, trans, other, knob=knob)
+        assert np.array_equal(part.path, full.path) and np.array_equal(part.p_o, full.p_o)
+        reads = ((1.0 - full.p_o) > knob) & (full.path == other)
+        assert np.array_equal(part.best_other[reads], full.best_other[reads])
+        assert (part.best_other[~reads] == -1).all()
+        if knob == 0.2:
+            assert reads.any()  # the test reaches the knob
+    with pytest.raises(RuntimeError, match="not computed"):
+        batch_module._label(model.batch.weights.labels, -1)
+
+
+def test_best_other_skips_label_o_wherever_it_is():
+    """The best label other than O, first on ties, for O in the first, a middle and the last column."""
+    marg = np.array([[0.5, 0.2, 0.2, 0.1], [0.1, 0.1, 0.7, 0.1], [0.25, 0.25, 0.25, 0.25]])
+    assert best_other(marg, 0).tolist() == [1, 2, 1]
+    assert best_other(marg, 2).tolist() == [0, 0, 0]
+    assert best_other(marg, 3).tolist() == [0, 2, 0]
+    assert marg[1, 2] == 0.7  # the caller's array is left as it was
+
+
+def _row_table(vectors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The exp table and row maxima Emissions keeps for these row vectors."""
+    row_max = vectors.max(axis=1)
+    return np.exp(vectors - row_max[:, None]), row_max
+
+
+def test_scaled_exp_rescales_exactly_the_rows_whose_maximum_underflows():
+    """The row-sum pre-filter of scaled_exp finds every product row whose maximum is below 1e-200, also when
+    its sum is above it (three labels each at 0.9e-200); such rows are recomputed (maximum exactly 1), the
+    others are the plain products (as a per-row maximum would decide)."""
+    x = -np.log(0.9e-200) / 2
+    vectors = np.array([[0.0, 0.0, 0.0], [0.0, -x, -x], [-x, 0.0, -x], [-x, -x, 0.0],
+                        [0.0, -470.0, -470.0], [-470.0, 0.0, -470.0], [-1.0, -2.0, 0.5]])
+    exp_vectors, row_max = _row_table(vectors)
+    ids = np.array([[1, 2, 3, 0, 0],   # every label at e^-2x = 0.9e-200: sum 2.7e-200, maximum below 1e-200
+                    [4, 5, 0, 0, 0],   # e^-470 on two labels
+                    [6, 1, 0, 0, 6],   # ordinary (a sparse column in use)
+                    [6, 6, 6, 0, 0]])
+    em = emissions_module.RowEmission(ids, vectors, exp_vectors, row_max, dense=4)
+    ee, shift = em.scaled_exp(np.arange(len(ids)))
+    exact = vectors[ids].sum(axis=1)
+    np.testing.assert_allclose(ee * np.exp(shift - exact.max(axis=1))[:, None], np.exp(exact - exact.max(axis=1)[:, None]),
+                               rtol=1e-12)
+    assert ee[0].max() == 1.0 and ee[1].max() == 1.0  # rescaled
+    plain = np.prod(exp_vectors[ids], axis=1)
+    assert np.array_equal(ee[2:], plain[2:])  # the products themselves, untouched
+    assert np.array_equal(em.at(np.arange(4), np.array([0, 1, 2, 0])), exact[np.arange(4), [0, 1, 2, 0]])
+
+
+@pytest.mark.parametrize("capacity", [1024, 2])
+def test_word_bigram_rows_are_the_strings_of_each_pair(default_bundle, config, monkeypatch, capacity):
+    """The interned word-pair rows (keyed by type ids) hold, at every token, the wb / wf strings the extractor
+    gives that token, whatever the tables held before: fresh, filled by other notes, or emptied and refilled;
+    also when the pair rows grow while a batch's pairs are looked up (capacity 2)."""
+    monkeypatch.setattr(emissions_module, "_PAIRS", capacity)
+    notes = [to_note(n) for n in generate(40, seed=24, n_patients=6)]
+    model, _ = _encoded(default_bundle, config, notes[:1])
+    docs, rules = _with_rules(default_bundle, config, notes)
+    extractor = model.extractor
+    expected = []
+    for doc, r in zip(docs, rules, strict=True):
+        for feats in extractor.extract(doc, r):
+            expected.append(sorted(f for f in feats if f.startswith(("wb=", "wf="))))
+    assert sum(map(bool, expected)) > 50  # the notes reach the bigram path
+    tables = Emissions(model.batch.weights, extractor, max_rows=3_000)
+    for order in (range(40), range(39, -1, -1), range(40)):
+        tables.start_batch()  # past max_rows: emptied between rounds
+        encoded = {i: tables.encode(docs[i], rules[i]) for i in order}
+        rows = tables.scores([encoded[i] for i in range(40)])[0]
+        got = [sorted(s for r in row[rows.dense:] for s in tables.row_keys[r]) for row in rows.ids.tolist()]
+        assert got == expected
+    assert tables.generation > 1
 
 
 def test_scorer_settings_are_typed_config(default_bundle):

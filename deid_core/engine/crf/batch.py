@@ -53,6 +53,13 @@ def outliers(lengths: Sequence[int], max_tokens: int) -> set[int]:
     return {i for i in order[:best]} | {i for i, n in enumerate(lengths) if n > max_tokens}
 
 
+def _label(labels: list[str], k: int) -> str:
+    """labels[k] for a label id decode computed (-1: not computed there; never a label from the end)."""
+    if k < 0:
+        raise RuntimeError("the best other label was not computed at a recall-knob token")
+    return labels[k]
+
+
 class BatchPredictor:
     """Numpy inference for one model: Viterbi tags and PHI marginals of many notes, as CrfModel.predict."""
 
@@ -109,7 +116,7 @@ class BatchPredictor:
     def _score(self, idx: list[int], encoded: dict[int, EncodedNote], threshold: float, marginals: bool,
                gates: Sequence[Sequence[int]], out: list) -> None:
         emission, lengths = self.emissions.scores([encoded[i] for i in idx])
-        dec = decode(emission, lengths, self.weights.trans, self.other, self.work)
+        dec = decode(emission, lengths, self.weights.trans, self.other, self.work, threshold)
         bounds = np.concatenate(([0], np.cumsum(lengths))).tolist()
         if threshold >= 1.0 and not marginals:
             for k, i in enumerate(idx):
@@ -127,8 +134,9 @@ class BatchPredictor:
         for k, i in enumerate(idx):
             a, b = bounds[k], bounds[k + 1]
             note_tags = tags[a:b]
-            recall_knob(note_tags, [j - a for j in knob[cut[k]:cut[k + 1]]],
-                        lambda j, a=a: labels[best[a + j]], self.begin)
+            if cut[k] < cut[k + 1]:  # most notes: no token for the knob
+                recall_knob(note_tags, [j - a for j in knob[cut[k]:cut[k + 1]]],
+                            lambda j, a=a: _label(labels, best[a + j]), self.begin)
             out[i] = note_tags, phi[a:b]
 
     def _note(self, dec: Decoded, a: int, b: int, gate: Sequence[int]) -> Prediction:

@@ -23,6 +23,8 @@ from deid_core.spans import Span
 _BITS = 21  # compressed-shape ids per field of a shape-triple key
 _BLOCK = 2048  # tokens per block of table gathers (the block stays in cache)
 _DENSE_SHAPES = 64  # shape-triple rows in a dense (id, id, id) table while there are at most this many shapes
+_PAIRS = 1024  # initial capacity of the word-pair rows (doubled as needed)
+_TINY = 1e-200  # a product row whose largest value is below this is recomputed from its summed scores
 
 
 @dataclass
@@ -66,7 +68,9 @@ class Emissions:
         self.triples: dict[int, int] = {}  # shape-triple key -> row
         # the same as a dense table over (previous, own, next) shape ids, -1 where not yet known
         self.triple_table = np.full(_DENSE_SHAPES ** 3, -1, dtype=np.int64)
-        self.pairs: dict[int, tuple[int, int]] = {}  # (previous type, type) -> rows of its wb and wf strings
+        # (previous type, type) key -> its index in pair_rows: the rows of its wb and wf strings (index 0 unused)
+        self.pairs: dict[int, int] = {}
+        self.pair_rows = np.zeros((_PAIRS, 2), dtype=np.int64)
         # per type id: own and window rows, compressed-shape id, bigram halves, lower-cased text.
         # Type 0 stands for the positions outside a note: the extractor's padding, '<S>' on the left.
         self.types: dict[str, int] = {}
@@ -131,7 +135,7 @@ class Emissions:
 
     def start_batch(self) -> None:
         """Empty the tables if they grew past max_rows (notes encoded before this are then stale)."""
-        if len(self.row_keys) > self.max_rows or len(self.type_low) > self.max_rows:
+        if max(len(self.row_keys), len(self.type_low), len(self.pairs)) > self.max_rows:
             self._reset()
 
     def scores(self, notes: Sequence[EncodedNote]) -> tuple[RowEmission, np.ndarray]:
@@ -193,16 +197,20 @@ class Emissions:
         prev = types[at[pairs] - 1]
         keys, inverse = np.unique((prev << 32) | types[at[pairs]], return_inverse=True)
         get = self.pairs.get
-        rows = np.array([get(k) or self._pair(k) for k in keys.tolist()], dtype=np.int64).reshape(-1, 2)[inverse]
+        index = np.array([get(k) or self._pair(k) for k in keys.tolist()], dtype=np.int64)  # may grow pair_rows
+        rows = self.pair_rows[index[inverse]]
         wb[pairs] = rows[:, 0]
         inside = prev != 0  # wf belongs to the previous token, when there is one
         wf[pairs[inside] - 1] = rows[inside, 1]
         return wb, wf
 
-    def _pair(self, key: int) -> tuple[int, int]:
+    def _pair(self, key: int) -> int:
         wb, wf = self.extractor.word_pair(self.type_low[key >> 32], self.type_low[key & 0xFFFFFFFF])
-        r = self.pairs[key] = (self.row([wb]) if wb else 0, self.row([wf]) if wf else 0)
-        return r
+        k = self.pairs[key] = len(self.pairs) + 1
+        if k == len(self.pair_rows):
+            self.pair_rows = np.concatenate([self.pair_rows, np.zeros_like(self.pair_rows)])
+        self.pair_rows[k] = (self.row([wb]) if wb else 0, self.row([wf]) if wf else 0)
+        return k
 
     def _triple(self, key: int) -> int:
         r = self.triples.get(key)
@@ -233,7 +241,12 @@ class RowEmission:
         ids = self.ids[order]
         ee = work_array(work, "ee", len(ids), self.vectors.shape[1])
         buf = np.empty((min(_BLOCK, len(ids)), self.vectors.shape[1]))
-        top = np.empty(len(ids))  # each row's largest value, taken while its block is in cache
+        # Each row's sum, taken while its block is in cache: one matrix-vector product per block, where a
+        # row maximum (a reduction over 36 values per row in numpy) cost ~a quarter of this function.
+        # Every value is in [0, 1]: a row whose maximum is below _TINY sums to less than L * _TINY, and its
+        # computed sum to less than (L + 1) * _TINY (L labels); rows above that bound are never tiny.
+        top = np.empty(len(ids))
+        ones = np.ones(self.vectors.shape[1])
         for a in range(0, len(ids), _BLOCK):
             block = ids[a:a + _BLOCK]
             out = ee[a:a + len(block)]
@@ -245,9 +258,10 @@ class RowEmission:
             for k in range(self.dense, ids.shape[1]):
                 some = np.flatnonzero(block[:, k])
                 out[some] *= self.exp_vectors[block[some, k]]
-            np.max(out, axis=1, out=top[a:a + len(block)])
-        shift = self.row_max[ids].sum(axis=1)
-        tiny = np.flatnonzero(top < 1e-200)  # row maxima on different labels: rescale exactly
+            np.matmul(out, ones, out=top[a:a + len(block)])
+        shift = np.take(self.row_max, ids) @ np.ones(ids.shape[1])  # a product, not a reduction over 9 values
+        tiny = np.flatnonzero(top < (len(ones) + 1) * _TINY)  # candidates; then the rows whose maximum is
+        tiny = tiny[ee[tiny].max(axis=1) < _TINY]  # below _TINY (row maxima on different labels): rescale exactly
         if len(tiny):
             e = self.vectors[ids[tiny]].sum(axis=1)
             shift[tiny] = e.max(axis=1)
@@ -259,6 +273,16 @@ class RowEmission:
         return self.vectors[self.ids[tokens]].sum(axis=1)
 
     def at(self, tokens: np.ndarray, labels: np.ndarray) -> np.ndarray:
-        """E[tokens, labels] (one flat gather: cheaper than a broadcast 2-d index, the same sum)."""
-        flat = self.ids[tokens] * self.vectors.shape[1] + np.asarray(labels)[:, None]
-        return np.take(self.vectors.reshape(-1), flat).sum(axis=1)
+        """E[tokens, labels]: one flat gather over the dense columns, summed by a matrix-vector product (a
+        reduction over a few values per row is slow in numpy); the sparse columns only where they are not row 0."""
+        width = self.vectors.shape[1]
+        flat = self.vectors.reshape(-1)
+        labels = np.asarray(labels)
+        ids = self.ids[tokens]
+        pos = ids[:, :self.dense] * width
+        pos += labels[:, None]
+        out = np.take(flat, pos) @ np.ones(self.dense)
+        for k in range(self.dense, ids.shape[1]):
+            some = np.flatnonzero(ids[:, k])
+            out[some] += np.take(flat, ids[some, k] * width + labels[some])
+        return out

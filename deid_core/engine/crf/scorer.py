@@ -99,7 +99,9 @@ class Decoded:
 
     path: np.ndarray  # (N,) int
     p_o: np.ndarray  # (N,) float64
-    best_other: np.ndarray  # (N,) int: argmax of the marginals over labels other than O (first on ties)
+    # (N,) int: argmax of the marginals over labels other than O (first on ties); with decode's `knob`,
+    # only at the tokens the recall knob reads (MAP label O, 1 - P(O) > knob), -1 elsewhere
+    best_other: np.ndarray
 
 
 class TimeMajor:
@@ -255,10 +257,11 @@ def _matmul(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> None:
 
 
 def decode(emission: Emission, lengths: np.ndarray, trans: np.ndarray, other: int = 0,
-           work: Workspace | None = None) -> Decoded:
+           work: Workspace | None = None, knob: float | None = None) -> Decoded:
     """MAP labels and marginals of every note of a batch (`lengths`: tokens per note, in emission order).
 
-    `other`: the id of label O (excluded from `best_other`); `work`: buffers reused across calls.
+    `other`: the id of label O (excluded from `best_other`); `work`: buffers reused across calls;
+    `knob`: `best_other` only where the recall knob at this threshold reads it (None: every token).
     """
     lengths = np.asarray(lengths, dtype=np.int64)
     tm = TimeMajor(lengths)
@@ -271,15 +274,8 @@ def decode(emission: Emission, lengths: np.ndarray, trans: np.ndarray, other: in
     path_tm = marg.argmax(axis=1)
     p_o_tm = marg[:, other] / total
     rest_tm = 1.0 - marg[arange, path_tm] / total  # probability mass outside the argmax label
-    if other == 0 and marg.shape[1] > 1:  # the first maximum past column O (marginals are >= 0)
-        best_tm = marg[:, 1:].argmax(axis=1) + 1
-    else:
-        col = marg[:, other].copy()
-        marg[:, other] = -1.0
-        best_tm = marg.argmax(axis=1)
-        marg[:, other] = col
-    path, p_o, best, rest, logs = (np.empty_like(x) for x in (path_tm, p_o_tm, best_tm, rest_tm, logc))
-    for out, x in ((path, path_tm), (p_o, p_o_tm), (best, best_tm), (rest, rest_tm), (logs, logc + shift)):
+    path, p_o, rest, logs = (np.empty_like(x) for x in (path_tm, p_o_tm, rest_tm, logc))
+    for out, x in ((path, path_tm), (p_o, p_o_tm), (rest, rest_tm), (logs, logc + shift)):
         out[tm.rows] = x
     starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))
     nonempty = starts[lengths > 0]
@@ -297,14 +293,32 @@ def decode(emission: Emission, lengths: np.ndarray, trans: np.ndarray, other: in
     # token has a second candidate only if the mass outside its argmax label reaches that floor.
     floor = np.repeat(np.exp(log_p) * 0.5, lengths)
     maybe = np.flatnonzero(rest >= floor * (1 - 1e-9))
+    inv = np.empty_like(tm.rows)  # note-major row -> time-major row
+    inv[tm.rows] = arange
     if len(maybe):
-        inv = np.empty_like(tm.rows)
-        inv[tm.rows] = arange
         cand = marg[inv[maybe]] >= (floor[maybe] * total[inv[maybe]])[:, None]
         two = cand.sum(axis=1) > 1
         if two.any():
             restricted_viterbi(path, maybe[two], cand[two], emission, trans, first, last)
+    if knob is None:
+        at = arange
+        best = np.empty_like(path)
+    else:  # the recall knob's tokens (as batch.BatchPredictor applies it): a few per note
+        at = np.flatnonzero(((1.0 - p_o) > knob) & (path == other))
+        best = np.full_like(path, -1)
+    best[at] = best_other(marg[inv[at]], other)
     return Decoded(path, p_o, best)
+
+
+def best_other(marg: np.ndarray, other: int) -> np.ndarray:
+    """Per row of marginals, the label of the largest one other than `other` (the first on ties)."""
+    if marg.shape[1] < 2:
+        return np.zeros(len(marg), dtype=np.int64)
+    if other == 0:  # the first maximum past column O (marginals are >= 0)
+        return marg[:, 1:].argmax(axis=1) + 1
+    masked = marg.copy()
+    masked[:, other] = -1.0
+    return masked.argmax(axis=1)
 
 
 def restricted_viterbi(path: np.ndarray, tokens: np.ndarray, cand: np.ndarray, emission: Emission,
