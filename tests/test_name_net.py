@@ -109,6 +109,9 @@ def test_skipping_hopeless_words_changes_no_span(override):
     notes += [Note("x", t) for t in (
         "seen per K. lantern RN today; Dr. anxious seen; seen by Dr. K. Lantern today; Dr. Walnut RN; spoke with K. tired RN; per Mr. happy and T. Jones MD, nurse bell, CNA wall",
         "MR. SILVER and Dr Maria\nrn called ms. paine; daughter worried rn; seen by Ann Lee, RRT.",
+        # no title and no credential in the note: the bound reads the word's base and the free weights only
+        "family meeting: spoke with K. tired today; per J. walnut and mother bell; talked to anxious lantern.",
+        "daughter maria called; per quorvik, and spoke with T. happy about the plan.",
     )]
     differ = 0
     for n in notes:

@@ -382,6 +382,17 @@ _KIN_WORDS = ["visisted", "arived", "currntly", "stbale", "ujunwa", "qwyrt", "wi
               "home", "and", "o'neil", "smith-jones", "k.", "to", "called", "at", "daughter-in-law", "123", "é"]
 
 
+def test_the_remembered_typo_search_answers_as_the_search():
+    """kin_name_filter's memo of vetoes.misspelt (round 13): the same answer, first asked and asked again."""
+    from deid_core.engine.rules.name_filters import _misspelt
+    from deid_core.engine.vetoes import misspelt
+
+    words = [w for k in _KIN_WORDS for w in (k, k.upper(), k.title())] + ["visitted", "stbale", "qqplorvik"]
+    assert any(misspelt(w) for w in words) and not all(misspelt(w) for w in words)
+    for _ in range(2):
+        assert [_misspelt(w) for w in words] == [misspelt(w) for w in words]
+
+
 @settings(max_examples=500, deadline=None)
 @given(st.lists(st.tuples(st.sampled_from(_KIN_WORDS), st.sampled_from(["lower", "upper", "title", "same"])),
                 min_size=0, max_size=4))

@@ -242,7 +242,7 @@ def test_a_failed_pass_screens_nothing_out():
             return None
 
     assert screen.ruled_out("xyz 123") == frozenset({0})
-    screen._sets[-1] = (Failed(), screen._sets[-1][1])
+    screen._sets[-1] = (Failed().Match, screen._sets[-1][1])
     assert screen.possible("xyz 123") is None
     assert screen.ruled_out("xyz 123") == frozenset()
 

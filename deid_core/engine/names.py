@@ -142,16 +142,19 @@ class NameNet(PerNoteStage):
         toks, starts, ends = doc.tokens
         text = doc.text
         low = list(map(str.lower, toks))
+        vocab = set(low)  # the note's words once: each test for a cue word below reads the few cue words (round 13)
         lex = self.lexicals(toks)  # a fresh list: the note's own copy
-        if not self._name_cues.isdisjoint(low):
+        if not self._name_cues.isdisjoint(vocab):
             self._drop_standing_cues(toks, low, lex, starts, ends, text)
         scores: list[float | None] = [None] * len(toks)
         labels = [""] * len(toks)
-        signed = self._signature_credentials(low, ends, text)
-        hopeless = self._hopeless(low, lex, toks, starts, ends, text, signed)
-        # the words with a lexical score (a C-level pass over the others), in order, but glued and hopeless ones
+        signed = (frozenset() if self.cues.line_credentials.isdisjoint(vocab)
+                  else self._signature_credentials(low, ends, text))
+        hopeless = self._hopeless(low, lex, toks, starts, ends, text, signed, vocab)
+        # the words with a lexical score (a C-level pass over the others), in order, but hopeless and glued ones
+        # (both pure tests: the cheaper, hopeless, first)
         scored = [i for i in compress(range(len(lex)), map(is_not, lex, repeat(None)))
-                  if not _glued(i, toks, starts, ends) and not hopeless(i, lex[i])]
+                  if not hopeless(i, lex[i]) and not _glued(i, toks, starts, ends)]
         for i in scored:
             scores[i], labels[i] = self._context(i, lex[i], toks, low, lex, starts, ends, text, signed)
         w = self.opts.weights
@@ -268,7 +271,7 @@ class NameNet(PerNoteStage):
                     out.append(k)
         return frozenset(out)
 
-    def _hopeless(self, low, lex, toks, starts, ends, text, signed=frozenset()):
+    def _hopeless(self, low, lex, toks, starts, ends, text, signed=frozenset(), vocab=None):
         """A test of word i that is true only when its score cannot matter: a word no neighbour can carry
         (lexical score <= 0) whose context could not lift it to the threshold. Its context is then not
         computed: its score would only decide `proposed`, which stays false (scores and labels of words
@@ -278,8 +281,12 @@ class NameNet(PerNoteStage):
         w, c = self.opts.weights, self.cues
         free = max(0.0, w.initial) + self._strongest_cue
         title_w, cred_w, thr = max(0.0, w.title), max(0.0, w.credential), self.opts.threshold
-        titles = [j for j, t in enumerate(low) if t in c.titles] if not c.titles.isdisjoint(low) else []
-        any_cred = bool(signed) or not c.credentials.isdisjoint(low)
+        words_ = low if vocab is None else vocab  # the note's words as a set (run), for the membership tests
+        titles = [j for j, t in enumerate(low) if t in c.titles] if not c.titles.isdisjoint(words_) else []
+        any_cred = bool(signed) or not c.credentials.isdisjoint(words_)
+        limit = thr - BOUND_SLACK
+        if not titles and not any_cred:  # (most notes) only the base and the free weights: no call of the test below
+            return lambda i, base: base <= 0 and base + free < limit
 
         def hopeless(i: int, base: float) -> bool:
             if base > 0:

@@ -30,6 +30,11 @@ from deid_core.gazetteers import is_common, is_frequent, is_function_word, is_na
 
 Filter = Callable[[str, int, int, dict], "tuple[int, int] | None"]
 
+# the filters' own patterns, compiled once (a module-level regex.search/findall looks its pattern up per call)
+_DIGITS = regex.compile(r"[0-9]+")
+_LETTER_GROUP = regex.compile(r"[A-Za-z]+")
+_WORD_PART = regex.compile(r"[A-Za-z'’-]+")
+
 
 def place_acronym_filter(text: str, start: int, end: int, settings: dict) -> tuple[int, int] | None:
     """A 2-4 capital facility acronym: no clinical or frequent abbreviation (OR, CT, MICU, OSH), no state,
@@ -168,7 +173,7 @@ def age_filter(text: str, start: int, end: int, settings: dict) -> tuple[int, in
     """Keep an age of at least settings['min_age'] (HIPAA: only ages over 89 are PHI)."""
     if start >= end:
         return None
-    digits = regex.search(r"[0-9]+", text[start:end])
+    digits = _DIGITS.search(text[start:end])
     if digits is None:
         return (start, end) if settings["min_age"] <= 90 else None
     return (start, end) if int(digits.group(0)) >= settings["min_age"] else None
@@ -183,13 +188,13 @@ def initials_line_filter(text: str, start: int, end: int, settings: dict) -> tup
     """Keep a hit on a line of initials ('EW/DVR/tb') only when no letter group of that line is a frequent
     word or clinical abbreviation ('CTA/RRR/soft' is an exam)."""
     line = text[text.rfind("\n", 0, start) + 1:(text.find("\n", end) + 1 or len(text) + 1) - 1]
-    return None if any(is_frequent(g) for g in regex.findall(r"[A-Za-z]+", line)) else (start, end)
+    return None if any(is_frequent(g) for g in _LETTER_GROUP.findall(line)) else (start, end)
 
 
 def no_frequent_word_filter(text: str, start: int, end: int, settings: dict) -> tuple[int, int] | None:
     """Drop a hit with a frequent word or clinical abbreviation among its words but its joining 'and'
     ('sutton, leblanc and miranda' is a firm, 'home, nights and weekends' is not)."""
-    parts = [w for w in regex.findall(r"[A-Za-z'’-]+", text[start:end]) if w.lower() != "and"]
+    parts = [w for w in _WORD_PART.findall(text[start:end]) if w.lower() != "and"]
     return None if any(is_frequent(base(w)) for w in parts) else (start, end)
 
 

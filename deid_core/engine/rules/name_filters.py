@@ -8,11 +8,16 @@ filter documents; unknown words ("Zelnik") are name-like.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import lru_cache
 
 from deid_core.engine.propagation import SHORT_MAX, is_clinical_word
 from deid_core.engine.rules.filter_words import base, hit_words, is_initial, titled
 from deid_core.engine.vetoes import misspelt
 from deid_core.gazetteers import is_common, is_frequent, is_function_word, is_name, words
+
+# vetoes.misspelt per word, remembered: its edit search (~50 x length lookups) is the costliest test of a kin
+# hit's first word, and the same words recur note after note (a pure function of the word and the static lists)
+_misspelt = lru_cache(maxsize=1 << 14)(misspelt)
 
 
 def first_name_ok(word: str, *, strong: bool = False, unknown_ok: int = 0, role: bool = False) -> bool:
@@ -166,7 +171,7 @@ def kin_name_filter(text: str, start: int, end: int, settings: dict) -> tuple[in
     word = pieces[0][2] if pieces else ""
     lower, upper = word.islower(), word.isupper()
     # a typo only changes how a word in one case is read: the (costly) edit search is left out for the others
-    if not (lower or upper) or "-" in word or misspelt(base(word)):
+    if not (lower or upper) or "-" in word or _misspelt(base(word)):
         return _name_run(text, start, end, strong=False, from_left=False)
     if lower:  # "daughter-in-law ujunwa": a word in no list, longer than an abbreviation
         low = base(word)

@@ -15,7 +15,7 @@ the set holds a pattern that always matches, so its absence shows it), screens n
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import re2
 
@@ -54,7 +54,7 @@ class RuleScreen:
                 entries.setdefault(p.encode("ascii"), []).append(i)
             needed[i] = len(found)
         # (RE2 Set, its entry -> the rules it counts for; the canary \z first, counting for none)
-        self._sets: list[tuple[object, tuple[tuple[int, ...], ...]]] = []
+        self._sets: list[tuple[Callable[[bytes], list[int] | None], tuple[tuple[int, ...], ...]]] = []
         items = list(entries.items())
         for k in range(0, len(items), _PER_SET):
             part = items[k:k + _PER_SET]
@@ -63,7 +63,9 @@ class RuleScreen:
             for p, _ in part:
                 rset.Add(p)
             rset.Compile()
-            self._sets.append((rset, ((), *(tuple(rules) for _, rules in part))))
+            # the compiled set's own Match (the wrapper's only adds a type test per call): a list of entries
+            match = getattr(rset, "_set", rset).Match
+            self._sets.append((match, ((), *(tuple(rules) for _, rules in part))))
         self.screened = frozenset(needed)  # rules this screen can rule out
         self._always = frozenset(range(len(patterns))) - self.screened
         self._needed = needed
@@ -93,8 +95,8 @@ class RuleScreen:
             return None
         data = text.encode("ascii")
         counts: dict[int, int] = {}
-        for rset, owner in self._sets:
-            hits = rset.Match(data)
+        for match, owner in self._sets:
+            hits = match(data)
             if not hits or 0 not in hits:
                 return None  # the pass failed (RE2 reports nothing then): screen nothing out
             for k in hits:

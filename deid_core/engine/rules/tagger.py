@@ -224,7 +224,9 @@ class RuleTagger(PerNoteStage):
                     continue
             if self.rules[i].needs and not self._has(i, text, found, timeout):
                 continue
-            self._apply_at(self.rules[i], sorted(set(positions)), text, phi, sup, timeout)
+            # one trigger position (most rules in most notes) is in order already
+            self._apply_at(self.rules[i], positions if len(positions) == 1 else sorted(set(positions)),
+                           text, phi, sup, timeout)
         return phi, sup
 
     def _has(self, i: int, text: str, found: dict[str, bool], timeout: float | None) -> bool:
