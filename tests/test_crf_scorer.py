@@ -225,6 +225,28 @@ def _encoded(bundle, config, notes):
     return np_model, [encoded[i] for i in range(len(docs))]
 
 
+def test_a_failing_chunk_is_scored_note_by_note_and_says_so(default_bundle, config, caplog):
+    """A chunk whose scoring fails is scored again note by note (only the failing note is lost) and the
+    fallback is logged (count and exception type only), so a systematic scorer bug is not a silent slowdown."""
+    from deid_core.engine.crf.emissions import EncodedNote
+
+    notes = [to_note(n) for n in generate(4, seed=11, n_patients=2)]
+    model, encoded = _encoded(default_bundle, config, notes)
+    whole: list = [None] * len(encoded)
+    model.batch.score_many(dict(enumerate(encoded)), 1.0, True, [()] * len(encoded), whole)
+    broken = dict(enumerate(encoded))
+    broken[2] = EncodedNote([10**9] * len(encoded[2].types), encoded[2].docs, encoded[2].generation)
+    out: list = [None] * len(encoded)
+    with caplog.at_level("WARNING", logger="deid_core.engine.crf.batch"):
+        model.batch.score_many(broken, 1.0, True, [()] * len(encoded), out)
+    assert isinstance(out[2], Exception)
+    for i in (0, 1, 3):  # the same tags; marginals within float tolerance (a chunk of one sums in another order)
+        assert out[i][0] == whole[i][0]
+        np.testing.assert_allclose(out[i][1], whole[i][1], rtol=0, atol=1e-12)
+    (record,) = [r for r in caplog.records if "one by one" in r.getMessage()]
+    assert "chunk of 4 notes" in record.getMessage() and "IndexError" in record.getMessage()
+
+
 def test_reused_buffers_change_nothing(default_bundle, config):
     """Decoding with a Workspace (buffers kept across chunks) gives the bit-identical result of fresh arrays,
     whatever the buffers held before: chunks bigger, smaller and bigger again, buffers poisoned with NaN."""

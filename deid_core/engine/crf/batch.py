@@ -8,6 +8,7 @@ whose scoring fails is scored again note by note, so only the failing note is lo
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 
 import numpy as np
@@ -17,6 +18,8 @@ from deid_core.engine.crf.emissions import Emissions, EncodedNote
 from deid_core.engine.crf.labels import recall_knob
 from deid_core.engine.crf.scorer import CrfWeights, Decoded, Workspace, decode
 from deid_core.spans import Span
+
+log = logging.getLogger(__name__)
 
 Prediction = tuple[list[str], list[float]]  # Viterbi tags (recall knob applied), per-token PHI marginal
 
@@ -106,7 +109,10 @@ class BatchPredictor:
             idx = [todo[k] for k in chunk]
             try:
                 self._score(idx, encoded, threshold, marginals, gates, out)
-            except Exception:  # noqa: BLE001 - find the failing note: score the chunk note by note
+            except Exception as exc:  # noqa: BLE001 - find the failing note: score the chunk note by note
+                # a scorer bug would otherwise show only as a slowdown (the notes' results are the same)
+                log.warning("CRF scoring failed for a chunk of %d notes (%s); scoring them one by one",
+                            len(idx), type(exc).__name__)
                 for i in idx:
                     try:
                         self._score([i], encoded, threshold, marginals, gates, out)
