@@ -5,7 +5,7 @@ from __future__ import annotations
 from deid_core.bundle_choice import resolve_bundle
 from deid_core.config import load_config
 from deid_core.engine.pipeline import build_deidentifier
-from deid_core.engine.surrogates import dates, modes, names
+from deid_core.engine.surrogates import dates
 from deid_core.training.synth.generate import generate
 from deid_core.training.synth.output import to_note
 
@@ -27,8 +27,6 @@ def test_tiny_caches_give_the_same_outputs(monkeypatch):
     notes = [to_note(n) for n in generate(80, seed=515, n_patients=12)]
     large = _outputs(200_000, 32_768, notes)
     monkeypatch.setattr(dates, "PARSE_CACHE", 2)
-    monkeypatch.setattr(names, "TOKEN_CACHE", 2)  # surrogate first draws (test_surrogate_memos.py)
-    monkeypatch.setattr(modes, "DRAW_CACHE", 2)
     tiny = _outputs(2, 512, notes)  # the emission tables emptied before every scorer batch of ~512 tokens
     assert sum(len(spans) for _, _, spans in large) > 100
     assert tiny == large

@@ -59,21 +59,15 @@ def generator(name: str) -> Callable[[Generator], Generator]:
     return deco
 
 
-def drawn(name: str, *, note_free: bool = True) -> Callable[[Candidate], Candidate]:
+def drawn(name: str) -> Callable[[Candidate], Candidate]:
     """Register a generator drawn with re-draws: a candidate that collides with the note's real PHI
-    (or shares a non-generic word with it) is drawn again, up to [surrogates] max_redraws.
-    `note_free`: the candidate reads nothing of the note context (so its first draw may be memoised)."""
+    (or shares a non-generic word with it) is drawn again, up to [surrogates] max_redraws."""
 
     def deco(candidate: Candidate) -> Candidate:
         GENERATORS[name] = partial(draw, candidate=candidate)  # picklable, like the Replacer holding it
-        if note_free:
-            NOTE_FREE.add(candidate)
         return candidate
 
     return deco
-
-
-NOTE_FREE: set[Candidate] = set()  # drawn candidates that are functions of (key, scope, label, original, attempt)
 
 
 def draw(r: ModeReplacer, ctx: NoteCtx, label: str, original: str, candidate: Candidate) -> str | None:
@@ -81,13 +75,6 @@ def draw(r: ModeReplacer, ctx: NoteCtx, label: str, original: str, candidate: Ca
     norm = normalize(original) or original
 
     def make(attempt: int) -> str:
-        if attempt == 0 and candidate in NOTE_FREE:  # a patient's notes repeat their PHI: one draw each
-            ck = (candidate, ctx.key, ctx.scope, label, original)
-            cand = r.first_draws.get(ck)
-            if cand is None:
-                cand = candidate(r, ctx, label, original, keyed_rng(ctx.key, ctx.scope, label, norm, "0"))
-                r.first_draws.put(ck, cand)
-            return cand  # type: ignore[return-value]
         return candidate(r, ctx, label, original, keyed_rng(ctx.key, ctx.scope, label, norm, str(attempt)))
 
     return draw_distinct(original, ctx.forbidden, make, r.max_redraws, r.generic)
@@ -147,7 +134,7 @@ def phone(r: ModeReplacer, ctx: NoteCtx, label: str, original: str, rng: random.
     return numbers.phone(rng, original)
 
 
-@drawn("email", note_free=False)
+@drawn("email")
 def email(r: ModeReplacer, ctx: NoteCtx, label: str, original: str, rng: random.Random) -> str:
     """An address whose user part follows the person's name surrogate."""
     def user(u: str) -> str:

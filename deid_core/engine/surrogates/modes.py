@@ -17,7 +17,6 @@ import regex
 from deid_core import taxonomy
 from deid_core.config import Config
 from deid_core.doc import Doc
-from deid_core.engine.generations import Generations
 from deid_core.engine.replace import mask_token
 from deid_core.engine.surrogates.consistency import normalize, scope_of
 from deid_core.engine.surrogates.dates import DateShifter
@@ -30,7 +29,6 @@ from deid_core.notes import Note
 from deid_core.spans import Span
 
 _NONSPACE = regex.compile(r"\S")
-DRAW_CACHE = 20_000  # first draws of the drawn generators a Replacer keeps, per (key, scope, label, original)
 _YY = regex.compile(r"\d\d")
 
 
@@ -63,13 +61,6 @@ class ModeReplacer:
         # Labels whose surrogates are consistent over the whole corpus, not per patient.
         self.global_labels = frozenset(settings.global_labels)
         self.generators = {label: GENERATORS[name] for label, name in settings.generators.items()}
-        self.first_draws: Generations[tuple, str] = Generations(DRAW_CACHE)  # generators.draw's memo
-
-    def __getstate__(self) -> dict:
-        """Picklable (shipped to Spark workers): the draw memo is left behind."""
-        state = dict(self.__dict__)
-        state["first_draws"] = Generations(DRAW_CACHE)
-        return state
 
     # -- the Replacer protocol --------------------------------------------------------------
     def __call__(self, doc: Doc, spans: Sequence[Span]) -> list[str]:
@@ -85,10 +76,9 @@ class ModeReplacer:
             name_originals=[o for s, o in zip(spans, originals, strict=True) if _category(s.label) == "NAME"],
         )
         out = []
-        seen: dict[tuple[str, str], str] = {}  # (label, original) -> replacement: one note, one context
         for s, o in zip(spans, originals, strict=True):
             if s.label == "DATE" and _YY.fullmatch(o) and self._two_digit_year(doc.text, s):
-                # "'09" or "CABG 81" annotated without an apostrophe: a two-digit year (read at its place).
+                # "'09" or "CABG 81" annotated without an apostrophe: a two-digit year.
                 rep = self.replace_one(ctx, s.label, "'" + o)
                 if rep.startswith("'"):
                     rep = rep[1:]
@@ -96,10 +86,7 @@ class ModeReplacer:
                     rep = rep[2:]
                 out.append(rep)
             else:
-                rep = seen.get((s.label, o))
-                if rep is None:
-                    rep = seen[s.label, o] = self.replace_one(ctx, s.label, o)
-                out.append(rep)
+                out.append(self.replace_one(ctx, s.label, o))
         return out
 
     def _two_digit_year(self, text: str, s: Span) -> bool:

@@ -17,13 +17,10 @@ from string import ascii_uppercase
 import regex
 
 from deid_core.config.surrogates import Surrogates
-from deid_core.engine.generations import Generations
 from deid_core.engine.surrogates.consistency import keyed_rng, keyed_seed, match_case
 
 _TOKEN = regex.compile(r"[\p{L}\p{M}]+(?:['’][\p{L}\p{M}]+)*")
 _DIGIT = regex.compile(r"\d")
-TOKEN_CACHE = 20_000  # name tokens whose first draw a NameSurrogates keeps, per (key, scope, token): ~4 MB
-_ANY = None  # a memoised token surrogate that does not depend on the note's real PHI
 
 
 @dataclass(frozen=True)
@@ -98,15 +95,6 @@ class NameSurrogates:
         if len(self.targets) < 2:
             raise ValueError("[surrogates.names] initial_letters leaves fewer than 2 usable letters")
         self.max_redraws = settings.max_redraws
-        # (key, scope, token, keep) -> (first draw casefolded or _ANY, surrogate): the note's real PHI only
-        # decides whether that first draw stands (a patient's notes repeat their names: one keyed hash each)
-        self._first: Generations[tuple[bytes, str, str, bool], tuple[str | None, str]] = Generations(TOKEN_CACHE)
-
-    def __getstate__(self) -> dict:
-        """Picklable (shipped to Spark workers): the token memo is left behind."""
-        state = dict(self.__dict__)
-        state["_first"] = Generations(TOKEN_CACHE)
-        return state
 
     def letter_map(self, key: bytes, scope: str) -> dict[str, str]:
         """sigma: original initial -> surrogate initial, keyed per scope, never the identity."""
@@ -132,40 +120,22 @@ class NameSurrogates:
 
     def token(self, key: bytes, scope: str, tok: str, forbidden: frozenset[str], keep: bool = True) -> str:
         """The surrogate of one name token, in the token's case style (titles kept if `keep`)."""
-        ck = (key, scope, tok, keep)
-        hit = self._first.get(ck)
-        if hit is not None:
-            c, out = hit  # type: ignore[misc]
-            if c is _ANY or c not in forbidden:
-                return out
-        return self._token(key, scope, tok, forbidden, keep, ck)
-
-    def _token(self, key: bytes, scope: str, tok: str, forbidden: frozenset[str], keep: bool,
-               ck: tuple[bytes, str, str, bool]) -> str:
-        """token() computed: what does not depend on the note's real PHI (and the first draw) memoised."""
         norm = tok.casefold()
         if keep and norm.rstrip(".") in self.keep:
-            self._first.put(ck, (_ANY, tok))
             return tok
         sigma = self.letter_map(key, scope)
         first = tok[:1].upper()
         target = sigma.get(first) or self.targets[keyed_seed(key, scope, "NAME-letter", norm) % len(self.targets)]
         if len(tok) == 1:
-            out = match_case(tok, target)
-            self._first.put(ck, (_ANY, out))
-            return out
+            return match_case(tok, target)
         if 2 <= len(tok) <= 3 and tok.isupper() and self.kind(norm) == "last" and norm not in self.pools.last_set:
             # Initials such as "JS": each letter through sigma.
-            out = "".join(sigma.get(c, c) for c in tok)
-            self._first.put(ck, (_ANY, out))
-            return out
+            return "".join(sigma.get(c, c) for c in tok)
         kind = self.kind(norm)
         pool = self.pools.by_kind[kind][target]
         for attempt in range(self.max_redraws + 1):
             cand = pool[keyed_seed(key, scope, "NAME", kind, norm, str(attempt)) % len(pool)]
             c = cand.casefold()
-            if attempt == 0 and c != norm:  # the first draw stands wherever the note's PHI lacks it
-                self._first.put(ck, (c, match_case(tok, cand)))
             if c != norm and c not in forbidden:
                 return match_case(tok, cand)
         # Every draw collided: a keyed pseudo-name with the right initial.
