@@ -179,3 +179,18 @@ def test_crf_place_guard_drops_clinical_prose_the_crf_alone_calls_a_place():
         opts = load_config({"merge": {"crf_place_guard": on, "crf_name_guard": False, "propagate": False}}).merge
         out = Merger("union", opts)(crf + rules, Doc(Note("x", text)), NoteState())
         assert [text[s.start:s.end] for s in out] == kept
+
+
+def test_source_memos_answer_per_source_as_the_source_tests():
+    m = Merger("union", options(rule_gate=0.1, rule_gate_sources=["hospital-*", "gaz-*"], rule_gate_exempt=["gaz-zip"]))
+    sources = ["crf:single", "names", "gaz-city", "gaz-zip", "hospital-ward-number", "name-kin", "crf/char:propagate",
+               "patient:propagate", "gaz-city"]
+    for _ in range(2):  # the second pass is answered by the memos
+        for src in sources:
+            s = Span(0, 4, "CITY", src)
+            kind = source_kind(src)
+            rule = not kind.startswith("crf") and kind != "names"
+            assert m.is_rule(s) == rule, src
+            assert m.gated(s) == (rule and gated_source(src, m.options)), src
+    assert [m.gated(Span(0, 4, "CITY", s)) for s in ("gaz-city", "gaz-zip", "crf:single", "hospital-ward-number")] == [
+        True, False, False, True]

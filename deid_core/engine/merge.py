@@ -65,6 +65,8 @@ class Merger:
         self._roles = frozenset(options.crf_name_lead_words)
         self._heads_of = place_heads(options.hospital_head_words, options.organization_head_words)
         self._not_clinical = not_clinician_initials(options)  # from the options: once, not per note
+        self._rule_of: dict[str, bool] = {}  # source -> is_rule (the sources are few: rule ids, taggers)
+        self._gated_of: dict[str, bool] = {}  # source -> a rule span the rule gate weighs
 
     def priority(self, s: Span) -> int:
         """Smaller is stronger."""
@@ -72,8 +74,18 @@ class Merger:
 
     def is_rule(self, s: Span) -> bool:
         """True for spans of the rules (not a CRF, not the name net)."""
-        kind = source_kind(s.source)
-        return not kind.startswith("crf") and kind != "names"
+        rule = self._rule_of.get(s.source)
+        if rule is None:
+            kind = source_kind(s.source)
+            rule = self._rule_of[s.source] = not kind.startswith("crf") and kind != "names"
+        return rule
+
+    def gated(self, s: Span) -> bool:
+        """A rule span of a source the rule gate weighs (is_rule and gated_source), memoised per source."""
+        g = self._gated_of.get(s.source)
+        if g is None:
+            g = self._gated_of[s.source] = self.is_rule(s) and gated_source(s.source, self.options)
+        return g
 
     def cross_note(self) -> PatientPropagation | None:
         """Names and places spread across a patient's notes when [merge] propagate_patient is on."""
@@ -145,8 +157,7 @@ def gate_rules(spans: Sequence[Span], doc: Doc, crf: CrfMarginals, gate: float, 
     _, starts, ends = doc.tokens
     out = []
     for s in spans:
-        if (not m.is_rule(s) or not gated_source(s.source, m.options)
-                or taxonomy.category_of(s.label) not in gated):
+        if not m.gated(s) or taxonomy.category_of(s.label) not in gated:
             out.append(s)
             continue
         i, j = bisect_right(ends, s.start), bisect_left(starts, s.end)
@@ -200,11 +211,11 @@ def _union(m: Merger, spans: Sequence[Span]) -> list[Span]:
 
 
 def _union_of(m: Merger, group: list[Span]) -> Span:
+    if len(group) == 1:
+        return group[0]
     best = min(group, key=lambda s: (m.priority(s), -(s.end - s.start), -s.confidence))
     start = min(s.start for s in group)
     end = max(s.end for s in group)
-    if len(group) == 1:
-        return best
     return Span(start, end, best.label, best.source, max(s.confidence for s in group))
 
 

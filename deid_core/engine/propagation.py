@@ -366,13 +366,14 @@ def propagate_patient(notes: Sequence[tuple[str, list[Span]]], opts: MergeOption
     for text, spans in notes:
         initials |= initials_of(spans, text) if opts.patient_initials else set()
         clinicians |= initials_of(spans, text, "DOCTOR") if opts.doctor_initials else set()
+    not_clinical = not_clinician_initials(opts) if clinicians else ()  # once for the patient's notes
     out = []
     for text, spans in notes:
         spans = add_occurrences(list(spans), text, strings, "patient:propagate", found, dosing, opts)
         spans = add_occurrences(spans, text, cued, "patient:propagate", found_cued, dosing, opts, cued=True, kin=kin)
         if initials:
             spans = patient_initials(spans, text, opts.patient_initials_verbs, opts.not_initials, initials)
-        out.append(doctor_initials(spans, text, opts.not_initials, clinicians, not_clinician_initials(opts)) if clinicians else spans)
+        out.append(doctor_initials(spans, text, opts.not_initials, clinicians, not_clinical) if clinicians else spans)
     return out
 
 
