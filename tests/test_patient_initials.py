@@ -195,3 +195,31 @@ def test_a_dictionary_word_that_is_exactly_the_initials_stays_the_patient():
     text = "Patient: Dana Shore\nDDS is a 71 yo. DDS, 71F. DDS states."  # a middle initial before an age
     out = patient_initials([_at(text, "Dana Shore")], text, OPTS.patient_initials_verbs, OPTS.not_initials)
     assert _found(out, text)[1:] == [("DDS", "PATIENT")] * 2
+
+
+FLOWSHEET = ("Flowsheet 10/15\n2300  SOFA 6  turned L side  qvd\n2330  albuterol 20 g q6h given  QVD\n"
+             "0100  SpO2 97%  RA\n6:30 PM  cousin at bedside  qvd\n0200  stool x2  BM\nmidnight  pain 2/10  | KLM\n")
+
+
+def test_initials_signing_a_flowsheets_rows_are_the_doctor_whoever_they_are():
+    from deid_core.engine.initials import flowsheet_initials
+
+    out = flowsheet_initials([], FLOWSHEET, OPTS.not_initials, not_clinician_initials(OPTS))
+    assert _found(out, FLOWSHEET) == [("qvd", "DOCTOR"), ("QVD", "DOCTOR"), ("qvd", "DOCTOR"), ("KLM", "DOCTOR")]
+
+
+def test_row_ends_that_are_words_routes_credentials_or_one_row_stay_clear():
+    from deid_core.engine.initials import flowsheet_initials
+
+    clinical = not_clinician_initials(OPTS)
+    for text in ["2300  turned L side  qvd\nplan: home  qvd\n",  # one row a time opens; the other is no row
+                 "2300  SpO2 97%  RA\n2330  albuterol  PO\n0100  to chair  RN\n",  # route, device, credential
+                 "2300  stool  BM\n2330  drain  cc\n0100  site  pin\n",  # frequent, dictionary words
+                 "2300 turned qvd\n2330 given qvd\n",  # no column break before the word
+                 "Meds given  qvd\nturned  qvd\n"]:  # no time opens the lines
+        assert flowsheet_initials([], text, OPTS.not_initials, clinical) == [], text
+    text = FLOWSHEET
+    inside = Span(text.index("QVD"), text.index("QVD") + 3, "USERNAME", "crf:single")
+    out = flowsheet_initials([inside], text, OPTS.not_initials, clinical)
+    assert inside in out and ("QVD", "DOCTOR") not in _found(out, text)
+    assert flowsheet_initials([], text, OPTS.not_initials, clinical) != []
