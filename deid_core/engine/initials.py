@@ -151,9 +151,12 @@ def doctor_initials(spans: Sequence[Span], text: str, not_initials: Iterable[str
 
 # A flowsheet row: a time opens the line ("2300", "6:30 PM", "midnight"), a column break after it, and the row
 # ends after another column break (two blanks, a tab, '|') in a 2-3 letter word of one case (round 13). The
-# literal "\n" first: the scan jumps from line to line. Rows are bounded by their line.
-_FLOW_ROW = re.compile(r"(?:\A|\n)[ \t]*(?:\d{1,2}:?\d{2}(?:[ ]?[AaPp][Mm])?|\d{1,2}[ ]?[AaPp][Mm]|[Mm]idnight|MIDNIGHT"
-                       r"|[Nn]oon|NOON)(?:[ ]{2}|\t)[^\n]*?(?:[ ]{2}|\t|\|[ \t]*)([A-Z]{2,3}|[a-z]{2,3})[ \t]*(?=\n|\Z)")
+# literal "\n" first (and a look at the next character): the scan jumps from line to line, 5x faster than "^" with
+# MULTILINE or "\A|\n"; the first line is matched apart. Rows are bounded by their line.
+_FLOW_TAIL = (r"[ \t]*(?:\d{1,2}:?\d{2}(?:[ ]?[AaPp][Mm])?|\d{1,2}[ ]?[AaPp][Mm]|[Mm]idnight|MIDNIGHT|[Nn]oon|NOON)"
+              r"(?:[ ]{2}|\t)[^\n]*?(?:[ ]{2}|\t|\|[ \t]*)([A-Z]{2,3}|[a-z]{2,3})[ \t]*(?=\n|\Z)")
+_FLOW_ROW = re.compile(r"\n(?=[ \t]*[\dMmNn])" + _FLOW_TAIL)
+_FLOW_FIRST = re.compile(_FLOW_TAIL)  # the first line's row, matched at 0
 _ROWS_NEEDED = 2  # a note signs its rows: at least two rows end in such a word
 
 
@@ -166,7 +169,8 @@ def flowsheet_initials(spans: Sequence[Span], text: str, not_initials: Iterable[
     'SpO2 97%  RA'), nor a frequent, dictionary or medical word ('BM', 'CC', 'pin'). Words inside a span are left alone."""
     if "  " not in text and "\t" not in text and "|" not in text:
         return list(spans)  # no column break: no row (a literal prefilter)
-    rows = [(m.start(1), m.end(1), m.group(1)) for m in _FLOW_ROW.finditer(text)]
+    first = _FLOW_FIRST.match(text)
+    rows = [(m.start(1), m.end(1), m.group(1)) for m in ([first] if first else []) + list(_FLOW_ROW.finditer(text))]
     if len(rows) < _ROWS_NEEDED:
         return list(spans)
     skip = _upper_words(tuple(not_initials)) | _upper_words(tuple(clinical))

@@ -92,6 +92,7 @@ class NameNet(PerNoteStage):
         # the words after which such a word stands in a name's place ("nurse priest", "Dr. Priest")
         self._surname_frames = frozenset(p[0] for p in c.roles if len(p) == 1) | c.titles | c.credentials
         self._kin_words = frozenset(p[0] for p in c.relations if len(p) == 1)  # one-word relations: kin frames
+        self._run_cues = self._name_cues | self._kin_words | c.credentials  # the words run() looks for in a note
         # cue phrase (words) -> (weight, names a clinician): the strongest kind wins a phrase
         self.phrase_cues: dict[tuple[str, ...], tuple[float, bool]] = {}
         for phrases, weight, doctor in ((c.weak, w.weak, False), (c.contacts, w.contact, False),
@@ -147,7 +148,8 @@ class NameNet(PerNoteStage):
         text = doc.text
         low = list(map(str.lower, toks))
         lex = self.lexicals(toks)  # a fresh list: the note's own copy
-        if not self._name_cues.isdisjoint(low):
+        present = self._run_cues.intersection(low)  # one pass over the note for the cue lists of run()
+        if not self._name_cues.isdisjoint(present):
             self._drop_standing_cues(toks, low, lex, starts, ends, text)
         scores: list[float | None] = [None] * len(toks)
         labels = [""] * len(toks)
@@ -169,11 +171,11 @@ class NameNet(PerNoteStage):
             elif low[i] in self._particles and self._particle_framed(i, toks, low, lex, starts, ends, text):
                 for k in (i, i + 1):  # 'M. LA RUE, MD': the particle and the name word
                     scores[k], labels[k], proposed[k] = thr, "DOCTOR", True
-        if not self._kin_words.isdisjoint(low):  # dictionary-word names after a kin word ("her mother Ginger,")
-            for i in self._kin_framed(toks, low, lex, starts, ends, text):
+        if not self._kin_words.isdisjoint(present):  # dictionary-word names after a kin word ("her mother Ginger,")
+            for i in self._kin_framed(toks, low, lex, starts, ends, text, present):
                 scores[i], labels[i], proposed[i] = thr, "PATIENT", True
-        if not self.cues.credentials.isdisjoint(low):  # two name words before a credential ("PAGE BLACK RN")
-            for i in self._credential_pairs(toks, low, lex, starts, ends, text):
+        if not self.cues.credentials.isdisjoint(present):  # two name words before a credential ("PAGE BLACK RN")
+            for i in self._credential_pairs(toks, low, lex, starts, ends, text, present):
                 scores[i], labels[i], proposed[i] = thr, "DOCTOR", True
         if True not in proposed:  # nothing proposed: no neighbour to carry a word, no span
             return []
@@ -268,7 +270,7 @@ class NameNet(PerNoteStage):
         nxt = self._right_word(k, toks, lex, starts, ends, text)
         return nxt is not None and low[nxt] in self.cues.credentials
 
-    def _kin_framed(self, toks, low, lex, starts, ends, text) -> list[int]:
+    def _kin_framed(self, toks, low, lex, starts, ends, text, present: frozenset[str]) -> list[int]:
         """Dictionary or frequent words (no score of their own) a relative's frame names (round 13; i2b2 2014:
         relatives are PATIENT): right after a lower-case one-word relation ("friend", "mother") on its line,
         or after it and an initial ("fiancee D. Deep."), and before a clause end (",", ";", ")", a stop) or
@@ -278,8 +280,8 @@ class NameNet(PerNoteStage):
         PRESENT")."""
         out: list[int] = []
         n = len(toks)
-        for k, t in enumerate(low):
-            if t not in self._kin_words or not toks[k].islower():
+        for k in _positions(low, self._kin_words, present):
+            if not toks[k].islower():
                 continue
             i = k + 1
             initialled = i + 2 < n and len(toks[i]) == 1 and toks[i].isalpha() and _initial(i, toks, starts, ends, text)
@@ -303,15 +305,14 @@ class NameNet(PerNoteStage):
                 out.append(i)
         return out
 
-    def _credential_pairs(self, toks, low, lex, starts, ends, text) -> list[int]:
+    def _credential_pairs(self, toks, low, lex, starts, ends, text, present: frozenset[str]) -> list[int]:
         """Two known names (gazetteer first or last names) in the same case before a credential ("PAGE BLACK RN",
         "Rose Hill, MD") whose second is a dictionary or frequent word (no score of its own): both DOCTOR. Never
         a function, medical or cue word, nor a word in no name list ("Charge Nurse RN", "Kim covering MD",
         "pleural tube, md aware": an unknown word before a credential proved no evidence on real notes)."""
         out: list[int] = []
-        creds = self.cues.credentials
-        for c, t in enumerate(low):
-            if t not in creds or c < 2:
+        for c in _positions(low, self.cues.credentials, present):
+            if c < 2:
                 continue
             i = c - 2 if toks[c - 1] == "," else c - 1  # 'BLACK, RN'
             j = i - 1
@@ -546,6 +547,22 @@ _NAME_MARKS = frozenset((".", "'", "’", "-", "--"))  # between the name words 
 # a bracket, a time or a number
 _CREDENTIAL_TAIL = regex.compile(r"(?:-\p{L}{1,3})?(?:[ \t]*,?[ \t]*\p{Lu}{2,6}(?:-\p{L}{1,3})?)*[ \t]*"
                                  r"(?:\([^\n]*\)|\d{1,5})?[ \t]*(?=\n|\Z)")
+
+
+def _positions(low: list[str], wanted: frozenset[str], present: frozenset[str]) -> list[int]:
+    """Indices of the tokens that are one of `wanted`, in order (`present`: the words of `low` looked for): a C-level list
+    search per word the note has (most notes have a few of them), not a Python test of every token."""
+    out: list[int] = []
+    for word in wanted.intersection(present):
+        k = -1
+        try:
+            while True:
+                k = low.index(word, k + 1)
+                out.append(k)
+        except ValueError:
+            pass
+    out.sort()
+    return out
 
 
 def _initial(j: int, toks, starts, ends, text) -> bool:
