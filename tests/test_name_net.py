@@ -288,3 +288,25 @@ def test_an_initial_a_particle_a_word_and_a_credential_are_a_clinicians_name(tex
 ])
 def test_a_particle_frame_without_an_initial_word_and_credential_proposes_nothing(text):
     assert found(text, PARTICLE_NET) == []
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("HPI: pearl is a 44 YO woman with headache", [("pearl", "PATIENT")]),  # a known name, alone below the threshold
+    ("Identifying data: lane is a 57 year old man", [("lane", "PATIENT")]),
+    ("Note:\nHope is a 5 yo girl", [("Hope", "PATIENT")]),  # a frequent word at its line's start
+    ("HPI: Ruby was a 44 y/o", [("Ruby", "PATIENT")]),
+])
+def test_a_known_name_as_the_subject_of_an_age_after_a_field_key_is_the_patient(text, expected):
+    assert found(text) == expected
+
+
+@pytest.mark.parametrize("text", [
+    "HPI: Patient is a 44 yo",  # a function word
+    "HPI: He is a 44 yo",
+    "HPI: ED is a 24 bed unit",  # no age
+    "The pearl is a 4 yo",  # no field key or line start before it
+    "HPI: pearl is a good 44",
+    "Summary: Will is a 40 yo",  # a function word that is a name
+])
+def test_a_subject_frame_without_a_name_field_and_age_proposes_nothing(text):
+    assert found(text) == []

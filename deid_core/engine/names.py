@@ -92,7 +92,7 @@ class NameNet(PerNoteStage):
         # the words after which such a word stands in a name's place ("nurse priest", "Dr. Priest")
         self._surname_frames = frozenset(p[0] for p in c.roles if len(p) == 1) | c.titles | c.credentials
         self._kin_words = frozenset(p[0] for p in c.relations if len(p) == 1)  # one-word relations: kin frames
-        self._run_cues = self._name_cues | self._kin_words | c.credentials  # the words run() looks for in a note
+        self._run_cues = self._name_cues | self._kin_words | c.credentials | _COPULAS  # the words run() looks for
         # cue phrase (words) -> (weight, names a clinician): the strongest kind wins a phrase
         self.phrase_cues: dict[tuple[str, ...], tuple[float, bool]] = {}
         for phrases, weight, doctor in ((c.weak, w.weak, False), (c.contacts, w.contact, False),
@@ -173,6 +173,9 @@ class NameNet(PerNoteStage):
                     scores[k], labels[k], proposed[k] = thr, "DOCTOR", True
         if not self._kin_words.isdisjoint(present):  # dictionary-word names after a kin word ("her mother Ginger,")
             for i in self._kin_framed(toks, low, lex, starts, ends, text, present):
+                scores[i], labels[i], proposed[i] = thr, "PATIENT", True
+        if not _COPULAS.isdisjoint(present):  # a known name that is a word, as the note's subject ("HPI: pearl is a 44 yo")
+            for i in self._subjects(toks, low, lex, starts, ends, text, present):
                 scores[i], labels[i], proposed[i] = thr, "PATIENT", True
         if not self.cues.credentials.isdisjoint(present):  # two name words before a credential ("PAGE BLACK RN")
             for i in self._credential_pairs(toks, low, lex, starts, ends, text, present):
@@ -302,6 +305,24 @@ class NameNet(PerNoteStage):
             elif w.islower() and lw in self.first and closes:
                 out.append(i)
             elif w.islower() and _AGE_AFTER.match(text, ends[i], ends[i] + 8):
+                out.append(i)
+        return out
+
+    def _subjects(self, toks, low, lex, starts, ends, text, present: frozenset[str]) -> list[int]:
+        """A known name (alone below the threshold, or a word with no score: "pearl", "lane", "Hope") as the subject of "is a
+        44 yo" / "was a 57-year-old" right after a field key or at its line's start ("HPI: pearl is a 44 YO
+        woman", "Identifying data: lane is a 57 year old"; round 13, PATIENT). Never a function, medical or cue
+        word ("Patient is a 44 yo", "She is a 70 year old", "ED is a 24 bed unit": no age)."""
+        out: list[int] = []
+        for k in _positions(low, _COPULAS, present):
+            i = k - 1
+            if i < 0 or not toks[i].isalpha() or len(toks[i]) < 2:
+                continue
+            lw = low[i]
+            if not (lw in self.first or lw in self.last) or is_function_word(lw) or lw in self._medical \
+                    or lw in self._all_cues or text[ends[i]:starts[k]] not in (" ", "\t"):
+                continue
+            if _SUBJECT_BEFORE.search(text, max(0, starts[i] - 40), starts[i]) and _AGE_NEXT.match(text, ends[k]):
                 out.append(i)
         return out
 
@@ -541,6 +562,9 @@ class _Left:
 _KIN_CLOSE = regex.compile(r"(?:[ \t]*[,;)]|\.(?:\s|\Z)|[ \t]+\p{Ll})")
 _CLAUSE_END = regex.compile(r"[ \t]*[,;)]")  # "Ginger, she", "Ant)", "Marvel;"
 _KIN_LEAD = regex.compile(r"(?:(?<![\p{L}\d])(?:his|her|their|pt'?s|with|and|per|from)|[(,;])[ \t]+\Z")  # whose relative
+_COPULAS = frozenset(("is", "was"))  # "pearl is a 44 yo"
+_AGE_NEXT = regex.compile(r"[ \t]+(?i:an?)[ \t]+\d{1,3}[ \t-]*(?i:years?|yrs?|yo|y/o|y\.o\.)(?![\p{L}\d])")
+_SUBJECT_BEFORE = regex.compile(r"(?:^|:)[ \t]*\Z", regex.MULTILINE)  # a field key's ':' or the line's start
 _AGE_AFTER = regex.compile(r",[ \t]*\d{1,3}[ \t]*[,;)]")  # "husband bran, 25, who"
 _NAME_MARKS = frozenset((".", "'", "’", "-", "--"))  # between the name words of a signature line
 # a line credential ("PT", "pa-c") and after it to the line end only more credentials (", DPT", "-C", "-BC"),
