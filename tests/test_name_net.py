@@ -227,6 +227,15 @@ def test_a_relatives_frame_names_a_dictionary_word_as_patient(text, expected):
     "mother Alive and well",  # no clause end after the Title-case word, no possessive before the kin word
     "DAUGHTER ANXIOUS, CALLED TWICE",  # capitals: no case evidence
     "discussed with fiance page by phone",  # a dictionary word in lower case that is no given name
+    # review13n: a relative's state in family history, before a comma or ';' and after a possessive
+    "Family hx: her mother Alive, father deceased.",
+    "FHx: with her mother Alive, her father Deceased; sister Healthy.",
+    "Lives with her husband Retired, supportive.",
+    "Pt lives with his wife Unknown, no children",
+    "his brother Estranged; no contact",
+    # review13n: a given name in lower case before a function word is a verb or a noun ("son hope she")
+    "wife and son hope she recovers",
+    "her son will help",
 ])
 def test_a_relatives_frame_without_name_evidence_proposes_nothing(text):
     assert found(text) == []

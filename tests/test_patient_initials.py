@@ -1,6 +1,8 @@
 """Initials standing for a person (engine/initials.py): the patient's as the subject of a note, a clinician's
 where a note signs with them; in the note and across the patient's notes (invented text)."""
 
+import pytest
+
 from deid_core.config import load_config
 from deid_core.engine.initials import (
     doctor_initials,
@@ -223,3 +225,23 @@ def test_row_ends_that_are_words_routes_credentials_or_one_row_stay_clear():
     out = flowsheet_initials([inside], text, OPTS.not_initials, clinical)
     assert inside in out and ("QVD", "DOCTOR") not in _found(out, text)
     assert flowsheet_initials([], text, OPTS.not_initials, clinical) != []
+
+
+@pytest.mark.parametrize("text", [  # review13n: a flowsheet's own column values at its rows' ends, no signer
+    "0800  Rhythm  SR\n1000  Rhythm  ST\n1200  Rhythm  AF\n",  # one row each: a value, not a signature
+    "0800  Dressing  C/D/I  dry\n1000  Site  CDI\n1200  Site  CDI\n",  # the same row repeated
+    "0800  Pupils  PERRL  eq\n1000  Pupils  PERRL  eq\n",
+    "0800  Output  urine  qs\n1200  Output  urine  qs\n",
+    "0800  O2  2L  NC\n1200  O2  4L  FM\n1600  O2  BiPAP  NIV\n",
+    "0800  Skin  intact  wnl\n1200  Skin  intact  WDL\n",
+    "0800  Edema  +1  LE\n1200  Edema  +2  BLE\n",
+    "0800  Temp  98.6  TM\n1200  Temp  99.1  AX\n",
+    "0800  sputum  thick  yel\n1200  sputum  thin  wht\n",
+    "0800  GCS  15  ao\n1200  GCS  14  aox\n",
+    "0800  Activity  OOB  chr\n1200  Activity  ambulated  amb\n",
+    "0800  morphine 2 mg  IV\n1200  zofran 4 mg  IV\n1600  Rhythm  AF\n",  # a route is no signer either
+])
+def test_a_flowsheets_column_values_at_row_ends_are_no_signature(text):
+    from deid_core.engine.initials import flowsheet_initials
+
+    assert _found(flowsheet_initials([], text, OPTS.not_initials, not_clinician_initials(OPTS)), text) == []

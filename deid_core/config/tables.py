@@ -152,6 +152,7 @@ class NameCues:
     credentials: tuple[str, ...]
     roles: tuple[str, ...]
     line_credentials: tuple[Token, ...]
+    kin_states: tuple[str, ...]
 
 
 @dataclass(frozen=True)

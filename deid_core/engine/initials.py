@@ -154,10 +154,10 @@ def doctor_initials(spans: Sequence[Span], text: str, not_initials: Iterable[str
 # literal "\n" first (and a look at the next character): the scan jumps from line to line, 5x faster than "^" with
 # MULTILINE or "\A|\n"; the first line is matched apart. Rows are bounded by their line.
 _FLOW_TAIL = (r"[ \t]*(?:\d{1,2}:?\d{2}(?:[ ]?[AaPp][Mm])?|\d{1,2}[ ]?[AaPp][Mm]|[Mm]idnight|MIDNIGHT|[Nn]oon|NOON)"
-              r"(?:[ ]{2}|\t)[^\n]*?(?:[ ]{2}|\t|\|[ \t]*)([A-Z]{2,3}|[a-z]{2,3})[ \t]*(?=\n|\Z)")
+              r"(?:[ ]{2}|\t)([^\n]*?)(?:[ ]{2}|\t|\|[ \t]*)([A-Z]{2,3}|[a-z]{2,3})[ \t]*(?=\n|\Z)")
 _FLOW_ROW = re.compile(r"\n(?=[ \t]*[\dMmNn])" + _FLOW_TAIL)
 _FLOW_FIRST = re.compile(_FLOW_TAIL)  # the first line's row, matched at 0
-_ROWS_NEEDED = 2  # a note signs its rows: at least two rows end in such a word
+_ROWS_NEEDED = 2  # a note signs its rows: one word ends at least two rows with different entries
 
 
 def flowsheet_initials(spans: Sequence[Span], text: str, not_initials: Iterable[str],
@@ -165,21 +165,28 @@ def flowsheet_initials(spans: Sequence[Span], text: str, not_initials: Iterable[
     """The initials that sign a flowsheet's rows as DOCTOR, whoever's they are (round 13: most clinicians who
     sign rows are named nowhere in the patient's notes, so doctor_initials cannot know them): the 2-3 letter
     word ending a row that a time opens (_FLOW_ROW: '2300  turned L side  QV', '6:30 PM  cousin at bedside  qv'),
-    in a note where two rows or more end so. Never a word of `not_initials` or `clinical` (not_clinician_initials:
-    'SpO2 97%  RA'), nor a frequent, dictionary or medical word ('BM', 'CC', 'pin'). Words inside a span are left alone."""
+    in a note where one such word ends two rows with different entries (a signer; not 'Site  CDI' twice, nor
+    'Rhythm  SR' / 'Rhythm  AF': column values; review13n). Never a word of `not_initials` or `clinical`
+    (not_clinician_initials: 'SpO2 97%  RA'), nor a frequent, dictionary or medical word ('BM', 'CC', 'pin'),
+    and those never count as the signer. Words inside a span are left alone."""
     if "  " not in text and "\t" not in text and "|" not in text:
         return list(spans)  # no column break: no row (a literal prefilter)
     first = _FLOW_FIRST.match(text)
-    rows = [(m.start(1), m.end(1), m.group(1)) for m in ([first] if first else []) + list(_FLOW_ROW.finditer(text))]
-    if len(rows) < _ROWS_NEEDED:
+    matches = ([first] if first else []) + list(_FLOW_ROW.finditer(text))
+    if len(matches) < _ROWS_NEEDED:
         return list(spans)
     skip = _upper_words(tuple(not_initials)) | _upper_words(tuple(clinical))
+    rows = [m for m in matches if m.group(2).upper() not in skip and not _known_word(m.group(2))]
+    entries: dict[str, set[str]] = {}  # a candidate word -> the different entries it ends
+    for m in rows:
+        entries.setdefault(m.group(2).upper(), set()).add(" ".join(m.group(1).split()).lower())
+    if not rows or max(map(len, entries.values())) < _ROWS_NEEDED:
+        return list(spans)  # no word signs two different entries: the row ends are column values ('Rhythm  AF')
     ordered = sort_spans(spans)
     starts = [s.start for s in ordered]
     added: list[Span] = []
-    for a, b, w in rows:
-        if w.upper() in skip or _known_word(w):
-            continue
+    for m in rows:
+        a, b = m.span(2)
         i = bisect_right(starts, b - 1)
         if i > 0 and ordered[i - 1].end > a:
             continue  # inside another span (known initials, a CRF span)

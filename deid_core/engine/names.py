@@ -92,6 +92,7 @@ class NameNet(PerNoteStage):
         # the words after which such a word stands in a name's place ("nurse priest", "Dr. Priest")
         self._surname_frames = frozenset(p[0] for p in c.roles if len(p) == 1) | c.titles | c.credentials
         self._kin_words = frozenset(p[0] for p in c.relations if len(p) == 1)  # one-word relations: kin frames
+        self._kin_states = frozenset(w.lower() for w in opts.cues.kin_states)  # 'her mother Alive,': no name
         self._run_cues = self._name_cues | self._kin_words | c.credentials | _COPULAS  # the words run() looks for
         # cue phrase (words) -> (weight, names a clinician): the strongest kind wins a phrase
         self.phrase_cues: dict[tuple[str, ...], tuple[float, bool]] = {}
@@ -280,7 +281,8 @@ class NameNet(PerNoteStage):
         a lower-case word, when the word is in Title case after the lower-case cue ("her mother Ginger, she",
         "his friend Ant)"), a known given name ("son hope helps") or before an age ("husband bran, 25,").
         Never a function, medical or cue word, nor in a Title-case or capitals run ("Mother Nature", "WIFE
-        PRESENT")."""
+        PRESENT"), nor a relative's state in Title case ([names.cues] kin_states: "her mother Alive,"), nor a
+        lower-case given name before a function word ("son hope she recovers")."""
         out: list[int] = []
         n = len(toks)
         for k in _positions(low, self._kin_words, present):
@@ -298,15 +300,23 @@ class NameNet(PerNoteStage):
                 continue
             closes = _KIN_CLOSE.match(text, ends[i]) is not None
             titled = w[0].isupper() and w[1:].islower()
-            if initialled and (closes or titled):
+            if initialled and (closes or titled) and lw not in self._kin_states:
                 out.append(i)
-            elif titled and _CLAUSE_END.match(text, ends[i]) and _KIN_LEAD.search(text, max(0, starts[k] - 12), starts[k]):
+            elif (titled and lw not in self._kin_states and _CLAUSE_END.match(text, ends[i])
+                  and _KIN_LEAD.search(text, max(0, starts[k] - 12), starts[k])):
                 out.append(i)
-            elif w.islower() and lw in self.first and closes:
+            elif w.islower() and lw in self.first and closes and not self._before_function_word(i, toks, low, starts, ends, text):
                 out.append(i)
             elif w.islower() and _AGE_AFTER.match(text, ends[i], ends[i] + 8):
                 out.append(i)
         return out
+
+    @staticmethod
+    def _before_function_word(i: int, toks, low, starts, ends, text) -> bool:
+        """Word i is followed, after blanks, by a lower-case function word ("son hope she recovers": a verb)."""
+        j = i + 1
+        return (j < len(toks) and toks[j].islower() and text[ends[i]:starts[j]].strip(" \t") == ""
+                and is_function_word(low[j]))
 
     def _subjects(self, toks, low, lex, starts, ends, text, present: frozenset[str]) -> list[int]:
         """A known name (alone below the threshold, or a word with no score: "pearl", "lane", "Hope") as the subject of "is a
