@@ -240,6 +240,10 @@ def test_row_ends_that_are_words_routes_credentials_or_one_row_stay_clear():
     "0800  GCS  15  ao\n1200  GCS  14  aox\n",
     "0800  Activity  OOB  chr\n1200  Activity  ambulated  amb\n",
     "0800  morphine 2 mg  IV\n1200  zofran 4 mg  IV\n1600  Rhythm  AF\n",  # a route is no signer either
+    "0800  NS 20 ml/h  KVO\n1200  flushed  KVO\n",  # lines, tubes and devices of clinical_not_initials
+    "0800  legs  SCD\n1200  on, both legs  SCD\n",
+    "0800  O2  2  LPM\n1200  O2 via NC  4  LPM\n",
+    "0800  ETT 7.5 at 22 cm  ETT\n1200  suctioned via  ETT\n",
 ])
 def test_a_flowsheets_column_values_at_row_ends_are_no_signature(text):
     from deid_core.engine.initials import flowsheet_initials
