@@ -228,6 +228,29 @@ def test_whole_deidentifier_is_linear():
     assert_linear(process, "Deidentifier.process_many", repeats=2)
 
 
+def test_round13_flowsheet_initials_and_name_frames_are_linear():
+    """Round 13: flowsheet rows are read line by line (a lazy scan bounded by the line), the net's kin and
+    credential frames look at a fixed window around each cue word."""
+    from deid_core.config import load_config
+    from deid_core.engine.initials import flowsheet_initials, not_clinician_initials
+    from deid_core.engine.names import name_stage
+
+    config = load_config()
+    m, net = config.merge, name_stage(config, None)
+    clinical = not_clinician_initials(m)
+
+    def run(text: str) -> None:
+        flowsheet_initials([], text, m.not_initials, clinical)
+        net.run(doc_of(text), NoteState())
+
+    assert_linear(run, "round 13 flowsheet initials and name frames", {
+        "rows": lambda n: ("2300  turned L side  qvd\n" * n)[:n],
+        "one long row": lambda n: "2300  " + ("a  " * n)[:n - 11] + "  qvd",
+        "blank columns": lambda n: "2300  " + " " * (n - 9) + "qvd",
+        "kin frames": lambda n: ("her mother Ginger, son hope helps, wife D. Deep. " * n)[:n],
+        "credential pairs": lambda n: ("Hope Black, RN Rose Hill MD M. LA RUE, MD GERI (CNA) " * n)[:n]})
+
+
 def test_a_200k_space_note_takes_seconds():
     import time
 

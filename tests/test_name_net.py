@@ -7,7 +7,7 @@ import pytest
 from deid_core.config import ConfigError, load_config
 from deid_core.doc import Doc
 from deid_core.engine.contract import NoteState
-from deid_core.engine.names import NameNet
+from deid_core.engine.names import NameNet, name_stage
 from deid_core.engine.pipeline import build_deidentifier
 from deid_core.notes import Note
 
@@ -206,4 +206,119 @@ def test_a_credential_that_is_also_a_word_names_a_clinician_on_a_signature_line(
     "GAIT TRAINING.\nAMBULATED PT\nPLAN: CONTINUE.\n",
 ])
 def test_a_credential_that_is_also_a_word_names_nobody_outside_a_signature_line(text):
+    assert found(text) == []
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("Per her mother Ginger, she was in her usual state", [("Ginger", "PATIENT")]),  # Title case, a clause end
+    ("with pt and friend Marvel; questions answered", [("Marvel", "PATIENT")]),
+    ("Family (his friend Ant) updated by phone", [("Ant", "PATIENT")]),
+    ("son hope helps on weekends", [("hope", "PATIENT")]),  # a known given name in lower case
+    ("pt lives with her husband bran, 25, who works", [("bran", "PATIENT")]),  # before an age
+    ("History obtained from pt and fiancee D. Deep. She noted", [("D. Deep", "PATIENT")]),  # an initial between
+])
+def test_a_relatives_frame_names_a_dictionary_word_as_patient(text, expected):
+    assert found(text) == expected
+
+
+@pytest.mark.parametrize("text", [
+    "her daughter anxious, called twice",  # lower case, no given name, no age
+    "her husband present, supportive",  # a function word
+    "his wife Will call back",  # a function word in Title case
+    "Mother Nature",  # a Title-case run: the kin word is no cue
+    "his father Deceased.",  # Title case before a stop: family history, not a name
+    "mother Alive and well",  # no clause end after the Title-case word, no possessive before the kin word
+    "DAUGHTER ANXIOUS, CALLED TWICE",  # capitals: no case evidence
+    "discussed with fiance page by phone",  # a dictionary word in lower case that is no given name
+    # review13n: a relative's state in family history, before a comma or ';' and after a possessive
+    "Family hx: her mother Alive, father deceased.",
+    "FHx: with her mother Alive, her father Deceased; sister Healthy.",
+    "Lives with her husband Retired, supportive.",
+    "Pt lives with his wife Unknown, no children",
+    "his brother Estranged; no contact",
+    # review13n: a given name in lower case before a function word is a verb or a noun ("son hope she")
+    "wife and son hope she recovers",
+    "her son will help",
+])
+def test_a_relatives_frame_without_name_evidence_proposes_nothing(text):
+    assert found(text) == []
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("Case discussed with PAGE BLACK RN today", [("PAGE BLACK", "DOCTOR")]),  # two known names, both words
+    ("Seen by Rose Hill MD today", [("Rose Hill", "DOCTOR")]),
+    ("Updated Hope Black, LICSW", [("Hope Black", "DOCTOR")]),  # a comma before the credential
+])
+def test_two_name_words_before_a_credential_name_a_clinician_even_when_the_second_is_a_word(text, expected):
+    assert found(text) == expected
+
+
+@pytest.mark.parametrize("text", [
+    "Charge Nurse RN aware",  # no name word
+    "seen by night charge RN",
+    "Wound Care RN to see",
+    "Will Call MD back",  # a function word
+    "seen by covering MD",  # the second word is no known name
+    "lisa covering MD",  # a known given name, then a word that is no name
+    "drainage from pleural tube, md aware",  # a word in no name list (nor dictionary) first
+])
+def test_a_credential_after_words_that_are_no_names_proposes_nothing(text):
+    assert found(text) == []
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("REPORT: QUELL RD TO GERI (CNA) AT 0800.", [("GERI", "DOCTOR")]),  # a credential in brackets after the name
+    ("consent signed by daughter; Qorvella (LICSW) to follow up", [("Qorvella", "DOCTOR")]),
+])
+def test_a_credential_in_brackets_right_after_a_name_names_a_clinician(text, expected):
+    assert found(text) == expected
+
+
+@pytest.mark.parametrize("text", ["Pain (RN aware) at 0800", "Plan reviewed (MD note) today"])
+def test_brackets_holding_more_than_a_credential_are_no_credential(text):
+    assert found(text) == []
+
+
+PARTICLE_NET = name_stage(load_config(), None)
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("LAB DIRECTOR: M. LA RUE, MD.", [("M. LA RUE", "DOCTOR")]),  # a frequent (and medical) word after a particle
+    ("Resources given.\n\nO. VAN DYKE BSN, RN\nSocial Work", [("O. VAN DYKE", "DOCTOR")]),
+    ("signed O. van Dyke BSN", [("O. van Dyke", "DOCTOR")]),
+])
+def test_an_initial_a_particle_a_word_and_a_credential_are_a_clinicians_name(text, expected):
+    assert found(text, PARTICLE_NET) == expected
+    assert found(text) != expected  # the particles come from [merge] name_particles: none by default
+
+
+@pytest.mark.parametrize("text", [
+    "grade I. LA RUE MD",  # 'I' is no initial
+    "LAB DIRECTOR: M. LA RUE to call",  # no credential
+    "Dx: A. LA RN",  # no word after the particle
+    "noted M. LA  RUE MD",  # two blanks: a column, not one name
+])
+def test_a_particle_frame_without_an_initial_word_and_credential_proposes_nothing(text):
+    assert found(text, PARTICLE_NET) == []
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("HPI: pearl is a 44 YO woman with headache", [("pearl", "PATIENT")]),  # a known name, alone below the threshold
+    ("Identifying data: lane is a 57 year old man", [("lane", "PATIENT")]),
+    ("Note:\nHope is a 5 yo girl", [("Hope", "PATIENT")]),  # a frequent word at its line's start
+    ("HPI: Ruby was a 44 y/o", [("Ruby", "PATIENT")]),
+])
+def test_a_known_name_as_the_subject_of_an_age_after_a_field_key_is_the_patient(text, expected):
+    assert found(text) == expected
+
+
+@pytest.mark.parametrize("text", [
+    "HPI: Patient is a 44 yo",  # a function word
+    "HPI: He is a 44 yo",
+    "HPI: ED is a 24 bed unit",  # no age
+    "The pearl is a 4 yo",  # no field key or line start before it
+    "HPI: pearl is a good 44",
+    "Summary: Will is a 40 yo",  # a function word that is a name
+])
+def test_a_subject_frame_without_a_name_field_and_age_proposes_nothing(text):
     assert found(text) == []

@@ -1,6 +1,8 @@
 """Initials standing for a person (engine/initials.py): the patient's as the subject of a note, a clinician's
 where a note signs with them; in the note and across the patient's notes (invented text)."""
 
+import pytest
+
 from deid_core.config import load_config
 from deid_core.engine.initials import (
     doctor_initials,
@@ -195,3 +197,55 @@ def test_a_dictionary_word_that_is_exactly_the_initials_stays_the_patient():
     text = "Patient: Dana Shore\nDDS is a 71 yo. DDS, 71F. DDS states."  # a middle initial before an age
     out = patient_initials([_at(text, "Dana Shore")], text, OPTS.patient_initials_verbs, OPTS.not_initials)
     assert _found(out, text)[1:] == [("DDS", "PATIENT")] * 2
+
+
+FLOWSHEET = ("Flowsheet 10/15\n2300  SOFA 6  turned L side  qvd\n2330  albuterol 20 g q6h given  QVD\n"
+             "0100  SpO2 97%  RA\n6:30 PM  cousin at bedside  qvd\n0200  stool x2  BM\nmidnight  pain 2/10  | KLM\n")
+
+
+def test_initials_signing_a_flowsheets_rows_are_the_doctor_whoever_they_are():
+    from deid_core.engine.initials import flowsheet_initials
+
+    out = flowsheet_initials([], FLOWSHEET, OPTS.not_initials, not_clinician_initials(OPTS))
+    assert _found(out, FLOWSHEET) == [("qvd", "DOCTOR"), ("QVD", "DOCTOR"), ("qvd", "DOCTOR"), ("KLM", "DOCTOR")]
+
+
+def test_row_ends_that_are_words_routes_credentials_or_one_row_stay_clear():
+    from deid_core.engine.initials import flowsheet_initials
+
+    clinical = not_clinician_initials(OPTS)
+    for text in ["2300  turned L side  qvd\nplan: home  qvd\n",  # one row a time opens; the other is no row
+                 "2300  SpO2 97%  RA\n2330  albuterol  PO\n0100  to chair  RN\n",  # route, device, credential
+                 "2300  stool  BM\n2330  drain  cc\n0100  site  pin\n",  # frequent, dictionary words
+                 "2300 turned qvd\n2330 given qvd\n",  # no column break before the word
+                 "Meds given  qvd\nturned  qvd\n"]:  # no time opens the lines
+        assert flowsheet_initials([], text, OPTS.not_initials, clinical) == [], text
+    text = FLOWSHEET
+    inside = Span(text.index("QVD"), text.index("QVD") + 3, "USERNAME", "crf:single")
+    out = flowsheet_initials([inside], text, OPTS.not_initials, clinical)
+    assert inside in out and ("QVD", "DOCTOR") not in _found(out, text)
+    assert flowsheet_initials([], text, OPTS.not_initials, clinical) != []
+
+
+@pytest.mark.parametrize("text", [  # review13n: a flowsheet's own column values at its rows' ends, no signer
+    "0800  Rhythm  SR\n1000  Rhythm  ST\n1200  Rhythm  AF\n",  # one row each: a value, not a signature
+    "0800  Dressing  C/D/I  dry\n1000  Site  CDI\n1200  Site  CDI\n",  # the same row repeated
+    "0800  Pupils  PERRL  eq\n1000  Pupils  PERRL  eq\n",
+    "0800  Output  urine  qs\n1200  Output  urine  qs\n",
+    "0800  O2  2L  NC\n1200  O2  4L  FM\n1600  O2  BiPAP  NIV\n",
+    "0800  Skin  intact  wnl\n1200  Skin  intact  WDL\n",
+    "0800  Edema  +1  LE\n1200  Edema  +2  BLE\n",
+    "0800  Temp  98.6  TM\n1200  Temp  99.1  AX\n",
+    "0800  sputum  thick  yel\n1200  sputum  thin  wht\n",
+    "0800  GCS  15  ao\n1200  GCS  14  aox\n",
+    "0800  Activity  OOB  chr\n1200  Activity  ambulated  amb\n",
+    "0800  morphine 2 mg  IV\n1200  zofran 4 mg  IV\n1600  Rhythm  AF\n",  # a route is no signer either
+    "0800  NS 20 ml/h  KVO\n1200  flushed  KVO\n",  # lines, tubes and devices of clinical_not_initials
+    "0800  legs  SCD\n1200  on, both legs  SCD\n",
+    "0800  O2  2  LPM\n1200  O2 via NC  4  LPM\n",
+    "0800  ETT 7.5 at 22 cm  ETT\n1200  suctioned via  ETT\n",
+])
+def test_a_flowsheets_column_values_at_row_ends_are_no_signature(text):
+    from deid_core.engine.initials import flowsheet_initials
+
+    assert _found(flowsheet_initials([], text, OPTS.not_initials, not_clinician_initials(OPTS)), text) == []

@@ -113,6 +113,7 @@ class Merge:
     not_initials: tuple[str, ...]
     clinical_not_initials: tuple[str, ...]
     dictation_keys: tuple[str, ...]
+    flowsheet_initials: bool
     join_name_pieces: bool
     name_particles: tuple[Phrase, ...]
     recipient_words: tuple[Phrase, ...]
@@ -151,6 +152,7 @@ class NameCues:
     credentials: tuple[str, ...]
     roles: tuple[str, ...]
     line_credentials: tuple[Token, ...]
+    kin_states: tuple[str, ...]
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from functools import lru_cache
 import regex
 
 from deid_core.config import Merge as MergeOptions
-from deid_core.gazetteers import is_function_word, words
+from deid_core.gazetteers import is_frequent, is_function_word, words
 from deid_core.spans import Span, sort_spans
 
 _NAME_WORD = regex.compile(r"\p{L}[\p{L}'’-]*")
@@ -147,6 +147,57 @@ def doctor_initials(spans: Sequence[Span], text: str, not_initials: Iterable[str
         return list(spans)  # no clinician's name: nothing to look for
     clinical_words = _upper_words(tuple(clinical))
     return _tag_initials(spans, text, initials, "DOCTOR", signs, relabel=False, skip=skip)
+
+
+# A flowsheet row: a time opens the line ("2300", "6:30 PM", "midnight"), a column break after it, and the row
+# ends after another column break (two blanks, a tab, '|') in a 2-3 letter word of one case (round 13). The
+# literal "\n" first (and a look at the next character): the scan jumps from line to line, 5x faster than "^" with
+# MULTILINE or "\A|\n"; the first line is matched apart. Rows are bounded by their line.
+_FLOW_TAIL = (r"[ \t]*(?:\d{1,2}:?\d{2}(?:[ ]?[AaPp][Mm])?|\d{1,2}[ ]?[AaPp][Mm]|[Mm]idnight|MIDNIGHT|[Nn]oon|NOON)"
+              r"(?:[ ]{2}|\t)([^\n]*?)(?:[ ]{2}|\t|\|[ \t]*)([A-Z]{2,3}|[a-z]{2,3})[ \t]*(?=\n|\Z)")
+_FLOW_ROW = re.compile(r"\n(?=[ \t]*[\dMmNn])" + _FLOW_TAIL)
+_FLOW_FIRST = re.compile(_FLOW_TAIL)  # the first line's row, matched at 0
+_ROWS_NEEDED = 2  # a note signs its rows: one word ends at least two rows with different entries
+
+
+def flowsheet_initials(spans: Sequence[Span], text: str, not_initials: Iterable[str],
+                       clinical: Iterable[str] = ()) -> list[Span]:
+    """The initials that sign a flowsheet's rows as DOCTOR, whoever's they are (round 13: most clinicians who
+    sign rows are named nowhere in the patient's notes, so doctor_initials cannot know them): the 2-3 letter
+    word ending a row that a time opens (_FLOW_ROW: '2300  turned L side  QV', '6:30 PM  cousin at bedside  qv'),
+    in a note where one such word ends two rows with different entries (a signer; not 'Site  CDI' twice, nor
+    'Rhythm  SR' / 'Rhythm  AF': column values; review13n). Never a word of `not_initials` or `clinical`
+    (not_clinician_initials: 'SpO2 97%  RA'), nor a frequent, dictionary or medical word ('BM', 'CC', 'pin'),
+    and those never count as the signer. Words inside a span are left alone."""
+    if "  " not in text and "\t" not in text and "|" not in text:
+        return list(spans)  # no column break: no row (a literal prefilter)
+    first = _FLOW_FIRST.match(text)
+    matches = ([first] if first else []) + list(_FLOW_ROW.finditer(text))
+    if len(matches) < _ROWS_NEEDED:
+        return list(spans)
+    skip = _upper_words(tuple(not_initials)) | _upper_words(tuple(clinical))
+    rows = [m for m in matches if m.group(2).upper() not in skip and not _known_word(m.group(2))]
+    entries: dict[str, set[str]] = {}  # a candidate word -> the different entries it ends
+    for m in rows:
+        entries.setdefault(m.group(2).upper(), set()).add(" ".join(m.group(1).split()).lower())
+    if not rows or max(map(len, entries.values())) < _ROWS_NEEDED:
+        return list(spans)  # no word signs two different entries: the row ends are column values ('Rhythm  AF')
+    ordered = sort_spans(spans)
+    starts = [s.start for s in ordered]
+    added: list[Span] = []
+    for m in rows:
+        a, b = m.span(2)
+        i = bisect_right(starts, b - 1)
+        if i > 0 and ordered[i - 1].end > a:
+            continue  # inside another span (known initials, a CRF span)
+        added.append(Span(a, b, "DOCTOR", "initials:propagate", 0.5))
+    return sort_spans(list(spans) + added) if added else list(spans)
+
+
+def _known_word(word: str) -> bool:
+    """A frequent, dictionary or medical word ('BM', 'cc', 'pin'): too often a row's own last word."""
+    low = word.lower()
+    return is_frequent(low) or low in words("english_word") or low in words("medical_word")
 
 
 # A dictation trailer line (_dictation_line); <L> a letter, <D> a digit, <l> and <d> the same inside a class.

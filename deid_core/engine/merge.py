@@ -24,6 +24,7 @@ from deid_core.engine.contract import CrfMarginals, NoteState
 from deid_core.engine.initials import (
     dictation_initials,
     doctor_initials,
+    flowsheet_initials,
     metadata_initials,
     not_clinician_initials,
     patient_initials,
@@ -135,6 +136,8 @@ class Merger:
                 merged = doctor_initials(merged, doc.text, self.options.not_initials,
                                          metadata_initials(known, "DOCTOR"), self._not_clinical)
             merged = dictation_initials(merged, doc.text, self.options.dictation_keys)
+            if self.options.flowsheet_initials:
+                merged = flowsheet_initials(merged, doc.text, self.options.not_initials, self._not_clinical)
         if note_wide and doc is not None and (self.options.reconcile or self.options.propagate):
             merged = reconcile(merged, doc.text, self)  # a window's spans: whole_note() does it over the note
         return merged

@@ -27,7 +27,7 @@ from deid_core.doc import Doc
 from deid_core.engine.contract import NoteState, PerNoteStage
 from deid_core.engine.generations import Generations
 from deid_core.engine.propagation import abbreviation_shape
-from deid_core.gazetteers import is_frequent, words
+from deid_core.gazetteers import is_frequent, is_function_word, words
 from deid_core.spans import Span
 
 SOURCE = "names:net"
@@ -74,11 +74,13 @@ class NameNet(PerNoteStage):
     needs: dict[str, str] = {}
     provides: frozenset[str] = frozenset()
 
-    def __init__(self, opts: NameNetOptions, cache_size: int = 200_000) -> None:
+    def __init__(self, opts: NameNetOptions, cache_size: int = 200_000, particles: tuple[str, ...] = ()) -> None:
         self.opts = opts
+        self._particles = frozenset(p.lower() for p in particles if " " not in p)  # [merge] name_particles
         self.cues = cues_of(opts)
         self.first, self.last = words("first_name"), words("last_name")
         self.english = words("english_word")
+        self._medical = words("medical_word")
         w, c = opts.weights, self.cues
         # one-word cues (titles, roles, relations, contacts, credentials: "attn", "fiancee") are context, never a name
         cue_words = frozenset(p[0] for p in (*c.roles, *c.relations, *c.contacts, *c.weak) if len(p) == 1
@@ -86,8 +88,12 @@ class NameNet(PerNoteStage):
         # ... unless also a known name ("priest", "cousin"): then only where it stands as a cue, before a name word
         self._name_cues = frozenset(x for x in cue_words if x in self.first or x in self.last)
         self._cue_words = cue_words - self._name_cues
+        self._all_cues = cue_words
         # the words after which such a word stands in a name's place ("nurse priest", "Dr. Priest")
         self._surname_frames = frozenset(p[0] for p in c.roles if len(p) == 1) | c.titles | c.credentials
+        self._kin_words = frozenset(p[0] for p in c.relations if len(p) == 1)  # one-word relations: kin frames
+        self._kin_states = frozenset(w.lower() for w in opts.cues.kin_states)  # 'her mother Alive,': no name
+        self._run_cues = self._name_cues | self._kin_words | c.credentials | _COPULAS  # the words run() looks for
         # cue phrase (words) -> (weight, names a clinician): the strongest kind wins a phrase
         self.phrase_cues: dict[tuple[str, ...], tuple[float, bool]] = {}
         for phrases, weight, doctor in ((c.weak, w.weak, False), (c.contacts, w.contact, False),
@@ -144,7 +150,8 @@ class NameNet(PerNoteStage):
         low = list(map(str.lower, toks))
         vocab = set(low)  # the note's words once: each test for a cue word below reads the few cue words (round 13)
         lex = self.lexicals(toks)  # a fresh list: the note's own copy
-        if not self._name_cues.isdisjoint(vocab):
+        present = self._run_cues.intersection(vocab)  # one pass over the note for the cue lists of run()
+        if not self._name_cues.isdisjoint(present):
             self._drop_standing_cues(toks, low, lex, starts, ends, text)
         scores: list[float | None] = [None] * len(toks)
         labels = [""] * len(toks)
@@ -164,6 +171,18 @@ class NameNet(PerNoteStage):
             proposed[i] = scores[i] >= thr
         for i in self._frame_words(toks, low):  # frequent words a strong frame names ("Dr. Down", "R. DOWN NP")
             if lex[i] is None and self._framed(i, toks, low, lex, starts, ends, text):
+                scores[i], labels[i], proposed[i] = thr, "DOCTOR", True
+            elif low[i] in self._particles and self._particle_framed(i, toks, low, lex, starts, ends, text):
+                for k in (i, i + 1):  # 'M. LA RUE, MD': the particle and the name word
+                    scores[k], labels[k], proposed[k] = thr, "DOCTOR", True
+        if not self._kin_words.isdisjoint(present):  # dictionary-word names after a kin word ("her mother Ginger,")
+            for i in self._kin_framed(toks, low, lex, starts, ends, text, present):
+                scores[i], labels[i], proposed[i] = thr, "PATIENT", True
+        if not _COPULAS.isdisjoint(present):  # a known name that is a word, as the note's subject ("HPI: pearl is a 44 yo")
+            for i in self._subjects(toks, low, lex, starts, ends, text, present):
+                scores[i], labels[i], proposed[i] = thr, "PATIENT", True
+        if not self.cues.credentials.isdisjoint(present):  # two name words before a credential ("PAGE BLACK RN")
+            for i in self._credential_pairs(toks, low, lex, starts, ends, text, present):
                 scores[i], labels[i], proposed[i] = thr, "DOCTOR", True
         if True not in proposed:  # nothing proposed: no neighbour to carry a word, no span
             return []
@@ -238,6 +257,111 @@ class NameNet(PerNoteStage):
             nxt = self._right_word(i, toks, lex, starts, ends, text)
             return nxt is not None and low[nxt] in self.cues.credentials
         return False
+
+    def _particle_framed(self, i: int, toks, low, lex, starts, ends, text) -> bool:
+        """A particle after an initial, then one name word and a credential ("M. LA RUE, MD", "O. van Dyke BSN";
+        round 13): the frame of _framed's initial and credential, with the particle between. The name word is
+        no function or cue word, in the particle's case or Title case after a lower-case particle."""
+        k = i + 1
+        if i < 2 or k >= len(toks) or toks[i - 1] != "." or len(toks[i - 2]) != 1 or not toks[i - 2].isalpha():
+            return False
+        if not _initial(i - 2, toks, starts, ends, text) or text[ends[i - 1]:starts[i]] not in (" ", "\t"):
+            return False
+        w, p = toks[k], toks[i]
+        if text[ends[i]:starts[k]] != " " or len(w) < 2 or not w.isalpha() or _glued(k, toks, starts, ends):
+            return False
+        if not (p.isupper() == w.isupper() or (p.islower() and w[0].isupper() and w[1:].islower())):
+            return False
+        if is_function_word(low[k]) or low[k] in self._all_cues:
+            return False  # a medical word may be a surname in this frame ('RUE')
+        nxt = self._right_word(k, toks, lex, starts, ends, text)
+        return nxt is not None and low[nxt] in self.cues.credentials
+
+    def _kin_framed(self, toks, low, lex, starts, ends, text, present: frozenset[str]) -> list[int]:
+        """Dictionary or frequent words (no score of their own) a relative's frame names (round 13; i2b2 2014:
+        relatives are PATIENT): right after a lower-case one-word relation ("friend", "mother") on its line,
+        or after it and an initial ("fiancee D. Deep."), and before a clause end (",", ";", ")", a stop) or
+        a lower-case word, when the word is in Title case after the lower-case cue ("her mother Ginger, she",
+        "his friend Ant)"), a known given name ("son hope helps") or before an age ("husband bran, 25,").
+        Never a function, medical or cue word, nor in a Title-case or capitals run ("Mother Nature", "WIFE
+        PRESENT"), nor a relative's state in Title case ([names.cues] kin_states: "her mother Alive,"), nor a
+        lower-case given name before a function word ("son hope she recovers")."""
+        out: list[int] = []
+        n = len(toks)
+        for k in _positions(low, self._kin_words, present):
+            if not toks[k].islower():
+                continue
+            i = k + 1
+            initialled = i + 2 < n and len(toks[i]) == 1 and toks[i].isalpha() and _initial(i, toks, starts, ends, text)
+            if initialled:
+                i += 2
+            if i >= n or (lex[i] is not None and lex[i] > 0):
+                continue  # a name-like word: the context score decides it
+            w, lw = toks[i], low[i]
+            if (len(w) < 3 or not w.isalpha() or text[ends[i - 1]:starts[i]] not in (" ", "\t")
+                    or is_function_word(lw) or lw in self._medical or lw in self._all_cues or _glued(i, toks, starts, ends)):
+                continue
+            closes = _KIN_CLOSE.match(text, ends[i]) is not None
+            titled = w[0].isupper() and w[1:].islower()
+            if initialled and (closes or titled) and lw not in self._kin_states:
+                out.append(i)
+            elif (titled and lw not in self._kin_states and _CLAUSE_END.match(text, ends[i])
+                  and _KIN_LEAD.search(text, max(0, starts[k] - 12), starts[k])):
+                out.append(i)
+            elif w.islower() and lw in self.first and closes and not self._before_function_word(i, toks, low, starts, ends, text):
+                out.append(i)
+            elif w.islower() and _AGE_AFTER.match(text, ends[i], ends[i] + 8):
+                out.append(i)
+        return out
+
+    @staticmethod
+    def _before_function_word(i: int, toks, low, starts, ends, text) -> bool:
+        """Word i is followed, after blanks, by a lower-case function word ("son hope she recovers": a verb)."""
+        j = i + 1
+        return (j < len(toks) and toks[j].islower() and text[ends[i]:starts[j]].strip(" \t") == ""
+                and is_function_word(low[j]))
+
+    def _subjects(self, toks, low, lex, starts, ends, text, present: frozenset[str]) -> list[int]:
+        """A known name (alone below the threshold, or a word with no score: "pearl", "lane", "Hope") as the subject of "is a
+        44 yo" / "was a 57-year-old" right after a field key or at its line's start ("HPI: pearl is a 44 YO
+        woman", "Identifying data: lane is a 57 year old"; round 13, PATIENT). Never a function, medical or cue
+        word ("Patient is a 44 yo", "She is a 70 year old", "ED is a 24 bed unit": no age)."""
+        out: list[int] = []
+        for k in _positions(low, _COPULAS, present):
+            i = k - 1
+            if i < 0 or not toks[i].isalpha() or len(toks[i]) < 2:
+                continue
+            lw = low[i]
+            if not (lw in self.first or lw in self.last) or is_function_word(lw) or lw in self._medical \
+                    or lw in self._all_cues or text[ends[i]:starts[k]] not in (" ", "\t"):
+                continue
+            if _SUBJECT_BEFORE.search(text, max(0, starts[i] - 40), starts[i]) and _AGE_NEXT.match(text, ends[k]):
+                out.append(i)
+        return out
+
+    def _credential_pairs(self, toks, low, lex, starts, ends, text, present: frozenset[str]) -> list[int]:
+        """Two known names (gazetteer first or last names) in the same case before a credential ("PAGE BLACK RN",
+        "Rose Hill, MD") whose second is a dictionary or frequent word (no score of its own): both DOCTOR. Never
+        a function, medical or cue word, nor a word in no name list ("Charge Nurse RN", "Kim covering MD",
+        "pleural tube, md aware": an unknown word before a credential proved no evidence on real notes)."""
+        out: list[int] = []
+        for c in _positions(low, self.cues.credentials, present):
+            if c < 2:
+                continue
+            i = c - 2 if toks[c - 1] == "," else c - 1  # 'BLACK, RN'
+            j = i - 1
+            if j < 0 or text[ends[i]:starts[c]] not in (" ", ", ", ",") or (lex[i] is not None and lex[i] > 0):
+                continue
+            if text[ends[j]:starts[i]] != " " or not (toks[i].isalpha() and toks[j].isalpha()):
+                continue
+            wi, wj, li, lj = toks[i], toks[j], low[i], low[j]
+            if len(wi) < 3 or len(wj) < 2 or wi.isupper() != wj.isupper():
+                continue
+            if any(is_function_word(x) or x in self._medical or x in self._all_cues for x in (li, lj)):
+                continue
+            if (lj in self.first or lj in self.last) and (li in self.first or li in self.last):
+                out.extend((j, i))
+        return out
 
     def _title_case_run(self, k: int, i: int, toks, low, starts, ends, text) -> bool:
         """The title `k` and word `i` inside Title-case text, where a capital is no evidence ("Call Your Dr.
@@ -406,9 +530,12 @@ class NameNet(PerNoteStage):
         return _Left(tuple(out), initial, title, above)
 
     def _right_word(self, i: int, toks, lex, starts, ends, text) -> int | None:
-        """The next word after word i (past a comma), not across a line break."""
+        """The next word after word i (past a comma, or into brackets around one word: "GERI (CNA)"), not
+        across a line break."""
         j = i + 1
         while j < len(toks) and toks[j] == "," and "\n" not in text[ends[i]:starts[j]]:
+            j += 1
+        if j + 2 < len(toks) and toks[j] == "(" and toks[j + 2] == ")":
             j += 1
         if j < len(toks) and toks[j].isalpha() and "\n" not in text[ends[i]:starts[j]]:
             return j
@@ -448,11 +575,35 @@ class _Left:
     credential_above: bool = False  # the nearest word is a credential on an earlier line: no cue
 
 
+# after a relative's name: a clause end or a lower-case word ("Ginger, she", "Ant)", "hope helps", "page by")
+_KIN_CLOSE = regex.compile(r"(?:[ \t]*[,;)]|\.(?:\s|\Z)|[ \t]+\p{Ll})")
+_CLAUSE_END = regex.compile(r"[ \t]*[,;)]")  # "Ginger, she", "Ant)", "Marvel;"
+_KIN_LEAD = regex.compile(r"(?:(?<![\p{L}\d])(?:his|her|their|pt'?s|with|and|per|from)|[(,;])[ \t]+\Z")  # whose relative
+_COPULAS = frozenset(("is", "was"))  # "pearl is a 44 yo"
+_AGE_NEXT = regex.compile(r"[ \t]+(?i:an?)[ \t]+\d{1,3}[ \t-]*(?i:years?|yrs?|yo|y/o|y\.o\.)(?![\p{L}\d])")
+_SUBJECT_BEFORE = regex.compile(r"(?:^|:)[ \t]*\Z", regex.MULTILINE)  # a field key's ':' or the line's start
+_AGE_AFTER = regex.compile(r",[ \t]*\d{1,3}[ \t]*[,;)]")  # "husband bran, 25, who"
 _NAME_MARKS = frozenset((".", "'", "’", "-", "--"))  # between the name words of a signature line
 # a line credential ("PT", "pa-c") and after it to the line end only more credentials (", DPT", "-C", "-BC"),
 # a bracket, a time or a number
 _CREDENTIAL_TAIL = regex.compile(r"(?:-\p{L}{1,3})?(?:[ \t]*,?[ \t]*\p{Lu}{2,6}(?:-\p{L}{1,3})?)*[ \t]*"
                                  r"(?:\([^\n]*\)|\d{1,5})?[ \t]*(?=\n|\Z)")
+
+
+def _positions(low: list[str], wanted: frozenset[str], present: frozenset[str]) -> list[int]:
+    """Indices of the tokens that are one of `wanted`, in order (`present`: the words of `low` looked for): a C-level list
+    search per word the note has (most notes have a few of them), not a Python test of every token."""
+    out: list[int] = []
+    for word in wanted.intersection(present):
+        k = -1
+        try:
+            while True:
+                k = low.index(word, k + 1)
+                out.append(k)
+        except ValueError:
+            pass
+    out.sort()
+    return out
 
 
 def _initial(j: int, toks, starts, ends, text) -> bool:
@@ -474,4 +625,4 @@ def _glued(i: int, toks, starts, ends) -> bool:
 
 def name_stage(config: Config, bundle) -> NameNet:
     """Pipeline stage factory ([registry.stages] names): the name recall net of [names]."""
-    return NameNet(config.names, config.crf.tagging.cache_size)
+    return NameNet(config.names, config.crf.tagging.cache_size, config.merge.name_particles)
