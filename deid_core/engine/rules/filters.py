@@ -135,6 +135,19 @@ def city_filter(text: str, start: int, end: int, settings: dict) -> tuple[int, i
     return None
 
 
+def country_filter(text: str, start: int, end: int, settings: dict) -> tuple[int, int] | None:
+    """The longest leading run of up to five words that is a known country ('Trinidad and Tobago' of 'Trinidad
+    and Tobago January 2015'); in lower case only a country that is no common word ('rwanda', not 'chad')."""
+    pieces = hit_words(text, start, end)[:5]
+    for n in range(len(pieces), 0, -1):
+        surface = text[pieces[0][0]:pieces[n - 1][1]]
+        low = " ".join(base(w) for _, _, w in pieces[:n])
+        if low in words("country") and not (surface.islower() and is_common(low)):
+            end = pieces[n - 1][1]
+            return (pieces[0][0], end - (text[end - 1] == "."))
+    return None
+
+
 @cache
 def _profession_heads() -> frozenset[str]:
     """Every word a known profession phrase can open as profession_filter reads it (its first word; a one-word
@@ -238,6 +251,7 @@ FILTERS: dict[str, Filter] = {
     "place_keyword": place_keyword_filter,
     "place_keyword_strict": place_keyword_strict_filter,
     "city": city_filter,
+    "country": country_filter,
     "age": age_filter,
     "profession": profession_filter,
     "not_common": not_common_filter,

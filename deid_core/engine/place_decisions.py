@@ -1,0 +1,131 @@
+"""Place label decisions after the merge policy (issue 14, round 13: places on unseen layouts): a place span
+cut after the cue words it took in before the name ('Attends [Quell Counseling]', 'WHO WORKS FOR [QUELL PLC]'), and a state
+abbreviation written right after a town span made a STATE span ('Quellton, [MA], regarding', 'quellton [nh]'), and
+a person span whose records are cited made an ORGANIZATION ('per son Ray and [Corvane Pharmacy] records'); before
+it, a name-net span cut where a deciding place rule stands ('travel to [Brazil] January 2015' is no 'Brazil
+January'). Configured by [merge] place_lead_words, state_after_town, organization_record_words and
+rule_label_sources."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import lru_cache
+
+import regex
+
+from deid_core.engine.propagation import phrase_alternation, source_kind
+from deid_core.spans import Span, source_in
+
+_PLACES = frozenset({"HOSPITAL", "ORGANIZATION", "LOCATION-OTHER", "CITY", "COUNTRY", "STATE", "STREET"})
+_NAMED = frozenset({"HOSPITAL", "ORGANIZATION"})  # 'the [Holy Name Hospital]', not 'The Oaks at X', 'the Berkshires'
+_LEAD_WORD = regex.compile(r"(\p{L}+)[ \t]+")
+_STATES = frozenset("AL AK AZ AR CA CO CT DE DC FL GA HI ID IL IN IA KS KY LA ME MA MI MN MS MO MT NE NV NH NJ NM NY "
+                    "NC ND OH OK OR PA RI SC SD TN TX UT VT VA WA WV WI WY".split())
+# After a town: ', ' or blanks, an optional '(', two letters, then no letter, digit or word joiner ('MA,', 'NH\n', 'ID)').
+_STATE_AFTER = regex.compile(r"(?:,[ \t]?|[ \t]{1,2})\(?(\p{L}{2})(?![\p{L}\d'’@/-])")
+
+
+def trim_place_leads(spans: Sequence[Span], text: str, lead_words: frozenset[str]) -> list[Span]:
+    """Place spans (any source: the merge joins a CRF span and a rule's) without the lead words (lower-cased;
+    `lead_words`) they open with: 'Attends [Quell Counseling Associates]', 'choosing [Quell Health]', 'NOTE FOR
+    [QUELL PLC]', 'from the [Holy Name Hospital]' (a lower-case 'the' before a hospital or an organization; 'The
+    Oaks at Quellton' keeps it); one word at least is left."""
+    if not lead_words:
+        return list(spans)
+    out: list[Span] = []
+    for s in spans:
+        if s.label in _PLACES:
+            start = s.start
+            while (m := _LEAD_WORD.match(text, start, s.end)) and (m.group(1).lower() in lead_words or (
+                    m.group(1) == "the" and s.label in _NAMED)):
+                start = m.end()
+            if start != s.start and start < s.end:
+                s = Span(start, s.end, s.label, s.source, s.confidence)
+        out.append(s)
+    return out
+
+
+def state_after_town(spans: Sequence[Span], text: str) -> list[Span]:
+    """A US state abbreviation right after a CITY span and in no span made a STATE span: 'from Quellton, [MA],
+    regarding', 'Quellton [NH]' at a line end, 'Quellton ([ID])'; in lower case only after a lower-case town
+    ('quellton, [ma]'). The town's span says it is an address, which a bare 'MA' or 'in' does not."""
+    towns = [s for s in spans if s.label == "CITY"]
+    if not towns:
+        return list(spans)
+    taken = sorted((s.start, s.end) for s in spans)
+    added: list[Span] = []
+    for t in towns:
+        m = _STATE_AFTER.match(text, t.end)
+        if m is None:
+            continue
+        abbr = m.group(1)
+        town = text[t.start:t.end]
+        if abbr.upper() not in _STATES or not (abbr.isupper() or (abbr.islower() and town.islower())):
+            continue
+        a, b = m.span(1)
+        if any(x < b and a < y for x, y in taken):
+            continue
+        added.append(Span(a, b, "STATE", "state-after-town", t.confidence))
+    if not added:
+        return list(spans)
+    return sorted([*spans, *added], key=lambda s: (s.start, s.end))
+
+
+_PERSON = frozenset({"PATIENT", "DOCTOR"})
+_LISTED_BEFORE = regex.compile(r"(?<![\p{L}\d])(?i:and|per)[ \t]+\Z")  # 'per X records', 'per son Ray and X records'
+_STORE = r"(?:[ \t]+(?:Pharmacy|PHARMACY|Drug[ \t]Store|DRUG[ \t]STORE|Apothecary|APOTHECARY))?"
+
+
+@lru_cache(maxsize=8)
+def _records_after(words: tuple[str, ...]) -> regex.Pattern | None:
+    """An optional store kind ('Pharmacy', 'Drug Store', 'Apothecary') then a record word, after a span."""
+    if not words:
+        return None
+    return regex.compile(r"(" + _STORE + r")[ \t]+(?i:" + phrase_alternation(words) + r")(?![\p{L}\d])")
+
+
+def person_records_organizations(spans: Sequence[Span], text: str, record_words: Sequence[str]) -> list[Span]:
+    """A person span (any source) right before a record word (`record_words`: 'records', 'fill history'), or
+    before a store kind and one ('[Corvane] Pharmacy records'), is the organization keeping them: an ORGANIZATION
+    span over the name and the kind ('per son Ray and [Corvane Pharmacy] records', 'per [OptumRx] fill history'),
+    when 'per' or 'and' opens it ('S: Ann Lee records from...' and 'per Dr. Ames records' stay). Spans inside the
+    kind are dropped."""
+    after = _records_after(tuple(record_words))
+    if after is None:
+        return list(spans)
+    grown: dict[int, Span] = {}
+    for i, s in enumerate(spans):
+        if s.label in _PERSON and (m := after.match(text, s.end)) and _LISTED_BEFORE.search(
+                text, max(0, s.start - 12), s.start):
+            grown[i] = Span(s.start, m.end(1), "ORGANIZATION", s.source, s.confidence)
+    if not grown:
+        return list(spans)
+    out = [grown.get(i, s) for i, s in enumerate(spans)]
+    kept = [g for g in grown.values()]
+    return [s for s in out if s in kept or not any(g.start <= s.start and s.end <= g.end for g in kept)]
+
+
+def place_rules_cut_net(spans: Sequence[Span], text: str, sources: Sequence[str]) -> list[Span]:
+    """Name-net spans keep only their parts outside the place spans of the deciding rules (`sources`: [merge]
+    rule_label_sources), as rule_labels_win does to CRF spans: the union merge would otherwise join 'Brazil'
+    (COUNTRY, 'travel to Brazil') and the net's 'Brazil January' into one span of another label."""
+    places = [s for s in spans if s.label in _PLACES and source_in(s.source, sources)] if sources else []
+    if not places:
+        return list(spans)
+    out: list[Span] = []
+    for s in spans:
+        rivals = [p for p in places if p.overlaps(s)] if source_kind(s.source) == "names" else None
+        if not rivals:
+            out.append(s)
+            continue
+        pieces = [(s.start, s.end)]
+        for r in rivals:
+            pieces = [q for a, b in pieces for q in ((a, min(b, r.start)), (max(a, r.end), b)) if q[1] > q[0]]
+        for a, b in pieces:
+            while a < b and not text[a].isalnum():
+                a += 1
+            while b > a and not text[b - 1].isalnum():
+                b -= 1
+            if b - a >= 2:
+                out.append(Span(a, b, s.label, s.source, s.confidence))
+    return out
