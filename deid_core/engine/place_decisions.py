@@ -93,6 +93,9 @@ def person_records_organizations(spans: Sequence[Span], text: str, record_words:
     after = _records_after(tuple(record_words))
     if after is None:
         return list(spans)
+    lowered = text.lower()
+    if not any(w.split()[0].lower() in lowered for w in record_words):
+        return list(spans)  # a literal prefilter: most notes cite no records
     grown: dict[int, Span] = {}
     for i, s in enumerate(spans):
         if s.label in _PERSON and (m := after.match(text, s.end)) and _LISTED_BEFORE.search(
