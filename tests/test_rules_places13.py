@@ -153,6 +153,8 @@ def test_country_filter_drops_no_country_and_common_lower_case_words(text):
     ("Drives; car. Travel to Brazil January 2015.", "Brazil", "COUNTRY"),
     ("Recently returned from Trinidad and Tobago.", "Trinidad and Tobago", "COUNTRY"),
     ("Ref: ins Quorvel Health 2NU2-AK2-IX85 | ref by Dr. Ames", "2NU2-AK2-IX85", "HEALTHPLAN"),
+    ("PACEMAKER. FALL AT LAKE QUELLMERE THURSDAY.", "LAKE QUELLMERE", "LOCATION-OTHER"),
+    ("Poor appetite after Outer Quell trip. Seen at clinic.", "Outer Quell", "LOCATION-OTHER"),
 ])
 def test_the_place_label_and_extent_stand_in_the_pipeline(deid, text, phi, label):
     res = deid.process(Note("places13", text))
@@ -165,6 +167,8 @@ def test_the_place_label_and_extent_stand_in_the_pipeline(deid, text, phi, label
     "Lives with son in assisted living.", "Lives alone in an apartment.", "Per hospital records, no allergies.",
     "Per OSH records the CT was negative.", "travel to the clinic by bus", "Family in town this week.",
     "Seen at clinic, Dr. Zorbel MD.", "covered by insurance 2019-2020", "Insurance: pending, Medicare Part B-12",
+    "Fell at the Nursing Home yesterday.", "MVC near the Hospital entrance.", "Tired after the ED trip.",
+    "FELL AT HOME, NO LOC.", "Anxious after Christmas vacation.", "Fall at Work on Monday.",
 ])
 def test_clinical_look_alikes_get_no_round13_span(deid, text):
     res = deid.process(Note("places13", text))
