@@ -13,6 +13,7 @@ from functools import lru_cache
 
 import regex
 
+from deid_core.engine.label_decisions import parts_outside
 from deid_core.engine.propagation import phrase_alternation, source_kind
 from deid_core.spans import Span, source_in
 
@@ -118,17 +119,5 @@ def place_rules_cut_net(spans: Sequence[Span], text: str, sources: Sequence[str]
     out: list[Span] = []
     for s in spans:
         rivals = [p for p in places if p.overlaps(s)] if source_kind(s.source) == "names" else None
-        if not rivals:
-            out.append(s)
-            continue
-        pieces = [(s.start, s.end)]
-        for r in rivals:
-            pieces = [q for a, b in pieces for q in ((a, min(b, r.start)), (max(a, r.end), b)) if q[1] > q[0]]
-        for a, b in pieces:
-            while a < b and not text[a].isalnum():
-                a += 1
-            while b > a and not text[b - 1].isalnum():
-                b -= 1
-            if b - a >= 2:
-                out.append(Span(a, b, s.label, s.source, s.confidence))
+        out.extend(parts_outside(s, rivals, text) if rivals else [s])
     return out
