@@ -8,6 +8,7 @@ rule_label_sources."""
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from functools import lru_cache
 
@@ -54,6 +55,7 @@ def state_after_town(spans: Sequence[Span], text: str) -> list[Span]:
     if not towns:
         return list(spans)
     taken = sorted((s.start, s.end) for s in spans)
+    starts = [a for a, _ in taken]
     added: list[Span] = []
     for t in towns:
         m = _STATE_AFTER.match(text, t.end)
@@ -64,7 +66,8 @@ def state_after_town(spans: Sequence[Span], text: str) -> list[Span]:
         if abbr.upper() not in _STATES or not (abbr.isupper() or (abbr.islower() and town.islower())):
             continue
         a, b = m.span(1)
-        if any(x < b and a < y for x, y in taken):
+        i = bisect_left(starts, b)  # spans starting before the abbreviation's end; the last ones may cover it
+        if any(taken[j][1] > a for j in range(max(0, i - 2), i)):
             continue
         added.append(Span(a, b, "STATE", "state-after-town", t.confidence))
     if not added:
@@ -104,20 +107,34 @@ def person_records_organizations(spans: Sequence[Span], text: str, record_words:
             grown[i] = Span(s.start, m.end(1), "ORGANIZATION", s.source, s.confidence)
     if not grown:
         return list(spans)
-    out = [grown.get(i, s) for i, s in enumerate(spans)]
-    kept = [g for g in grown.values()]
-    return [s for s in out if s in kept or not any(g.start <= s.start and s.end <= g.end for g in kept)]
+    kinds = sorted((g.start, g.end) for g in grown.values())
+    starts = [a for a, _ in kinds]
+    out: list[Span] = []
+    for i, s in enumerate(spans):
+        if i in grown:
+            out.append(grown[i])
+            continue
+        j = bisect_right(starts, s.start) - 1  # the grown span starting last at or before s (they do not overlap)
+        if j < 0 or s.end > kinds[j][1]:
+            out.append(s)  # not inside a grown span: spans inside its store kind are dropped
+    return out
 
 
 def place_rules_cut_net(spans: Sequence[Span], text: str, sources: Sequence[str]) -> list[Span]:
     """Name-net spans keep only their parts outside the place spans of the deciding rules (`sources`: [merge]
     rule_label_sources), as rule_labels_win does to CRF spans: the union merge would otherwise join 'Brazil'
     (COUNTRY, 'travel to Brazil') and the net's 'Brazil January' into one span of another label."""
-    places = [s for s in spans if s.label in _PLACES and source_in(s.source, sources)] if sources else []
+    places = sorted((s for s in spans if s.label in _PLACES and source_in(s.source, sources)),
+                    key=lambda p: p.start) if sources else []
     if not places:
         return list(spans)
+    starts = [p.start for p in places]
+    longest = max(p.end - p.start for p in places)
     out: list[Span] = []
     for s in spans:
-        rivals = [p for p in places if p.overlaps(s)] if source_kind(s.source) == "names" else None
+        rivals = None
+        if source_kind(s.source) == "names":  # places starting within the longest one's length before s
+            lo, hi = bisect_left(starts, s.start - longest), bisect_left(starts, s.end)
+            rivals = [p for p in places[lo:hi] if p.overlaps(s)]
         out.extend(parts_outside(s, rivals, text) if rivals else [s])
     return out
