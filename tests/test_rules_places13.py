@@ -173,3 +173,59 @@ def test_the_place_label_and_extent_stand_in_the_pipeline(deid, text, phi, label
 def test_clinical_look_alikes_get_no_round13_span(deid, text):
     res = deid.process(Note("places13", text))
     assert res.ok and not [s for s in res.spans if s.source in ROUND13]
+
+
+# -- review (round 13): decisions that uncovered PHI or made a clinical word a place (invented text)
+
+@pytest.mark.parametrize("text,part,label", [
+    ("Transferred to Via Quellis Hospital for cath.", "Via Quellis Hospital", "HOSPITAL"),  # 'Via' is the name's
+    ("Admitted from Work Quell Memorial Hospital.", "Work Quell Memorial Hospital", "HOSPITAL"),
+    ("Seen at Chose Quell Clinic today.", "Chose Quell Clinic", "HOSPITAL"),
+    ("Member of Attending Quell Guild now.", "Attending Quell Guild", "ORGANIZATION"),
+])
+def test_a_capitalised_lead_word_inside_a_sentence_stays_in_the_name(text, part, label):
+    span = _at(text, part, label)
+    assert trim_place_leads([span], text, frozenset(MERGE.place_lead_words)) == [span]
+
+
+@pytest.mark.parametrize("text,part,kept", [
+    ("TRANSFERRED TO VIA QUELLIS HOSPITAL", "TO VIA QUELLIS HOSPITAL", "VIA QUELLIS HOSPITAL"),
+    ("pt. Works for Quell Mills.", "Works for Quell Mills", "Quell Mills"),
+    ("was sent via Quell Ambulance.", "via Quell Ambulance", "Quell Ambulance"),
+])
+def test_function_words_and_cue_phrases_are_still_trimmed(text, part, kept):
+    label = "HOSPITAL" if "HOSPITAL" in part else "ORGANIZATION"
+    out = trim_place_leads([_at(text, part, label)], text, frozenset(MERGE.place_lead_words))
+    assert _shown(out, text) == [(label, kept)]
+
+
+@pytest.mark.parametrize("text,town", [
+    ("Seen by Dr. Quellan, MD today.", "Quellan"),  # a surname the CRF read as a town: 'MD' is his credential
+    ("Dr Quellan, PA, saw her", "Quellan"),
+    ("moved from quellton in 2010 with wife", "quellton"),  # lower-case 'in', 'or' are words
+    ("went to quellton or harrow last year", "quellton"),
+])
+def test_no_state_after_a_titled_name_or_a_lower_case_word(text, town):
+    spans = [_at(text, town, "CITY")]
+    assert state_after_town(spans, text) == spans
+
+
+@pytest.mark.parametrize("record", ["OT", "ST", "SLP", "SW", "CM", "RT", "Speech", "Nutrition"])
+def test_therapy_and_service_records_are_no_organization(deid, record):
+    text = f"Diet and meds per {record} records. Stable."
+    out = deid.process_many([Note(note_id="r", text=text)])[0]
+    assert not [s for s in out.spans if text[s.start:s.end] == record]
+
+
+def test_georgia_after_moved_stays_a_state_reading():
+    assert country_filter("Georgia in 2010", 0, len("Georgia in 2010"), {}) is None
+
+
+@pytest.mark.parametrize("text", [
+    "Hypotensive after CT trip.", "Desat after MRI trip.", "Agitated after OR trip.", "Tachycardic after Cath Lab trip.",
+    "Tired after Dialysis trip.", "FALL AT SNF 2 DAYS AGO.", "FELL AT DIALYSIS.", "FALL AT ALF, then ED.", "FELL AT GYM.",
+    "Slipped at Shower last night.", "lives with mother in Shelter.", "MVC near Exit 12 on the highway.",
+])
+def test_care_settings_and_common_words_are_no_landmark_or_town(deid, text):
+    out = deid.process_many([Note(note_id="c", text=text)])[0]
+    assert not [s for s in out.spans if s.source in ("landmark-trip", "landmark-accident", "city-lives-with-in")]

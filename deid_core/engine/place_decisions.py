@@ -31,26 +31,54 @@ def trim_place_leads(spans: Sequence[Span], text: str, lead_words: frozenset[str
     """Place spans (any source: the merge joins a CRF span and a rule's) without the lead words (lower-cased;
     `lead_words`) they open with: 'Attends [Quell Counseling Associates]', 'choosing [Quell Health]', 'NOTE FOR
     [QUELL PLC]', 'from the [Holy Name Hospital]' (a lower-case 'the' before a hospital or an organization; 'The
-    Oaks at Quellton' keeps it); one word at least is left."""
+    Oaks at Quellton' keeps it); one word at least is left. A capitalised lead word inside a sentence may be the
+    name's own ('Via Quellis Hospital', 'Work Memorial'): it goes only when it is a function word ('TO', 'For'),
+    opens the sentence, or comes before another lead word that goes ('WORKS FOR')."""
     if not lead_words:
         return list(spans)
     out: list[Span] = []
     for s in spans:
         if s.label in _PLACES:
-            start = s.start
-            while (m := _LEAD_WORD.match(text, start, s.end)) and (m.group(1).lower() in lead_words or (
-                    m.group(1) == "the" and s.label in _NAMED)):
-                start = m.end()
+            start = _trimmed_start(s, text, lead_words)
             if start != s.start and start < s.end:
                 s = Span(start, s.end, s.label, s.source, s.confidence)
         out.append(s)
     return out
 
 
+_FUNCTION_LEADS = frozenset({"for", "at", "to", "from", "with", "by", "who"})  # open no place name
+_SENTENCE_START = regex.compile(r"(?:\A|[.!?:;(\n*•-])[ \t]*\Z")
+
+
+def _trimmed_start(s: Span, text: str, lead_words: frozenset[str]) -> int:
+    """Where `s` starts once the lead words it may lose are cut (see trim_place_leads)."""
+    leads: list[regex.Match] = []
+    pos = s.start
+    while (m := _LEAD_WORD.match(text, pos, s.end)) and (m.group(1).lower() in lead_words or (
+            m.group(1) == "the" and s.label in _NAMED)):
+        leads.append(m)
+        pos = m.end()
+    ok = [False] * len(leads)
+    for k in range(len(leads) - 1, -1, -1):  # from the last: a capital cue goes before one that goes
+        w = leads[k].group(1)
+        ok[k] = (w.islower() or w.lower() in _FUNCTION_LEADS or (k + 1 < len(leads) and ok[k + 1])
+                 or (k == 0 and bool(_SENTENCE_START.search(text, max(0, s.start - 4), s.start))))
+    start = s.start
+    for m, go in zip(leads, ok, strict=True):
+        if not go:
+            break
+        start = m.end()
+    return start
+
+
+_LOWER_WORDS = frozenset({"in", "or", "me", "hi", "oh", "id", "de", "la", "al", "co"})
+_TITLE_BEFORE = regex.compile(r"(?<![\p{L}\d])(?i:dr|doctor|prof|professor|mr|mrs|ms|miss)\.?[ \t]+\Z")
+
+
 def state_after_town(spans: Sequence[Span], text: str) -> list[Span]:
     """A US state abbreviation right after a CITY span and in no span made a STATE span: 'from Quellton, [MA],
-    regarding', 'Quellton [NH]' at a line end, 'Quellton ([ID])'; in lower case only after a lower-case town
-    ('quellton, [ma]'). The town's span says it is an address, which a bare 'MA' or 'in' does not."""
+    regarding', 'Quellton [NH]' at a line end, 'Quellton ([ID])'; in lower case only after a lower-case town and a comma, and no English
+    word ('quellton, [ct]', not 'quellton in 2010'); never after a titled name ('Dr. Quellan, PA'). The town's span says it is an address, which a bare 'MA' or 'in' does not."""
     towns = [s for s in spans if s.label == "CITY"]
     if not towns:
         return list(spans)
@@ -63,8 +91,11 @@ def state_after_town(spans: Sequence[Span], text: str) -> list[Span]:
             continue
         abbr = m.group(1)
         town = text[t.start:t.end]
-        if abbr.upper() not in _STATES or not (abbr.isupper() or (abbr.islower() and town.islower())):
+        if abbr.upper() not in _STATES or not (abbr.isupper() or (
+                abbr.islower() and town.islower() and text[t.end] == "," and abbr not in _LOWER_WORDS)):
             continue
+        if _TITLE_BEFORE.search(text, max(0, t.start - 12), t.start):
+            continue  # 'Dr. Quellan, PA': a titled surname the CRF read as a town; 'PA' is a credential
         a, b = m.span(1)
         i = bisect_left(starts, b)  # spans starting before the abbreviation's end; the last ones may cover it
         if any(taken[j][1] > a for j in range(max(0, i - 2), i)):
