@@ -216,6 +216,40 @@ def test_round12_name_pieces_and_recipient_cut_are_linear():
         "attn": lambda n: ("555 attn " * n)[:n - 9] + "Ann Quell"})
 
 
+def test_round13_place_decisions_are_linear():
+    """Round 13: a state after each of many towns, many records keepers, lead words opening a long place span and
+    many name-net spans beside many place rule spans cost linear time (bisect, no span-by-span scans)."""
+    import regex
+
+    from deid_core.config import load_config
+    from deid_core.engine.place_decisions import (
+        person_records_organizations,
+        place_rules_cut_net,
+        state_after_town,
+        trim_place_leads,
+    )
+    from deid_core.spans import Span
+
+    m = load_config().merge
+    lead = frozenset(w.lower() for w in m.place_lead_words)
+
+    def run(text: str) -> None:
+        words = list(regex.finditer(r"[A-Za-z]+", text))
+        towns = [Span(a.start(), a.end(), "CITY", "crf:single") for a in words if a.group().istitle()]
+        state_after_town(towns, text)
+        people = [Span(a.start(), a.end(), "PATIENT", "name-kin") for a in words if a.group().istitle()]
+        person_records_organizations(people, text, m.organization_record_words)
+        trim_place_leads([Span(0, len(text), "ORGANIZATION", "crf:single")], text, lead)
+        places = [Span(a.start(), a.end(), "COUNTRY", "country-context") for a in words if a.group().istitle()]
+        nets = [Span(a.start(), min(len(text), a.end() + 8), "PATIENT", "names:net") for a in words]
+        place_rules_cut_net([*places, *nets], text, m.rule_label_sources)
+
+    assert_linear(run, "round 13 place decisions", {
+        "towns": lambda n: ("Quell, MA, Dorr NH " * n)[:n],
+        "records": lambda n: ("per Quell Pharmacy records and Dorr records " * n)[:n],
+        "leads": lambda n: ("attends for the " * n)[:n]})
+
+
 @pytest.mark.slow
 def test_whole_deidentifier_is_linear():
     deid = default_deidentifier()

@@ -120,6 +120,9 @@ class Merge:
     hyphen_eponyms: tuple[Phrase, ...]
     hospital_head_words: tuple[str, ...]
     organization_head_words: tuple[str, ...]
+    place_lead_words: tuple[str, ...]
+    state_after_town: bool
+    organization_record_words: tuple[Phrase, ...]
 
 
 @dataclass(frozen=True)

@@ -128,16 +128,20 @@ def rule_labels_win(spans: Sequence[Span], text: str, sources: Sequence[str]) ->
     out: list[Span] = []
     for s, c in zip(spans, crf, strict=True):
         rivals = [r for r in deciding if r.label != s.label and r.overlaps(s)] if c else None
-        if not rivals:
-            out.append(s)
-            continue
-        pieces = [(s.start, s.end)]
-        for r in rivals:
-            pieces = [p for a, b in pieces for p in ((a, min(b, r.start)), (max(a, r.end), b)) if p[1] > p[0]]
-        for a, b in pieces:
-            part = _trimmed(text, a, b)
-            if part and part[1] - part[0] >= 2:
-                out.append(Span(part[0], part[1], s.label, s.source, s.confidence))
+        out.extend(parts_outside(s, rivals, text) if rivals else [s])
+    return out
+
+
+def parts_outside(s: Span, rivals: Sequence[Span], text: str) -> list[Span]:
+    """The parts of `s` outside every rival span, trimmed of blanks and punctuation, of 2 characters or more."""
+    pieces = [(s.start, s.end)]
+    for r in rivals:
+        pieces = [p for a, b in pieces for p in ((a, min(b, r.start)), (max(a, r.end), b)) if p[1] > p[0]]
+    out: list[Span] = []
+    for a, b in pieces:
+        part = _trimmed(text, a, b)
+        if part and part[1] - part[0] >= 2:
+            out.append(Span(part[0], part[1], s.label, s.source, s.confidence))
     return out
 
 

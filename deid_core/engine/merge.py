@@ -42,6 +42,12 @@ from deid_core.engine.label_decisions import (
     whole_words,
 )
 from deid_core.engine.name_pieces import join_name_pieces
+from deid_core.engine.place_decisions import (
+    person_records_organizations,
+    place_rules_cut_net,
+    state_after_town,
+    trim_place_leads,
+)
 from deid_core.engine.propagation import PatientPropagation, propagate_note, source_kind
 from deid_core.engine.vetoes import guard_crf_context, guard_crf_names, guard_crf_places
 from deid_core.spans import Span, default_rank, resolve_overlaps, sort_spans, source_in
@@ -64,6 +70,7 @@ class Merger:
         self._unknown = self._pri.get("rules", len(pri))
         self._heads = frozenset(w.lower() for w in options.crf_place_heads)
         self._roles = frozenset(options.crf_name_lead_words)
+        self._place_leads = frozenset(w.lower() for w in options.place_lead_words)
         self._heads_of = place_heads(options.hospital_head_words, options.organization_head_words)
         self._not_clinical = not_clinician_initials(options)  # from the options: once, not per note
         self._rule_of: dict[str, bool] = {}  # source -> is_rule (the sources are few: rule ids, taggers)
@@ -117,6 +124,7 @@ class Merger:
             if self._roles:
                 spans = drop_role_word_logins(trim_person_spans(spans, doc.text, self._roles), doc.text, self._roles)
             spans = rule_labels_win(spans, doc.text, self.options.rule_label_sources)
+            spans = place_rules_cut_net(spans, doc.text, self.options.rule_label_sources)
             spans = recipient_names(spans, doc.text, self.options.recipient_words)
         merged = POLICIES[self.policy](self, spans)
         if doc is not None:
@@ -128,6 +136,10 @@ class Merger:
             merged = person_field_labels(merged, doc.text, self.options.patient_field_keys,
                                          self.options.doctor_field_keys)
             merged = place_head_labels(merged, doc.text, self._heads_of)
+            merged = trim_place_leads(merged, doc.text, self._place_leads)
+            if self.options.state_after_town:
+                merged = state_after_town(merged, doc.text)
+            merged = person_records_organizations(merged, doc.text, self.options.organization_record_words)
             known = doc.note.known_phi
             if self.options.patient_initials:
                 merged = patient_initials(merged, doc.text, self.options.patient_initials_verbs,

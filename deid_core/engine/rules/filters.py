@@ -140,6 +140,22 @@ def city_filter(text: str, start: int, end: int, settings: dict) -> tuple[int, i
     return None
 
 
+_STATE_NAMED = frozenset({"georgia"})  # a country named as a US state: the state reading is left to the CRF
+
+
+def country_filter(text: str, start: int, end: int, settings: dict) -> tuple[int, int] | None:
+    """The longest leading run of up to five words that is a known country ('Trinidad and Tobago' of 'Trinidad
+    and Tobago January 2015'); in lower case only a country that is no common word ('rwanda', not 'chad'); not 'Georgia', a US state too."""
+    pieces = hit_words(text, start, end)[:5]
+    for n in range(len(pieces), 0, -1):
+        surface = text[pieces[0][0]:pieces[n - 1][1]]
+        low = " ".join(base(w) for _, _, w in pieces[:n])
+        if low in words("country") and low not in _STATE_NAMED and not (surface.islower() and is_common(low)):
+            end = pieces[n - 1][1]
+            return (pieces[0][0], end - (text[end - 1] == "."))
+    return None
+
+
 @cache
 def _profession_heads() -> frozenset[str]:
     """Every word a known profession phrase can open as profession_filter reads it (its first word; a one-word
@@ -216,6 +232,41 @@ def place_tail_filter(text: str, start: int, end: int, settings: dict) -> tuple[
     return (first[0], pieces[-1][1])
 
 
+_CARE_SETTINGS = frozenset({"snf", "alf", "ltc", "ltac", "adhc", "rehab", "dialysis", "hemodialysis", "endoscopy",
+                             "radiology", "shelter"})  # care settings and words a note names places by, not a name
+
+
+def _named_place(text: str, span: tuple[int, int] | None) -> tuple[int, int] | None:
+    """`span` unless its first word (after 'the') is a clinical or frequent word or a care setting ('CT trip', 'FALL AT
+    SNF'), or it is one common word that is no known town ('Shower', 'GYM'; 'Reading' stays)."""
+    if span is None:
+        return None
+    pieces = [p for p in hit_words(text, *span) if base(p[2]) != "the"]
+    if not pieces:
+        return None
+    first = base(pieces[0][2])
+    if first in words("medical_word") or is_frequent(first) or first in _CARE_SETTINGS:
+        return None
+    if len(pieces) == 1 and is_common(first) and first not in words("city"):
+        return None
+    return span
+
+
+def landmark_filter(text: str, start: int, end: int, settings: dict) -> tuple[int, int] | None:
+    """A named landmark ('after [Outer Quell] trip'), not a care setting or a common word ('after CT trip')."""
+    return _named_place(text, (start, end))
+
+
+def landmark_tail_filter(text: str, start: int, end: int, settings: dict) -> tuple[int, int] | None:
+    """place_tail_filter's place, kept only when landmark_filter keeps it ('FALL AT [LAKE QUELLMERE]', not 'AT SNF')."""
+    return _named_place(text, place_tail_filter(text, start, end, settings))
+
+
+def location_named_filter(text: str, start: int, end: int, settings: dict) -> tuple[int, int] | None:
+    """location_filter's place, kept only when landmark_filter keeps it ('lives w/ son in [Quarrow]', not 'in Shelter')."""
+    return _named_place(text, location_filter(text, start, end, settings))
+
+
 def proper_head_filter(text: str, start: int, end: int, settings: dict) -> tuple[int, int] | None:
     """A '<proper words> <kind>' place ('Walden Pond', 'Golden Gate Bridge'): its first word (after
     'the') is no clinical word ('Nurses Station'), nor, alone before the kind, a frequent word ('Work
@@ -243,12 +294,16 @@ FILTERS: dict[str, Filter] = {
     "place_keyword": place_keyword_filter,
     "place_keyword_strict": place_keyword_strict_filter,
     "city": city_filter,
+    "country": country_filter,
     "age": age_filter,
     "profession": profession_filter,
     "not_common": not_common_filter,
     "initials_line": initials_line_filter,
     "no_frequent_word": no_frequent_word_filter,
     "place_tail": place_tail_filter,
+    "landmark": landmark_filter,
+    "landmark_tail": landmark_tail_filter,
+    "location_named": location_named_filter,
     "proper_head": proper_head_filter,
     "context_name": context_name_filter,
     "place_acronym": place_acronym_filter,

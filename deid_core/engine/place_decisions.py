@@ -1,0 +1,171 @@
+"""Place label decisions after the merge policy (issue 14, round 13: places on unseen layouts): a place span
+cut after the cue words it took in before the name ('Attends [Quell Counseling]', 'WHO WORKS FOR [QUELL PLC]'), and a state
+abbreviation written right after a town span made a STATE span ('Quellton, [MA], regarding', 'quellton [nh]'), and
+a person span whose records are cited made an ORGANIZATION ('per son Ray and [Corvane Pharmacy] records'); before
+it, a name-net span cut where a deciding place rule stands ('travel to [Brazil] January 2015' is no 'Brazil
+January'). Configured by [merge] place_lead_words, state_after_town, organization_record_words and
+rule_label_sources."""
+
+from __future__ import annotations
+
+from bisect import bisect_left, bisect_right
+from collections.abc import Sequence
+from functools import lru_cache
+
+import regex
+
+from deid_core.engine.label_decisions import parts_outside
+from deid_core.engine.propagation import phrase_alternation, source_kind
+from deid_core.spans import Span, source_in
+
+_PLACES = frozenset({"HOSPITAL", "ORGANIZATION", "LOCATION-OTHER", "CITY", "COUNTRY", "STATE", "STREET"})
+_NAMED = frozenset({"HOSPITAL", "ORGANIZATION"})  # 'the [Holy Name Hospital]', not 'The Oaks at X', 'the Berkshires'
+_LEAD_WORD = regex.compile(r"(\p{L}+)[ \t]+")
+_STATES = frozenset("AL AK AZ AR CA CO CT DE DC FL GA HI ID IL IN IA KS KY LA ME MA MI MN MS MO MT NE NV NH NJ NM NY "
+                    "NC ND OH OK OR PA RI SC SD TN TX UT VT VA WA WV WI WY".split())
+# After a town: ', ' or blanks, an optional '(', two letters, then no letter, digit or word joiner ('MA,', 'NH\n', 'ID)').
+_STATE_AFTER = regex.compile(r"(?:,[ \t]?|[ \t]{1,2})\(?(\p{L}{2})(?![\p{L}\d'’@/-])")
+
+
+def trim_place_leads(spans: Sequence[Span], text: str, lead_words: frozenset[str]) -> list[Span]:
+    """Place spans (any source: the merge joins a CRF span and a rule's) without the lead words (lower-cased;
+    `lead_words`) they open with: 'Attends [Quell Counseling Associates]', 'choosing [Quell Health]', 'NOTE FOR
+    [QUELL PLC]', 'from the [Holy Name Hospital]' (a lower-case 'the' before a hospital or an organization; 'The
+    Oaks at Quellton' keeps it); one word at least is left. A capitalised lead word inside a sentence may be the
+    name's own ('Via Quellis Hospital', 'Work Memorial'): it goes only when it is a function word ('TO', 'For'),
+    opens the sentence, or comes before another lead word that goes ('WORKS FOR')."""
+    if not lead_words:
+        return list(spans)
+    out: list[Span] = []
+    for s in spans:
+        if s.label in _PLACES:
+            start = _trimmed_start(s, text, lead_words)
+            if start != s.start and start < s.end:
+                s = Span(start, s.end, s.label, s.source, s.confidence)
+        out.append(s)
+    return out
+
+
+_FUNCTION_LEADS = frozenset({"for", "at", "to", "from", "with", "by", "who"})  # open no place name
+_SENTENCE_START = regex.compile(r"(?:\A|[.!?:;(\n*•-])[ \t]*\Z")
+
+
+def _trimmed_start(s: Span, text: str, lead_words: frozenset[str]) -> int:
+    """Where `s` starts once the lead words it may lose are cut (see trim_place_leads)."""
+    leads: list[regex.Match] = []
+    pos = s.start
+    while (m := _LEAD_WORD.match(text, pos, s.end)) and (m.group(1).lower() in lead_words or (
+            m.group(1) == "the" and s.label in _NAMED)):
+        leads.append(m)
+        pos = m.end()
+    ok = [False] * len(leads)
+    for k in range(len(leads) - 1, -1, -1):  # from the last: a capital cue goes before one that goes
+        w = leads[k].group(1)
+        ok[k] = (w.islower() or w.lower() in _FUNCTION_LEADS or (k + 1 < len(leads) and ok[k + 1])
+                 or (k == 0 and bool(_SENTENCE_START.search(text, max(0, s.start - 4), s.start))))
+    start = s.start
+    for m, go in zip(leads, ok, strict=True):
+        if not go:
+            break
+        start = m.end()
+    return start
+
+
+_LOWER_WORDS = frozenset({"in", "or", "me", "hi", "oh", "id", "de", "la", "al", "co"})
+_TITLE_BEFORE = regex.compile(r"(?<![\p{L}\d])(?i:dr|doctor|prof|professor|mr|mrs|ms|miss)\.?[ \t]+\Z")
+
+
+def state_after_town(spans: Sequence[Span], text: str) -> list[Span]:
+    """A US state abbreviation right after a CITY span and in no span made a STATE span: 'from Quellton, [MA],
+    regarding', 'Quellton [NH]' at a line end, 'Quellton ([ID])'; in lower case only after a lower-case town and a comma, and no English
+    word ('quellton, [ct]', not 'quellton in 2010'); never after a titled name ('Dr. Quellan, PA'). The town's span says it is an address, which a bare 'MA' or 'in' does not."""
+    towns = [s for s in spans if s.label == "CITY"]
+    if not towns:
+        return list(spans)
+    taken = sorted((s.start, s.end) for s in spans)
+    starts = [a for a, _ in taken]
+    added: list[Span] = []
+    for t in towns:
+        m = _STATE_AFTER.match(text, t.end)
+        if m is None:
+            continue
+        abbr = m.group(1)
+        town = text[t.start:t.end]
+        if abbr.upper() not in _STATES or not (abbr.isupper() or (
+                abbr.islower() and town.islower() and text[t.end] == "," and abbr not in _LOWER_WORDS)):
+            continue
+        if _TITLE_BEFORE.search(text, max(0, t.start - 12), t.start):
+            continue  # 'Dr. Quellan, PA': a titled surname the CRF read as a town; 'PA' is a credential
+        a, b = m.span(1)
+        i = bisect_left(starts, b)  # spans starting before the abbreviation's end; the last ones may cover it
+        if any(taken[j][1] > a for j in range(max(0, i - 2), i)):
+            continue
+        added.append(Span(a, b, "STATE", "state-after-town", t.confidence))
+    if not added:
+        return list(spans)
+    return sorted([*spans, *added], key=lambda s: (s.start, s.end))
+
+
+_PERSON = frozenset({"PATIENT", "DOCTOR"})
+_LISTED_BEFORE = regex.compile(r"(?<![\p{L}\d])(?i:and|per)[ \t]+\Z")  # 'per X records', 'per son Ray and X records'
+_STORE = r"(?:[ \t]+(?:Pharmacy|PHARMACY|Drug[ \t]Store|DRUG[ \t]STORE|Apothecary|APOTHECARY))?"
+
+
+@lru_cache(maxsize=8)
+def _records_after(words: tuple[str, ...]) -> regex.Pattern | None:
+    """An optional store kind ('Pharmacy', 'Drug Store', 'Apothecary') then a record word, after a span."""
+    if not words:
+        return None
+    return regex.compile(r"(" + _STORE + r")[ \t]+(?i:" + phrase_alternation(words) + r")(?![\p{L}\d])")
+
+
+def person_records_organizations(spans: Sequence[Span], text: str, record_words: Sequence[str]) -> list[Span]:
+    """A person span (any source) right before a record word (`record_words`: 'records', 'fill history'), or
+    before a store kind and one ('[Corvane] Pharmacy records'), is the organization keeping them: an ORGANIZATION
+    span over the name and the kind ('per son Ray and [Corvane Pharmacy] records', 'per [OptumRx] fill history'),
+    when 'per' or 'and' opens it ('S: Ann Lee records from...' and 'per Dr. Ames records' stay). Spans inside the
+    kind are dropped."""
+    after = _records_after(tuple(record_words))
+    if after is None:
+        return list(spans)
+    lowered = text.lower()
+    if not any(w.split()[0].lower() in lowered for w in record_words):
+        return list(spans)  # a literal prefilter: most notes cite no records
+    grown: dict[int, Span] = {}
+    for i, s in enumerate(spans):
+        if s.label in _PERSON and (m := after.match(text, s.end)) and _LISTED_BEFORE.search(
+                text, max(0, s.start - 12), s.start):
+            grown[i] = Span(s.start, m.end(1), "ORGANIZATION", s.source, s.confidence)
+    if not grown:
+        return list(spans)
+    kinds = sorted((g.start, g.end) for g in grown.values())
+    starts = [a for a, _ in kinds]
+    out: list[Span] = []
+    for i, s in enumerate(spans):
+        if i in grown:
+            out.append(grown[i])
+            continue
+        j = bisect_right(starts, s.start) - 1  # the grown span starting last at or before s (they do not overlap)
+        if j < 0 or s.end > kinds[j][1]:
+            out.append(s)  # not inside a grown span: spans inside its store kind are dropped
+    return out
+
+
+def place_rules_cut_net(spans: Sequence[Span], text: str, sources: Sequence[str]) -> list[Span]:
+    """Name-net spans keep only their parts outside the place spans of the deciding rules (`sources`: [merge]
+    rule_label_sources), as rule_labels_win does to CRF spans: the union merge would otherwise join 'Brazil'
+    (COUNTRY, 'travel to Brazil') and the net's 'Brazil January' into one span of another label."""
+    places = sorted((s for s in spans if s.label in _PLACES and source_in(s.source, sources)),
+                    key=lambda p: p.start) if sources else []
+    if not places:
+        return list(spans)
+    starts = [p.start for p in places]
+    longest = max(p.end - p.start for p in places)
+    out: list[Span] = []
+    for s in spans:
+        rivals = None
+        if source_kind(s.source) == "names":  # places starting within the longest one's length before s
+            lo, hi = bisect_left(starts, s.start - longest), bisect_left(starts, s.end)
+            rivals = [p for p in places[lo:hi] if p.overlaps(s)]
+        out.extend(parts_outside(s, rivals, text) if rivals else [s])
+    return out
