@@ -89,3 +89,84 @@ def test_the_rule_label_and_extent_stand_in_the_pipeline(deid, text, phi, label)
 def test_look_alikes_get_no_round13_span(deid, text):
     res = deid.process(Note("ids13", text))
     assert res.ok and not [s for s in res.spans if s.source in ROUND13]
+
+
+# Review of round 13 (review13i): invented look-alikes the first version of the rules tagged.
+@pytest.mark.parametrize("text", [
+    # a dotted pair of ordinary words after 'by' / a slash is a missing space, not a login
+    "TAKEN BY MOUTH.TOLERATED WELL", "SENT BY FAX.WILL F/U IN AM", "REVIEWED BY TEAM.PLAN UNCHANGED",
+    "BP stable / tol.po\n", "Plan: diuresis / neb.tx\n",
+    # a service, training year or degree in brackets after a signer is not a login
+    "by Ann Lee, MD (ONCOLOGY) today", "read by Ann Lee, MD (UROLOGY)", "by Ann Lee, MD (ANESTHESIA) at bedside",
+    "seen by Ann Lee, MD (PGY3) today", "by Ann Lee, RN (BSN)",
+    # durations, sizes and scores after a sex-letter slash
+    "Vent f/15 minutes trial", "nodule f/2 cm", "seen f/3 episodes", "F/10 score", "pt M/24 hours",
+    # drips, saline and power changed to a value; vitals in the 80s / 40s
+    "changed to 1N", "reduced to 2N", "changed to 15W", "ablation power changed to 30W", "titrate to 10W",
+    "decreased from 30W", "SBP 80 S AWARE", "HR 40 S AWARE",
+    # a year after an id word; units on a line of frequent abbreviations
+    "record # 2019", "medical license 2019 renewal", "BP/hr/1200\n", "US/kg/1000\n",
+])
+def test_review13i_look_alikes_get_no_round13_span(deid, text):
+    res = deid.process(Note("ids13", text))
+    assert res.ok and not [s for s in res.spans if s.source in ROUND13 or s.source == "department-direction"]
+
+
+@pytest.mark.parametrize("text,street", [
+    ("12 Elm Gardens Unit 117, Town, NM", "12 Elm Gardens Unit 117"),
+    ("Pt lives at 4 Oak Village Unit 220, Town", "4 Oak Village Unit 220"),
+])
+def test_review13i_an_address_unit_is_not_a_room(deid, text, street):
+    """A house number of any length before the unit word: the unit number stays in the street."""
+    res = deid.process(Note("ids13", text))
+    assert res.ok and not [s for s in res.spans if s.source == "room-after-unit"]
+
+
+@pytest.mark.parametrize("text,phi,label", [
+    ("Location: 4 West Cardiac Unit 412\n", "412", "ROOM"),
+    ("Transferred to 7N overnight", "7N", "DEPARTMENT"),
+    ("if stable, 10 e aware.", "10 e", "DEPARTMENT"),
+    ("Signed by ivo.marsh on Monday", "ivo.marsh", "USERNAME"),
+    ("READ BY: ANN LEE, MD (LEE) FRI 2/8/2008", "LEE", "USERNAME"),
+    ("ANN AMES, M.D.\nAA/rh/817071\nDD 01-04-19", "817071", "IDNUM"),
+])
+def test_review13i_positives_still_stand(deid, text, phi, label):
+    res = deid.process(Note("ids13", text))
+    start = text.rindex(phi)
+    assert res.ok and (start, start + len(phi), label) in {(s.start, s.end, s.label) for s in res.spans}
+
+
+@pytest.mark.parametrize("text", ["PT. NO. 2000 ML", "Pt. no. 1500cc out", "transferred to ICU 2400."])
+def test_review13i_volumes_and_midnight_are_no_id(deid, text):
+    res = deid.process(Note("ids13", text))
+    assert res.ok and not [s for s in res.spans if s.source in ROUND13]
+
+
+@pytest.mark.parametrize("prefix", ["auth ", "ticket ", "Client #", "biobank (", "Pt. No. 1234"])
+def test_review13i_an_id_word_before_a_long_dash_run_reads_in_linear_time(prefix):
+    """'auth 1-1-1-…': an id that must not be followed by a dash is taken whole or not at all (atomic),
+    not given back one character at a time (quadratic: a ratio near 50-90 before the fix)."""
+    from deid_core.config import load_config
+    from deid_core.doc import Doc
+    from deid_core.engine.rules.tagger import RuleTagger
+    from tests.adversarial import growth
+
+    tagger = RuleTagger(load_config({"rules": {"min_age": 0}}).rules)
+
+    def make(n: int) -> str:
+        return (prefix + "1-" * n)[:n]
+
+    ratio = min(growth(lambda t: tagger.tag_raw(Doc(Note("t", t))), make)[2] for _ in range(2))
+    assert ratio < 25, (prefix, ratio)
+
+
+@pytest.mark.parametrize("text,phi", [
+    ("she holds a state licence (S72150046) and drives", "S72150046"),
+    ("nursing licence (RN4821905) on file", "RN4821905"),
+])
+def test_review13i_the_licence_spelling_passes_the_trigger_gate(deid, text, phi):
+    """The pattern reads 'licen[cs]e': its triggers must hold both spellings, or the gate drops the match."""
+    res = deid.process(Note("ids13", text))
+    start = text.index(phi)
+    assert res.ok and (start, start + len(phi), "LICENSE", "license-kind") in {
+        (s.start, s.end, s.label, s.source) for s in res.spans}
