@@ -170,3 +170,11 @@ def test_review13i_the_licence_spelling_passes_the_trigger_gate(deid, text, phi)
     start = text.index(phi)
     assert res.ok and (start, start + len(phi), "LICENSE", "license-kind") in {
         (s.start, s.end, s.label, s.source) for s in res.spans}
+
+
+@pytest.mark.parametrize("text", ["CO/CI/SVR 5/3/1900 on milrinone", "CI/CO/SVR: 2/4/2040", "HR/CO/SVR 9/4/2010"])
+def test_review13i_a_hemodynamic_run_with_a_year_like_svr_is_no_date(deid, text):
+    """date-mdy-year4 outranks the lab-run suppressor for 'PA/LAT … 3/19/2013'; not after a header of
+    three haemodynamic labels, whose third value (SVR) can fall in 1900-2099."""
+    res = deid.process(Note("ids13", text))
+    assert res.ok and not [s for s in res.spans if s.source == "date-mdy-year4"]
