@@ -200,6 +200,15 @@ def not_common_filter(text: str, start: int, end: int, settings: dict) -> tuple[
     return None if start >= end or is_common(base(text[start:end])) else (start, end)
 
 
+def dotted_login_filter(text: str, start: int, end: int, settings: dict) -> tuple[int, int] | None:
+    """Drop a dotted 'login' that is two words run together at a missing space ('MOUTH.TOLERATED', 'tol.po'):
+    either part a frequent word or clinical abbreviation, or both dictionary words."""
+    parts = [base(w) for w in regex.findall(r"[A-Za-z]+", text[start:end])]
+    if not parts or any(is_frequent(w) for w in parts) or all(is_common(w) for w in parts):
+        return None
+    return (start, end)
+
+
 def initials_line_filter(text: str, start: int, end: int, settings: dict) -> tuple[int, int] | None:
     """Keep a hit on a line of initials ('EW/DVR/tb') only when no letter group of that line is a frequent
     word or clinical abbreviation ('CTA/RRR/soft' is an exam)."""
@@ -298,6 +307,7 @@ FILTERS: dict[str, Filter] = {
     "age": age_filter,
     "profession": profession_filter,
     "not_common": not_common_filter,
+    "dotted_login": dotted_login_filter,
     "initials_line": initials_line_filter,
     "no_frequent_word": no_frequent_word_filter,
     "place_tail": place_tail_filter,
