@@ -63,9 +63,7 @@ class RuleScreen:
             for p, _ in part:
                 rset.Add(p)
             rset.Compile()
-            # the compiled set's own Match (the wrapper's only adds a type test per call): a list of entries
-            match = getattr(rset, "_set", rset).Match
-            self._sets.append((match, ((), *(tuple(rules) for _, rules in part))))
+            self._sets.append((rset.Match, ((), *(tuple(rules) for _, rules in part))))
         self.screened = frozenset(needed)  # rules this screen can rule out
         self._always = frozenset(range(len(patterns))) - self.screened
         self._needed = needed
