@@ -166,7 +166,7 @@ def test_the_digest_hashes_the_code_training_runs():
     import subprocess
     import sys
 
-    from deid_core.training.bundle_cache import _PKG, CODE
+    from deid_core.training.bundle_cache import _PKG, CODE, TAGGING_SCHEMA
 
     out = subprocess.run([sys.executable, "-c", _LOADED, str(Path(__file__).parent)], capture_output=True,
                          text=True, check=True, timeout=600)
@@ -178,9 +178,20 @@ def test_the_digest_hashes_the_code_training_runs():
             __import__(module)
             path = Path(sys.modules[module].__file__)
         rel = path.relative_to(_PKG).as_posix()
-        return any(rel == part or rel.startswith(part + "/") for part in CODE)
+        return rel in TAGGING_SCHEMA or any(rel == part or rel.startswith(part + "/") for part in CODE)
 
     missing = [m for m in loaded["import"] + loaded["train"]
                if m != "deid_core.training.bundle_cache" and not covered(m)]
     assert not missing, missing
     assert "deid_core.engine.crf.scorer" not in loaded["import"] + loaded["train"]
+    assert {"deid_core.config.tables", "deid_core.config.crf"} <= set(loaded["import"])  # the test sees config
+
+
+def test_tagging_schema_holds_no_training_setting():
+    """config/tables.py and config/surrogates.py are not hashed: they must define no table training reads
+    ([crf] lives in config/crf.py, hashed with its effective values)."""
+    from deid_core.config import effective
+
+    unhashed = {"deid_core.config.tables", "deid_core.config.surrogates"}
+    assert effective.TABLES["crf"].__module__ not in unhashed
+    assert all(cls.__module__ in unhashed | {"deid_core.config.crf"} for cls in effective.TABLES.values())

@@ -40,9 +40,14 @@ CODE = (
     "engine/crf/__init__.py", "engine/crf/chars.py", "engine/crf/clusters.py", "engine/crf/doc_families.py",
     "engine/crf/extractor.py", "engine/crf/features.py", "engine/crf/labels.py", "engine/crf/shapes.py",
     "engine/crf/token_families.py", "engine/crf/versions.py", "engine/crf/words.py",
-    "text", "gazetteers", "doc.py", "spans.py", "notes.py", "taxonomy.py", "config", "bundle.py",
-    "training/__init__.py", "training/train.py",
+    "text", "gazetteers", "doc.py", "spans.py", "notes.py", "taxonomy.py", "bundle.py",
+    "config/__init__.py", "config/convert.py", "config/crf.py", "config/effective.py", "config/files.py",
+    "config/recipe.py", "training/__init__.py", "training/train.py",
 )
+# Loaded by training but not hashed: the tagging tables' schema ([merge], [names], [rules], [surrogates]...).
+# Training reads [crf] only, whose effective values are hashed; the rules' settings reach it through the
+# hashed rule spans and gold. A new [merge] option then keeps every bundle.
+TAGGING_SCHEMA = ("config/tables.py", "config/surrogates.py")
 
 
 def _tree(h: hashlib._Hash, path: Path, skip: tuple[str, ...] = ()) -> None:
