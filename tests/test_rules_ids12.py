@@ -12,9 +12,8 @@ from pathlib import Path
 import pytest
 
 from deid_core.app.options import effective_config
-from deid_core.bundle import load_bundle
-from deid_core.engine.pipeline import build_deidentifier
 from deid_core.notes import Note
+from tests.helpers_rules import shipped_deidentifier, span_stands
 
 CONF = Path(__file__).resolve().parents[1] / "conf"
 _IDS = [r for r in tomllib.loads((CONF / "rules" / "ids.toml").read_text())["rule"]]
@@ -23,7 +22,7 @@ ROUND12 = {r["id"]: r for r in _IDS[[r["id"] for r in _IDS].index("mrn-labelled"
 
 @pytest.fixture(scope="module")
 def deid():
-    return build_deidentifier(effective_config(), load_bundle(), b"ids12-test-key-0123456789abcdefghij")
+    return shipped_deidentifier("ids12")
 
 
 def test_round12_rules_are_merge_only_and_decide_their_label():
@@ -53,9 +52,7 @@ def test_round12_rules_are_merge_only_and_decide_their_label():
     ("LPN / ahinzmann\r\nAttending", "ahinzmann", "USERNAME"),
 ])
 def test_the_rule_label_and_extent_stand_in_the_pipeline(deid, text, phi, label):
-    res = deid.process(Note("ids12", text))
-    start = text.index(phi)
-    assert res.ok and (start, start + len(phi), label) in {(s.start, s.end, s.label) for s in res.spans}
+    assert span_stands(deid, "ids12", text, phi, label)
 
 
 @pytest.mark.parametrize("text", [

@@ -14,9 +14,8 @@ from pathlib import Path
 import pytest
 
 from deid_core.app.options import effective_config
-from deid_core.bundle import load_bundle
-from deid_core.engine.pipeline import build_deidentifier
 from deid_core.notes import Note
+from tests.helpers_rules import shipped_deidentifier, span_stands
 
 RULES = Path(__file__).resolve().parents[1] / "conf" / "rules"
 IDS13 = ("username-dotted-by", "username-slash-dotted", "username-credential-paren", "mrn-record-hash", "mrn-pt-no",
@@ -30,7 +29,7 @@ ROUND13 = {r["id"]: r for f in ("ids", "ages", "dates") for r in tomllib.loads((
 
 @pytest.fixture(scope="module")
 def deid():
-    return build_deidentifier(effective_config(), load_bundle(), b"ids13-test-key-0123456789abcdefghij")
+    return shipped_deidentifier("ids13")
 
 
 def test_round13_rules_are_merge_only_and_the_id_rules_decide_their_label():
@@ -66,9 +65,7 @@ def test_round13_rules_are_merge_only_and_the_id_rules_decide_their_label():
     ("Enrolled in the hospital biobank (BB-2017-508685).", "BB-2017-508685", "BIOID"),
 ])
 def test_the_rule_label_and_extent_stand_in_the_pipeline(deid, text, phi, label):
-    res = deid.process(Note("ids13", text))
-    start = text.index(phi)
-    assert res.ok and (start, start + len(phi), label) in {(s.start, s.end, s.label) for s in res.spans}
+    assert span_stands(deid, "ids13", text, phi, label)
 
 
 @pytest.mark.parametrize("text", [

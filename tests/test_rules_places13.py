@@ -13,8 +13,6 @@ from pathlib import Path
 import pytest
 
 from deid_core.app.options import effective_config
-from deid_core.bundle import load_bundle
-from deid_core.engine.pipeline import build_deidentifier
 from deid_core.engine.place_decisions import (
     person_records_organizations,
     place_rules_cut_net,
@@ -24,6 +22,7 @@ from deid_core.engine.place_decisions import (
 from deid_core.engine.rules.filters import country_filter
 from deid_core.notes import Note
 from deid_core.spans import Span
+from tests.helpers_rules import shipped_deidentifier, span_stands
 
 CONF = Path(__file__).resolve().parents[1] / "conf"
 _LOC = tomllib.loads((CONF / "rules" / "locations.toml").read_text())["rule"]
@@ -42,7 +41,7 @@ def _shown(spans: list[Span], text: str) -> list[tuple[str, str]]:
 
 @pytest.fixture(scope="module")
 def deid():
-    return build_deidentifier(effective_config(), load_bundle(), b"places13-test-key-0123456789abcdef")
+    return shipped_deidentifier("places13")
 
 
 def test_round13_rules_are_merge_only_and_decide_their_label():
@@ -157,9 +156,7 @@ def test_country_filter_drops_no_country_and_common_lower_case_words(text):
     ("Poor appetite after Outer Quell trip. Seen at clinic.", "Outer Quell", "LOCATION-OTHER"),
 ])
 def test_the_place_label_and_extent_stand_in_the_pipeline(deid, text, phi, label):
-    res = deid.process(Note("places13", text))
-    start = text.index(phi)
-    assert res.ok and (start, start + len(phi), label) in {(s.start, s.end, s.label) for s in res.spans}
+    assert span_stands(deid, "places13", text, phi, label)
 
 
 @pytest.mark.parametrize("text", [

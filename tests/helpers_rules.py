@@ -1,0 +1,20 @@
+"""Shared checks of the rule test files: the shipped pipeline, and a rule's span standing in its output."""
+
+from __future__ import annotations
+
+from deid_core.app.options import effective_config
+from deid_core.bundle import load_bundle
+from deid_core.engine.pipeline import build_deidentifier
+from deid_core.notes import Note
+
+
+def shipped_deidentifier(name: str):
+    """The default configuration and bundle, keyed for one test file."""
+    return build_deidentifier(effective_config(), load_bundle(), f"{name}-test-key-0123456789abcdefghij".encode())
+
+
+def span_stands(deid, note_id: str, text: str, phi: str, label: str) -> bool:
+    """Whether the pipeline tags exactly `phi` (its first occurrence in `text`) as `label`."""
+    res = deid.process(Note(note_id, text))
+    start = text.index(phi)
+    return res.ok and (start, start + len(phi), label) in {(s.start, s.end, s.label) for s in res.spans}
