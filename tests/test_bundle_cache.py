@@ -195,3 +195,14 @@ def test_tagging_schema_holds_no_training_setting():
     unhashed = {"deid_core.config.tables", "deid_core.config.surrogates"}
     assert effective.TABLES["crf"].__module__ not in unhashed
     assert all(cls.__module__ in unhashed | {"deid_core.config.crf"} for cls in effective.TABLES.values())
+
+
+def test_a_merge_only_suppressor_still_changes_the_rules_version(tmp_path):
+    """A suppressor cancels hits before the CRF's features read them, merge-only or not: it counts."""
+    from deid_core.engine.crf.versions import _rules_digest
+
+    rules = tmp_path / "rules"
+    shutil.copytree(conf_dir() / "rules", rules)
+    before = _rules_digest(rules)
+    (rules / "zz.toml").write_text(_MERGE_ONLY.replace('label = "IDNUM"', 'label = "NONPHI"'))
+    assert _rules_digest(rules) != before

@@ -287,3 +287,13 @@ def test_blank_words_and_phrases_are_refused(tables, message):
     with pytest.raises(ConfigError) as exc:
         load_config(tables)
     assert message in str(exc.value), str(exc.value)
+
+
+@pytest.mark.parametrize("table,key", [("merge", "place_lead_words"), ("names.cues", "kin_states")])
+def test_one_word_lists_refuse_blanks_and_phrases(table, key):
+    """Entries of these lists are compared with one token: a blank or two-word entry could never match."""
+    section, *sub = table.split(".")
+    for bad in ([""], ["works for"]):
+        tables = {section: {sub[0]: {key: bad}} if sub else {key: bad}}
+        with pytest.raises(ConfigError, match=key):
+            load_config(tables)

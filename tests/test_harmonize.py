@@ -50,3 +50,14 @@ def test_training_gold_follows_the_typed_option():
     tables["training"]["harmonise"] = tables["training"].pop("harmonize")
     with pytest.raises(ConfigError, match=r"\[training\] unknown key 'harmonise'"):
         crf_from_tables(tables, "misspelt")
+
+
+def test_merge_only_rules_never_complete_gold(caplog):
+    """A complete_with glob ('age-*') that matches a merge-only rule (age-sex-slash: 'F/65') skips it, and
+    says so: merge-only rules never reach training, not even through the completed gold."""
+    text = "AGE/SEX: F/65\nORDERING: Dr. Ames"
+    with caplog.at_level("INFO", logger="deid_core.training.harmonize"):
+        out, added = complete_gold([Note("n2", text, "p2")], {"n2": []})
+    assert not any("age-sex-slash" in s.source for s in out["n2"])
+    assert any("merge-only rules not used" in r.getMessage() and "age-sex-slash" in r.getMessage()
+               for r in caplog.records)

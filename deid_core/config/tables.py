@@ -120,7 +120,7 @@ class Merge:
     hyphen_eponyms: tuple[Phrase, ...]
     hospital_head_words: tuple[str, ...]
     organization_head_words: tuple[str, ...]
-    place_lead_words: tuple[str, ...]
+    place_lead_words: tuple[Token, ...]
     state_after_town: bool
     organization_record_words: tuple[Phrase, ...]
 
@@ -155,7 +155,7 @@ class NameCues:
     credentials: tuple[str, ...]
     roles: tuple[str, ...]
     line_credentials: tuple[Token, ...]
-    kin_states: tuple[str, ...]
+    kin_states: tuple[Token, ...]
 
 
 @dataclass(frozen=True)

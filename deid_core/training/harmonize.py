@@ -28,7 +28,11 @@ def completion_rules(corpus: str = "physionet") -> tuple[list[str], RuleTagger]:
     if not conv:
         raise ValueError(f"conf/conventions.toml has no [{corpus}] table")
     rules = RuleTagger(load_config({"rules": {"min_age": int(conv["min_age"]), "metadata": False}}).rules)
-    return list(conv["complete_with"]), rules
+    globs = list(conv["complete_with"])
+    skipped = sorted(r.id for r in rules.rules if not r.crf_feature and source_in(r.id, globs))
+    if skipped:  # merge-only rules never shape training: they complete no gold, whatever the globs say
+        log.info("conf/conventions.toml [%s] complete_with: merge-only rules not used: %s", corpus, ", ".join(skipped))
+    return globs, rules
 
 
 def complete_gold(notes: Sequence[Note], gold: dict[str, list[Span]], corpus: str = "physionet"

@@ -30,9 +30,10 @@ _MACRO_USE = re.compile(r"\{\{(\w+)\}\}")
 
 def feature_rules(path: Path) -> dict[str, dict]:
     """Each rule file of a folder as the CRF's rule_hits features see it: the rules marked
-    `crf_feature = false` (merge only) and the macros only they use left out, comments dropped."""
+    `crf_feature = false` (merge only; suppressors kept) and the macros only they use left out, comments dropped."""
     files = {f.name: tomllib.loads(f.read_text(encoding="utf-8")) for f in sorted(path.glob("*.toml"))}
-    rules = {name: [r for r in t.get("rule", []) if r.get("crf_feature", True) is not False]
+    # a suppressor (NONPHI) cancels hits before the features read them, merge-only or not (rules/tagger.py)
+    rules = {name: [r for r in t.get("rule", []) if r.get("crf_feature", True) is not False or r.get("label") == "NONPHI"]
              for name, t in files.items()}
     macros = {k: v for t in files.values() for k, v in t.get("macros", {}).items()}  # shared by every file
     used: set[str] = set()
