@@ -395,7 +395,7 @@ class NameNet(PerNoteStage):
                     out.append(k)
         return frozenset(out)
 
-    def _hopeless(self, low, lex, toks, starts, ends, text, signed=frozenset(), vocab=None):
+    def _hopeless(self, low, lex, toks, starts, ends, text, signed, vocab):
         """A test of word i that is true only when its score cannot matter: a word no neighbour can carry
         (lexical score <= 0) whose context could not lift it to the threshold. Its context is then not
         computed: its score would only decide `proposed`, which stays false (scores and labels of words
@@ -405,9 +405,8 @@ class NameNet(PerNoteStage):
         w, c = self.opts.weights, self.cues
         free = max(0.0, w.initial) + self._strongest_cue
         title_w, cred_w, thr = max(0.0, w.title), max(0.0, w.credential), self.opts.threshold
-        words_ = low if vocab is None else vocab  # the note's words as a set (run), for the membership tests
-        titles = [j for j, t in enumerate(low) if t in c.titles] if not c.titles.isdisjoint(words_) else []
-        any_cred = bool(signed) or not c.credentials.isdisjoint(words_)
+        titles = [j for j, t in enumerate(low) if t in c.titles] if not c.titles.isdisjoint(vocab) else []
+        any_cred = bool(signed) or not c.credentials.isdisjoint(vocab)
         limit = thr - BOUND_SLACK
         if not titles and not any_cred:  # (most notes) only the base and the free weights: no call of the test below
             return lambda i, base: base <= 0 and base + free < limit

@@ -10,19 +10,18 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
-from functools import lru_cache
+from functools import cache, lru_cache
 
 import regex
 
 from deid_core.engine.label_decisions import parts_outside
 from deid_core.engine.propagation import phrase_alternation, source_kind
+from deid_core.gazetteers import words
 from deid_core.spans import Span, source_in
 
 _PLACES = frozenset({"HOSPITAL", "ORGANIZATION", "LOCATION-OTHER", "CITY", "COUNTRY", "STATE", "STREET"})
 _NAMED = frozenset({"HOSPITAL", "ORGANIZATION"})  # 'the [Holy Name Hospital]', not 'The Oaks at X', 'the Berkshires'
 _LEAD_WORD = regex.compile(r"(\p{L}+)[ \t]+")
-_STATES = frozenset("AL AK AZ AR CA CO CT DE DC FL GA HI ID IL IN IA KS KY LA ME MA MI MN MS MO MT NE NV NH NJ NM NY "
-                    "NC ND OH OK OR PA RI SC SD TN TX UT VT VA WA WV WI WY".split())
 # After a town: ', ' or blanks, an optional '(', two letters, then no letter, digit or word joiner ('MA,', 'NH\n', 'ID)').
 _STATE_AFTER = regex.compile(r"(?:,[ \t]?|[ \t]{1,2})\(?(\p{L}{2})(?![\p{L}\d'’@/-])")
 
@@ -71,6 +70,12 @@ def _trimmed_start(s: Span, text: str, lead_words: frozenset[str]) -> int:
     return start
 
 
+@cache
+def _state_abbreviations() -> frozenset[str]:
+    """The gazetteer's US state abbreviations (lower case) but 'md', which after a name is the credential."""
+    return words("us_state_abbr") - {"md"}
+
+
 _LOWER_WORDS = frozenset({"in", "or", "me", "hi", "oh", "id", "de", "la", "al", "co"})
 _TITLE_BEFORE = regex.compile(r"(?<![\p{L}\d])(?i:dr|doctor|prof|professor|mr|mrs|ms|miss)\.?[ \t]+\Z")
 
@@ -91,7 +96,7 @@ def state_after_town(spans: Sequence[Span], text: str) -> list[Span]:
             continue
         abbr = m.group(1)
         town = text[t.start:t.end]
-        if abbr.upper() not in _STATES or not (abbr.isupper() or (
+        if abbr.lower() not in _state_abbreviations() or not (abbr.isupper() or (
                 abbr.islower() and town.islower() and text[t.end] == "," and abbr not in _LOWER_WORDS)):
             continue
         if _TITLE_BEFORE.search(text, max(0, t.start - 12), t.start):

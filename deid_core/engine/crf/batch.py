@@ -131,9 +131,8 @@ class BatchPredictor:
         # the whole chunk's tags, PHI marginals and recall-knob positions at once, then cut per note
         labels = self.weights.labels
         tags = list(map(labels.__getitem__, dec.path.tolist()))
-        phi_arr = 1.0 - dec.p_o
-        phi = phi_arr.tolist()
-        knob = np.flatnonzero((phi_arr > threshold) & (dec.path == self.other))
+        phi = (1.0 - dec.p_o).tolist()
+        knob = dec.knob_tokens  # decode's: MAP label O and a PHI marginal above the threshold
         cut = np.searchsorted(knob, bounds).tolist()
         knob = knob.tolist()
         best = dec.best_other

@@ -102,6 +102,7 @@ class Decoded:
     # (N,) int: argmax of the marginals over labels other than O (first on ties); with decode's `knob`,
     # only at the tokens the recall knob reads (MAP label O, 1 - P(O) > knob), -1 elsewhere
     best_other: np.ndarray
+    knob_tokens: np.ndarray | None = None  # with decode's `knob`: those tokens, in order
 
 
 class TimeMajor:
@@ -307,7 +308,7 @@ def decode(emission: Emission, lengths: np.ndarray, trans: np.ndarray, other: in
         at = np.flatnonzero(((1.0 - p_o) > knob) & (path == other))
         best = np.full_like(path, -1)
     best[at] = best_other(marg[inv[at]], other)
-    return Decoded(path, p_o, best)
+    return Decoded(path, p_o, best, None if knob is None else at)
 
 
 def best_other(marg: np.ndarray, other: int) -> np.ndarray:

@@ -203,7 +203,7 @@ def not_common_filter(text: str, start: int, end: int, settings: dict) -> tuple[
 def dotted_login_filter(text: str, start: int, end: int, settings: dict) -> tuple[int, int] | None:
     """Drop a dotted 'login' that is two words run together at a missing space ('MOUTH.TOLERATED', 'tol.po'):
     either part a frequent word or clinical abbreviation, or both dictionary words."""
-    parts = [base(w) for w in regex.findall(r"[A-Za-z]+", text[start:end])]
+    parts = [base(w) for w in _LETTER_GROUP.findall(text[start:end])]
     if not parts or any(is_frequent(w) for w in parts) or all(is_common(w) for w in parts):
         return None
     return (start, end)
