@@ -107,6 +107,8 @@ class Merge:
     propagate_cue_words: tuple[Phrase, ...]
     patient_field_keys: tuple[str, ...]
     doctor_field_keys: tuple[str, ...]
+    patient_titles: tuple[Token, ...]
+    doctor_titles: tuple[Token, ...]
     patient_initials: bool
     patient_initials_verbs: tuple[str, ...]
     doctor_initials: bool

@@ -324,3 +324,50 @@ def _name_words(piece: str) -> bool:
     parts = piece.split()
     return (0 < len(parts) <= 3 and all(regex.fullmatch(r"\p{L}[\p{L}'’-]*", p) for p in parts)
             and not any(is_frequent(w) for w in regex.findall(r"\p{L}+", piece)))
+
+
+_TITLE_REACH = 12  # characters read before a person span for its title ("Mrs. ", "Dear Dr ")
+_ROLE_AFTER = regex.compile(r"[ \t]*,?[ \t]*(\p{L}+)")  # the word after a name: "Ms. Ann Quell, RN"
+
+
+@lru_cache(maxsize=8)
+def _title_before(titles: tuple[str, ...]) -> regex.Pattern | None:
+    """One of `titles` as a word of its own, '.' optional, then blanks, at the end of the searched text."""
+    if not titles:
+        return None
+    return regex.compile(r"(?<![\p{L}\d'’-])(?:" + phrase_alternation(titles) + r")\.?[ \t]+\Z", regex.IGNORECASE)
+
+
+def title_labels(spans: Sequence[Span], text: str, patient_titles: Sequence[str], doctor_titles: Sequence[str],
+                 roles: frozenset[str]) -> list[Span]:
+    """Person spans (any source) labelled by the title right before them or opening them (round 14; i2b2 2014
+    titles clinicians "Dr.", patients and their relatives "Mr."/"Ms."): after a patient title ("Mr. X is a 22 yo
+    man", "Dear Ms. X,") PATIENT, unless a role or credential word (`roles`: [merge] crf_name_lead_words) follows
+    the name ("Ms. Ann Quell, RN"); after a clinician title ("Dear Dr. X,") DOCTOR."""
+    keyed = [(_title_before(tuple(patient_titles)), "PATIENT"), (_title_before(tuple(doctor_titles)), "DOCTOR")]
+    if keyed[0][0] is None and keyed[1][0] is None:
+        return list(spans)
+    out: list[Span] = []
+    for s in spans:
+        if s.label in _PERSON:
+            for pattern, label in keyed:
+                if label == s.label or pattern is None:
+                    continue
+                head = pattern.search(text, max(0, s.start - _TITLE_REACH), s.start) or _opens_with(pattern, text, s)
+                if head and not (label == "PATIENT" and _role_after(text, s.end, roles)):
+                    s = s.with_label(label)
+                    break
+        out.append(s)
+    return out
+
+
+def _opens_with(pattern: regex.Pattern, text: str, s: Span) -> bool:
+    """Does the span open with the title, then a name ('[Mr. Quell]')?"""
+    gap = text.find(" ", s.start, min(s.end, s.start + _TITLE_REACH))
+    return gap > 0 and pattern.search(text, s.start, gap + 1) is not None and gap + 1 < s.end
+
+
+def _role_after(text: str, end: int, roles: frozenset[str]) -> bool:
+    """A role or credential word right after a name ('Ms. Quell, RN', 'Mr. Quell NP')."""
+    m = _ROLE_AFTER.match(text, end, min(len(text), end + 16))
+    return m is not None and m.group(1).lower() in roles

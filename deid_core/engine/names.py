@@ -184,6 +184,8 @@ class NameNet(PerNoteStage):
         if not self.cues.credentials.isdisjoint(present):  # two name words before a credential ("PAGE BLACK RN")
             for i in self._credential_pairs(toks, low, lex, starts, ends, text, present):
                 scores[i], labels[i], proposed[i] = thr, "DOCTOR", True
+            for i in self._signature_lines(toks, low, starts, ends, text, present):  # "draga pop rn" alone on its line
+                scores[i], labels[i], proposed[i] = thr, "DOCTOR", True
         if True not in proposed:  # nothing proposed: no neighbour to carry a word, no span
             return []
         for i in scored:  # a name-like word beside a proposed one ("jon peters"), left to right
@@ -289,6 +291,11 @@ class NameNet(PerNoteStage):
         out: list[int] = []
         n = len(toks)
         for k in _positions(low, self._kin_words, present):
+            if toks[k].isupper():
+                i = self._caps_kin(k, toks, low, starts, ends, text)
+                if i is not None:
+                    out.append(i)
+                continue
             if not toks[k].islower():
                 continue
             i = k + 1
@@ -305,14 +312,32 @@ class NameNet(PerNoteStage):
             titled = w[0].isupper() and w[1:].islower()
             if initialled and (closes or titled) and lw not in self._kin_states:
                 out.append(i)
-            elif (titled and lw not in self._kin_states and _CLAUSE_END.match(text, ends[i])
+            elif ((titled or (w.isupper() and not abbreviation_shape(w))) and lw not in self._kin_states
+                  and (_CLAUSE_END.match(text, ends[i]) or (lex[i] is not None and (_LOWER_NEXT.match(text, ends[i])
+                       or (w.isupper() and _UPPER_NEXT.match(text, ends[i])))))
                   and _KIN_LEAD.search(text, max(0, starts[k] - 12), starts[k])):
-                out.append(i)
+                out.append(i)  # round 14: also before a lower-case word ("daughter Precious at 10:45") or in capitals
             elif w.islower() and lw in self.first and closes and not self._before_function_word(i, toks, low, starts, ends, text):
                 out.append(i)
             elif w.islower() and _AGE_AFTER.match(text, ends[i], ends[i] + 8):
                 out.append(i)
         return out
+
+    def _caps_kin(self, k: int, toks, low, starts, ends, text) -> int | None:
+        """The word a relation cue in capitals names in a capitals line (round 14, PATIENT): "CONSENT WITH HER
+        DAUGHTER STERLING", "WIFE, STERLING," after a possessive, "with", "and" or a clause break, before a
+        clause end or the line end. Never a function, medical, cue or relative's-state word ("HER HUSBAND
+        PRESENT,", "WITH DAUGHTER ICU"), nor a clinical abbreviation's shape."""
+        i = k + 1
+        if i >= len(toks) or text[ends[k]:starts[i]] not in (" ", "\t", ", ", ": "):
+            return None
+        w, lw = toks[i], low[i]
+        if (len(w) < 3 or not w.isalpha() or not w.isupper() or is_frequent(lw) or lw in self._medical
+                or lw in self._all_cues or lw in self._kin_states or abbreviation_shape(w) or _glued(i, toks, starts, ends)):
+            return None
+        if not (_CAPS_CLOSE.match(text, ends[i]) and _KIN_LEAD_CAPS.search(text, max(0, starts[k] - 12), starts[k])):
+            return None
+        return i
 
     @staticmethod
     def _before_function_word(i: int, toks, low, starts, ends, text) -> bool:
@@ -362,6 +387,49 @@ class NameNet(PerNoteStage):
             if (lj in self.first or lj in self.last) and (li in self.first or li in self.last):
                 out.extend((j, i))
         return out
+
+    def _signature_lines(self, toks, low, starts, ends, text, present: frozenset[str]) -> list[int]:
+        """The words of a signature line (round 14, DOCTOR): a line holding only one or two words, an initial
+        before them allowed, then a credential ([names.cues] credentials) and to the line end only more
+        credentials, a date or a time ("draga pop rn", "-- a. black bsn, rn  3/12 0800", "MAX ROSS, BSN, RN").
+        The words are no function, cue or relative's-state word, no medical word unless a known name, and the
+        line holds evidence of a name: an initial, a known name, or a word in no dictionary ("Night Float MD",
+        "Wound Care RN", "Charge RN" name nobody)."""
+        out: list[int] = []
+        creds = self.cues.credentials | self.cues.line_credentials
+        for c in _positions(low, self.cues.credentials, present):
+            line_start = text.rfind("\n", 0, starts[c]) + 1
+            head = _SIGNATURE_HEAD.match(text, line_start, starts[c])
+            if head is None or not self._credential_run(text, ends[c], creds):
+                continue
+            k = bisect_left(starts, head.start("name"))
+            names = [j for j in range(k, c) if toks[j].isalpha() and len(toks[j]) >= 2]
+            if not names or not all(self._signature_word(low[j]) for j in names):
+                continue
+            initials = [j for j in range(k, c) if len(toks[j]) == 1 and toks[j].isalpha()]
+            if initials or any(low[j] in self.first or low[j] in self.last or not (
+                    low[j] in self.english or is_frequent(low[j])) for j in names):
+                out.extend(names)  # the initial stays with the CRF (a lower-case one never joins: _spans)
+        return out
+
+    def _signature_word(self, lw: str) -> bool:
+        """A word that may be a clinician's name on a signature line: no function, cue, state or (unless a
+        known name) medical word."""
+        if is_function_word(lw) or lw in self._all_cues or lw in self._kin_states:
+            return False
+        return lw not in self._medical or lw in self.first or lw in self.last
+
+    @staticmethod
+    def _credential_run(text: str, pos: int, creds: frozenset[str]) -> bool:
+        """Only credentials (", bsn, rn", "/L", "-C"), a date, a time or a number from `pos` to the line end."""
+        end = text.find("\n", pos)
+        tail = text[pos:end if end >= 0 else len(text)]
+        if len(tail) > TAIL_REACH:
+            return False
+        for piece in _TAIL_PIECE.findall(tail):
+            if not (piece.lower() in creds or piece.isdigit() or len(piece) == 1):
+                return False
+        return True
 
     def _title_case_run(self, k: int, i: int, toks, low, starts, ends, text) -> bool:
         """The title `k` and word `i` inside Title-case text, where a capital is no evidence ("Call Your Dr.
@@ -577,7 +645,16 @@ class _Left:
 # after a relative's name: a clause end or a lower-case word ("Ginger, she", "Ant)", "hope helps", "page by")
 _KIN_CLOSE = regex.compile(r"(?:[ \t]*[,;)]|\.(?:\s|\Z)|[ \t]+\p{Ll})")
 _CLAUSE_END = regex.compile(r"[ \t]*[,;)]")  # "Ginger, she", "Ant)", "Marvel;"
-_KIN_LEAD = regex.compile(r"(?:(?<![\p{L}\d])(?:his|her|their|pt'?s|with|and|per|from)|[(,;])[ \t]+\Z")  # whose relative
+_KIN_LEAD = regex.compile(r"(?:(?<![\p{L}\d])(?:his|her|their|pt'?s|with|and|per|from|for)|[(,;])[ \t]+\Z")  # whose relative
+# "daughter Precious at 10:45", "stepdaughter Precious to pick up"; not a verb's particle ("son Brought in clothes")
+_LOWER_NEXT = regex.compile(r"[ \t]+(?!(?:in|out|up|down|back|over|off|home|away|here|there|by|with)(?![\p{L}\d]))\p{Ll}")
+_UPPER_NEXT = regex.compile(r"[ \t]\p{Lu}{2,}(?![\p{L}\d])")  # "fiancee PRECIOUS LONG at"
+_KIN_LEAD_CAPS = regex.compile(r"(?:(?<![\p{L}\d])(?:HIS|HER|THEIR|PT'?S|WITH|AND)|[(,;])[ \t]+\Z")  # in capitals
+_CAPS_CLOSE = regex.compile(r"[ \t]*(?:[,;)]|\n|\Z)")  # "DAUGHTER STERLING\n", "WIFE STERLING,"
+# a signature line's start: dashes allowed, an initial, then one or two words and an optional comma
+_SIGNATURE_HEAD = regex.compile(r"[ \t]*(?:-{1,2}[ \t]*)?(?P<name>(?:\p{L}\.[ \t]*)?\p{L}[\p{L}'’-]*"
+                                r"(?:[ \t]\p{L}[\p{L}'’-]*)?)[ \t]*,?[ \t]*\Z")
+_TAIL_PIECE = regex.compile(r"\p{L}+|\d+")  # the words and numbers after a signature's credential
 _COPULAS = frozenset(("is", "was"))  # "pearl is a 44 yo"
 _AGE_NEXT = regex.compile(r"[ \t]+(?i:an?)[ \t]+\d{1,3}[ \t-]*(?i:years?|yrs?|yo|y/o|y\.o\.)(?![\p{L}\d])")
 _SUBJECT_BEFORE = regex.compile(r"(?:^|:)[ \t]*\Z", regex.MULTILINE)  # a field key's ':' or the line's start
