@@ -12,6 +12,7 @@ from deid_core.engine.label_decisions import (
     place_heads,
     rule_labels_win,
     split_crf_lines,
+    title_labels,
     trim_person_spans,
     whole_words,
 )
@@ -240,3 +241,33 @@ def test_a_titled_doctor_before_a_kin_word_stays_the_doctor():
         assert kin_person_labels([span], text, KIN) == [span], text
     text = "Family meeting held with Patel, his wife, and two daughters."  # no title: a relative
     assert [s.label for s in kin_person_labels([_at(text, "Patel", "DOCTOR", "crf:single")], text, KIN)] == ["PATIENT"]
+
+
+def test_a_title_before_a_person_span_says_patient_or_clinician():
+    """Round 14 (i2b2 2014: clinicians are titled Dr., patients and their relatives Mr./Ms.): a person span of
+    any source after a patient title is PATIENT unless a role or credential follows it, after a clinician
+    title DOCTOR; other spans and spans without a title keep their label."""
+    m = load_config().merge
+    roles = frozenset(m.crf_name_lead_words)
+    cases = [("ID: Mr. Quellby is a 22 yo man", "Quellby", "DOCTOR", "PATIENT"),
+             ("Dear Ms. Quellby,\nThank you", "Quellby", "DOCTOR", "PATIENT"),
+             ("MRS QUELLBY NOTED FEVER", "QUELLBY", "DOCTOR", "PATIENT"),  # no '.', capitals
+             ("seen with Mrs. Ann Quellby", "Mrs. Ann Quellby", "DOCTOR", "PATIENT"),  # the span opens with the title
+             ("Dear Dr. Quellby,\nI am referring", "Quellby", "PATIENT", "DOCTOR"),
+             ("Dear Dr Ann Quellby,", "Ann Quellby", "PATIENT", "DOCTOR"),
+             # a role or credential after the name: a clinician called Ms.
+             ("Discussed with Ms. Quellby, RN today", "Quellby", "DOCTOR", "DOCTOR"),
+             ("Mr. Quellby NP will call", "Quellby", "DOCTOR", "DOCTOR"),
+             # no title right before it
+             ("Mr. Ann saw Quellby today", "Quellby", "DOCTOR", "DOCTOR"),
+             ("Summary Quellby noted", "Quellby", "DOCTOR", "DOCTOR"),
+             ("Dermott Quellby noted", "Quellby", "DOCTOR", "DOCTOR"),  # 'Dermott' is no 'Dr'
+             ("Adr. Quellby noted", "Quellby", "PATIENT", "PATIENT")]
+    for text, part, label, want in cases:
+        span = _at(text, part, label, "crf:single")
+        out = title_labels([span], text, m.patient_titles, m.doctor_titles, roles)
+        assert [(s.start, s.end, s.label) for s in out] == [(span.start, span.end, want)], text
+    other = _at("Mr. Quellby Street", "Quellby Street", "STREET", "crf:single")
+    assert title_labels([other], "Mr. Quellby Street", m.patient_titles, m.doctor_titles, roles) == [other]
+    span = _at("Mr. Quellby", "Quellby", "DOCTOR", "crf:single")
+    assert title_labels([span], "Mr. Quellby", [], [], roles) == [span]  # [] turns it off

@@ -392,9 +392,10 @@ class NameNet(PerNoteStage):
         """The words of a signature line (round 14, DOCTOR): a line holding only one or two words, an initial
         before them allowed, then a credential ([names.cues] credentials) and to the line end only more
         credentials, a date or a time ("draga pop rn", "-- a. black bsn, rn  3/12 0800", "MAX ROSS, BSN, RN").
-        The words are no function, cue or relative's-state word, no medical word unless a known name, and the
-        line holds evidence of a name: an initial, a known name, or a word in no dictionary ("Night Float MD",
-        "Wound Care RN", "Charge RN" name nobody)."""
+        The words are no function, cue or relative's-state word and, unless known names, no medical or frequent
+        word nor a dictionary word ending "-ing" or "-ed" ("lisa covering MD"); the line holds evidence of a
+        name: an initial, a known name, or a word in no dictionary ("Night Float MD", "Wound Care RN", "Charge
+        RN" name nobody)."""
         out: list[int] = []
         creds = self.cues.credentials | self.cues.line_credentials
         for c in _positions(low, self.cues.credentials, present):
@@ -417,7 +418,9 @@ class NameNet(PerNoteStage):
         known name) medical word."""
         if is_function_word(lw) or lw in self._all_cues or lw in self._kin_states:
             return False
-        return lw not in self._medical or lw in self.first or lw in self.last
+        if lw in self.first or lw in self.last:
+            return True
+        return not (lw in self._medical or is_frequent(lw) or (lw in self.english and lw.endswith(("ing", "ed"))))
 
     @staticmethod
     def _credential_run(text: str, pos: int, creds: frozenset[str]) -> bool:
