@@ -243,31 +243,29 @@ def test_a_titled_doctor_before_a_kin_word_stays_the_doctor():
     assert [s.label for s in kin_person_labels([_at(text, "Patel", "DOCTOR", "crf:single")], text, KIN)] == ["PATIENT"]
 
 
-def test_a_title_before_a_person_span_says_patient_or_clinician():
-    """Round 14 (i2b2 2014: clinicians are titled Dr., patients and their relatives Mr./Ms.): a person span of
-    any source after a patient title is PATIENT unless a role or credential follows it, after a clinician
-    title DOCTOR; other spans and spans without a title keep their label."""
+def test_a_patients_title_before_a_doctor_span_makes_it_patient():
+    """Round 14 (i2b2 2014: clinicians are titled Dr., patients and their relatives Mr./Ms.): a DOCTOR span of
+    any source after a patient's title is PATIENT unless a role or credential follows it; other spans and
+    spans without a title keep their label."""
     m = load_config().merge
     roles = frozenset(m.crf_name_lead_words)
     cases = [("ID: Mr. Quellby is a 22 yo man", "Quellby", "DOCTOR", "PATIENT"),
              ("Dear Ms. Quellby,\nThank you", "Quellby", "DOCTOR", "PATIENT"),
              ("MRS QUELLBY NOTED FEVER", "QUELLBY", "DOCTOR", "PATIENT"),  # no '.', capitals
              ("seen with Mrs. Ann Quellby", "Mrs. Ann Quellby", "DOCTOR", "PATIENT"),  # the span opens with the title
-             ("Dear Dr. Quellby,\nI am referring", "Quellby", "PATIENT", "DOCTOR"),
-             ("Dear Dr Ann Quellby,", "Ann Quellby", "PATIENT", "DOCTOR"),
+             ("Dear Dr. Quellby,\nI am referring", "Quellby", "PATIENT", "PATIENT"),  # a clinician's title: no change
              # a role or credential after the name: a clinician called Ms.
              ("Discussed with Ms. Quellby, RN today", "Quellby", "DOCTOR", "DOCTOR"),
              ("Mr. Quellby NP will call", "Quellby", "DOCTOR", "DOCTOR"),
              # no title right before it
              ("Mr. Ann saw Quellby today", "Quellby", "DOCTOR", "DOCTOR"),
              ("Summary Quellby noted", "Quellby", "DOCTOR", "DOCTOR"),
-             ("Dermott Quellby noted", "Quellby", "DOCTOR", "DOCTOR"),  # 'Dermott' is no 'Dr'
-             ("Adr. Quellby noted", "Quellby", "PATIENT", "PATIENT")]
+             ("Hmr. Quellby noted", "Quellby", "DOCTOR", "DOCTOR")]  # 'Hmr' is no 'Mr'
     for text, part, label, want in cases:
         span = _at(text, part, label, "crf:single")
-        out = title_labels([span], text, m.patient_titles, m.doctor_titles, roles)
+        out = title_labels([span], text, m.patient_titles, roles)
         assert [(s.start, s.end, s.label) for s in out] == [(span.start, span.end, want)], text
     other = _at("Mr. Quellby Street", "Quellby Street", "STREET", "crf:single")
-    assert title_labels([other], "Mr. Quellby Street", m.patient_titles, m.doctor_titles, roles) == [other]
+    assert title_labels([other], "Mr. Quellby Street", m.patient_titles, roles) == [other]
     span = _at("Mr. Quellby", "Quellby", "DOCTOR", "crf:single")
-    assert title_labels([span], "Mr. Quellby", [], [], roles) == [span]  # [] turns it off
+    assert title_labels([span], "Mr. Quellby", [], roles) == [span]  # [] turns it off

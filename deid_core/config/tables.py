@@ -108,7 +108,6 @@ class Merge:
     patient_field_keys: tuple[str, ...]
     doctor_field_keys: tuple[str, ...]
     patient_titles: tuple[Token, ...]
-    doctor_titles: tuple[Token, ...]
     patient_initials: bool
     patient_initials_verbs: tuple[str, ...]
     doctor_initials: bool

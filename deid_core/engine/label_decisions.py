@@ -326,7 +326,7 @@ def _name_words(piece: str) -> bool:
             and not any(is_frequent(w) for w in regex.findall(r"\p{L}+", piece)))
 
 
-_TITLE_REACH = 12  # characters read before a person span for its title ("Mrs. ", "Dear Dr ")
+_TITLE_REACH = 12  # characters read before a person span for its title ("Mrs. ", "Dear Ms ")
 _ROLE_AFTER = regex.compile(r"[ \t]*,?[ \t]*(\p{L}+)")  # the word after a name: "Ms. Ann Quell, RN"
 
 
@@ -338,25 +338,19 @@ def _title_before(titles: tuple[str, ...]) -> regex.Pattern | None:
     return regex.compile(r"(?<![\p{L}\d'’-])(?:" + phrase_alternation(titles) + r")\.?[ \t]+\Z", regex.IGNORECASE)
 
 
-def title_labels(spans: Sequence[Span], text: str, patient_titles: Sequence[str], doctor_titles: Sequence[str],
-                 roles: frozenset[str]) -> list[Span]:
-    """Person spans (any source) labelled by the title right before them or opening them (round 14; i2b2 2014
-    titles clinicians "Dr.", patients and their relatives "Mr."/"Ms."): after a patient title ("Mr. X is a 22 yo
-    man", "Dear Ms. X,") PATIENT, unless a role or credential word (`roles`: [merge] crf_name_lead_words) follows
-    the name ("Ms. Ann Quell, RN"); after a clinician title ("Dear Dr. X,") DOCTOR."""
-    keyed = [(_title_before(tuple(patient_titles)), "PATIENT"), (_title_before(tuple(doctor_titles)), "DOCTOR")]
-    if keyed[0][0] is None and keyed[1][0] is None:
+def title_labels(spans: Sequence[Span], text: str, titles: Sequence[str], roles: frozenset[str]) -> list[Span]:
+    """DOCTOR spans (any source) right after a patient's title, or opening with one, made PATIENT (round 14;
+    i2b2 2014: clinicians are titled "Dr.", patients and their relatives "Mr."/"Ms."): "Mr. X is a 22 yo man",
+    "Dear Ms. X,"; not when a role or credential word (`roles`: [merge] crf_name_lead_words) follows the name
+    ("Ms. Ann Quell, RN")."""
+    pattern = _title_before(tuple(titles))
+    if pattern is None:
         return list(spans)
     out: list[Span] = []
     for s in spans:
-        if s.label in _PERSON:
-            for pattern, label in keyed:
-                if label == s.label or pattern is None:
-                    continue
-                head = pattern.search(text, max(0, s.start - _TITLE_REACH), s.start) or _opens_with(pattern, text, s)
-                if head and not (label == "PATIENT" and _role_after(text, s.end, roles)):
-                    s = s.with_label(label)
-                    break
+        if (s.label == "DOCTOR" and (pattern.search(text, max(0, s.start - _TITLE_REACH), s.start)
+                                     or _opens_with(pattern, text, s)) and not _role_after(text, s.end, roles)):
+            s = s.with_label("PATIENT")
         out.append(s)
     return out
 

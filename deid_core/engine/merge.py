@@ -134,7 +134,7 @@ class Merger:
                                           self.options.hyphen_eponyms)
             merged = whole_words(merged, doc.text, self.options.whole_word_labels)
             merged = kin_person_labels(merged, doc.text, self.options.propagate_kin_words)
-            merged = title_labels(merged, doc.text, self.options.patient_titles, self.options.doctor_titles, self._roles)
+            merged = title_labels(merged, doc.text, self.options.patient_titles, self._roles)
             merged = person_field_labels(merged, doc.text, self.options.patient_field_keys,
                                          self.options.doctor_field_keys)
             merged = place_head_labels(merged, doc.text, self._heads_of)
