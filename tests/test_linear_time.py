@@ -285,6 +285,31 @@ def test_round13_flowsheet_initials_and_name_frames_are_linear():
         "credential pairs": lambda n: ("Hope Black, RN Rose Hill MD M. LA RUE, MD GERI (CNA) " * n)[:n]})
 
 
+def test_round14_title_labels_signature_lines_and_capitals_kin_are_linear():
+    """Round 14: the signature-line frame reads a bounded window before and after each credential (a line of
+    credentials, or one with no line break, stays linear), the capitals kin frame a fixed window around each
+    relation word, and title labels a fixed window before each person span."""
+    from deid_core.config import load_config
+    from deid_core.engine.label_decisions import title_labels
+    from deid_core.engine.names import name_stage
+    from deid_core.spans import Span
+
+    config = load_config()
+    m, net = config.merge, name_stage(config, None)
+    roles = frozenset(m.crf_name_lead_words)
+
+    def run(text: str) -> None:
+        net.run(doc_of(text), NoteState())
+        spans = [Span(i, i + 5, "DOCTOR", "crf:single") for i in range(4, len(text) - 5, 40)]
+        title_labels(spans, text, m.patient_titles, roles)
+
+    assert_linear(run, "round 14 signature lines, capitals kin, title labels", {
+        "credentials on one line": lambda n: ("draga pop rn bsn " * n)[:n],
+        "signature lines": lambda n: ("draga pop bsn, rn  3/12 0800\n" * n)[:n],
+        "capitals kin": lambda n: ("WITH HER DAUGHTER QUARTZELL, HIS WIFE TOPAZ)\n" * n)[:n],
+        "titles": lambda n: ("Mr. Quellby is a 22 yo man, Ms. Quellby, RN " * n)[:n]})
+
+
 def test_a_200k_space_note_takes_seconds():
     import time
 

@@ -35,6 +35,7 @@ _SKIPPED = frozenset((".", ",", '"', "'", "(", "“", "”", "‘", "’"))  # p
 JOIN_GAP = 8  # most characters between two name words that join ("jon r. peters", "ann and bo")
 _UNSEEN = object()  # a token whose lexical score is not cached yet
 LEFT_REACH = 80  # characters before a word its left context (_left_words) reads words from
+SIGNATURE_REACH = 60  # most characters from a signature line's start to its credential ("-- a. black bsn")
 TAIL_REACH = 40  # most characters after a signature-line credential to its line end ("-C, DPT  (aquell)")
 BOUND_SLACK = 1e-9  # _hopeless skips a word only when its bound is this far below the threshold (float sums)
 
@@ -399,7 +400,10 @@ class NameNet(PerNoteStage):
         out: list[int] = []
         creds = self.cues.credentials | self.cues.line_credentials
         for c in _positions(low, self.cues.credentials, present):
-            line_start = text.rfind("\n", 0, starts[c]) + 1
+            lo = max(0, starts[c] - SIGNATURE_REACH)  # a signature's words are short: bounded, linear in the note
+            line_start = text.rfind("\n", lo, starts[c]) + 1
+            if line_start == 0 and lo > 0:
+                continue
             head = _SIGNATURE_HEAD.match(text, line_start, starts[c])
             if head is None or not self._credential_run(text, ends[c], creds):
                 continue
@@ -425,10 +429,10 @@ class NameNet(PerNoteStage):
     @staticmethod
     def _credential_run(text: str, pos: int, creds: frozenset[str]) -> bool:
         """Only credentials (", bsn, rn", "/L", "-C"), a date, a time or a number from `pos` to the line end."""
-        end = text.find("\n", pos)
-        tail = text[pos:end if end >= 0 else len(text)]
-        if len(tail) > TAIL_REACH:
+        end = text.find("\n", pos, pos + TAIL_REACH + 1)
+        if end < 0 and len(text) - pos > TAIL_REACH:
             return False
+        tail = text[pos:end if end >= 0 else len(text)]
         for piece in _TAIL_PIECE.findall(tail):
             if not (piece.lower() in creds or piece.isdigit() or len(piece) == 1):
                 return False
