@@ -3,9 +3,9 @@ rule knows the label better than the CRF (a number after its fax cue word is a F
 state and ZIP is a CITY), where a CRF span runs over a line break, and where an identifier was cut
 inside its word, where a person span took in a role or kin word or a second name joined by
 'and', where a role or kin word was read as a login, and where a field key names whose name it is
-('Patient: X', 'PCP: X'). Configured by [merge] rule_label_sources, crf_split_lines, whole_word_labels,
-crf_name_lead_words, patient_field_keys, doctor_field_keys, hospital_head_words and
-organization_head_words."""
+('Patient: X', 'PCP: X'), and where a patient's title stands before a name ('Mr. X'). Configured by [merge]
+rule_label_sources, crf_split_lines, whole_word_labels, crf_name_lead_words, patient_field_keys,
+doctor_field_keys, patient_titles, hospital_head_words and organization_head_words."""
 
 from __future__ import annotations
 
