@@ -326,15 +326,18 @@ class NameNet(PerNoteStage):
 
     def _caps_kin(self, k: int, toks, low, starts, ends, text) -> int | None:
         """The word a relation cue in capitals names in a capitals line (round 14, PATIENT): "CONSENT WITH HER
-        DAUGHTER STERLING", "WIFE, STERLING," after a possessive, "with", "and" or a clause break, before a
+        DAUGHTER QUARTZELL", "WIFE, CINDY," after a possessive, "with", "and" or a clause break, before a
         clause end or the line end. Never a function, medical, cue or relative's-state word ("HER HUSBAND
-        PRESENT,", "WITH DAUGHTER ICU"), nor a clinical abbreviation's shape."""
+        PRESENT,", "WITH DAUGHTER ICU"), nor a clinical abbreviation's shape; a known name or a word in no
+        dictionary (review 14: in capitals a dictionary word is no evidence: "HER MOTHER DIABETES,", "WITH
+        HIS WIFE INDEPENDENTLY")."""
         i = k + 1
         if i >= len(toks) or text[ends[k]:starts[i]] not in (" ", "\t", ", ", ": "):
             return None
         w, lw = toks[i], low[i]
         if (len(w) < 3 or not w.isalpha() or not w.isupper() or is_frequent(lw) or lw in self._medical
-                or lw in self._all_cues or lw in self._kin_states or abbreviation_shape(w) or _glued(i, toks, starts, ends)):
+                or lw in self._all_cues or lw in self._kin_states or abbreviation_shape(w) or _glued(i, toks, starts, ends)
+                or (lw in self.english and lw not in self.first and lw not in self.last)):
             return None
         if not (_CAPS_CLOSE.match(text, ends[i]) and _KIN_LEAD_CAPS.search(text, max(0, starts[k] - 12), starts[k])):
             return None
@@ -657,7 +660,7 @@ _KIN_LEAD = regex.compile(r"(?:(?<![\p{L}\d])(?:his|her|their|pt'?s|with|and|per
 _LOWER_NEXT = regex.compile(r"[ \t]+(?!(?:in|out|up|down|back|over|off|home|away|here|there|by|with)(?![\p{L}\d]))\p{Ll}")
 _UPPER_NEXT = regex.compile(r"[ \t]\p{Lu}{2,}(?![\p{L}\d])")  # "fiancee PRECIOUS LONG at"
 _KIN_LEAD_CAPS = regex.compile(r"(?:(?<![\p{L}\d])(?:HIS|HER|THEIR|PT'?S|WITH|AND)|[(,;])[ \t]+\Z")  # in capitals
-_CAPS_CLOSE = regex.compile(r"[ \t]*(?:[,;)]|\n|\Z)")  # "DAUGHTER STERLING\n", "WIFE STERLING,"
+_CAPS_CLOSE = regex.compile(r"[ \t]*(?:[,;)]|\n|\Z)")  # "DAUGHTER QUARTZELL\n", "WIFE CINDY,"
 # a signature line's start: dashes allowed, an initial, then one or two words and an optional comma
 _SIGNATURE_HEAD = regex.compile(r"[ \t]*(?:-{1,2}[ \t]*)?(?P<name>(?:\p{L}\.[ \t]*)?\p{L}[\p{L}'’-]*"
                                 r"(?:[ \t]\p{L}[\p{L}'’-]*)?)[ \t]*,?[ \t]*\Z")
