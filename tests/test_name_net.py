@@ -364,6 +364,12 @@ def test_a_relatives_frame_in_capitals_or_before_a_lower_case_word_names_a_word_
     "WITH HER HUSBAND HOSPICE\n",
     "WITH HIS ROOMMATE SMOKING\n",
     "LIVES WITH HIS WIFE TOPAZ)\nPLAN",
+    # review 14: before a lower-case word, a dictionary word with a verb's, an adverb's or a plural's ending
+    "his wife Regarding discharge plan",
+    "and son Updates given by phone.",
+    "his wife Requests update",
+    "her husband Reportedly at bedside",
+    "with his wife DISCUSSED PLAN today",
 ])
 def test_a_relatives_frame_in_capitals_or_before_a_lower_case_word_needs_a_name_shape(text):
     assert found(text) == []

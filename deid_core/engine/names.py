@@ -314,8 +314,9 @@ class NameNet(PerNoteStage):
             if initialled and (closes or titled) and lw not in self._kin_states:
                 out.append(i)
             elif ((titled or (w.isupper() and not abbreviation_shape(w))) and lw not in self._kin_states
-                  and (_CLAUSE_END.match(text, ends[i]) or (lex[i] is not None and (_LOWER_NEXT.match(text, ends[i])
-                       or (w.isupper() and _UPPER_NEXT.match(text, ends[i])))))
+                  and (_CLAUSE_END.match(text, ends[i])
+                       or (lex[i] is not None and not self._inflected(lw)  # review 14: not "son Updates given"
+                           and (_LOWER_NEXT.match(text, ends[i]) or (w.isupper() and _UPPER_NEXT.match(text, ends[i])))))
                   and _KIN_LEAD.search(text, max(0, starts[k] - 12), starts[k])):
                 out.append(i)  # round 14: also before a lower-case word ("daughter Precious at 10:45") or in capitals
             elif w.islower() and lw in self.first and closes and not self._before_function_word(i, toks, low, starts, ends, text):
@@ -397,7 +398,7 @@ class NameNet(PerNoteStage):
         before them allowed, then a credential ([names.cues] credentials) and to the line end only more
         credentials, a date or a time ("draga pop rn", "-- a. black bsn, rn  3/12 0800", "MAX ROSS, BSN, RN").
         The words are no function, cue or relative's-state word and, unless known names, no medical or frequent
-        word nor a dictionary word ending "-ing" or "-ed" ("lisa covering MD"); the line holds evidence of a
+        word nor an inflected dictionary word ("lisa covering MD": _inflected); the line holds evidence of a
         name: an initial, a known name, or a word in no dictionary ("Night Float MD", "Wound Care RN", "Charge
         RN" name nobody)."""
         out: list[int] = []
@@ -427,7 +428,12 @@ class NameNet(PerNoteStage):
             return False
         if lw in self.first or lw in self.last:
             return True
-        return not (lw in self._medical or is_frequent(lw) or (lw in self.english and lw.endswith(("ing", "ed"))))
+        return not (lw in self._medical or is_frequent(lw) or self._inflected(lw))
+
+    def _inflected(self, lw: str) -> bool:
+        """A dictionary word with a verb's, an adverb's or a plural's ending, no name's ("covering", "Regarding",
+        "Reportedly", "Updates", "DISCUSSED")."""
+        return lw in self.english and (lw.endswith(_NOT_NAME_ENDINGS) or (lw.endswith("s") and lw[:-1] in self.english))
 
     @staticmethod
     def _credential_run(text: str, pos: int, creds: frozenset[str]) -> bool:
@@ -665,6 +671,7 @@ _CAPS_CLOSE = regex.compile(r"[ \t]*(?:[,;)]|\n|\Z)")  # "DAUGHTER QUARTZELL\n",
 _SIGNATURE_HEAD = regex.compile(r"[ \t]*(?:-{1,2}[ \t]*)?(?P<name>(?:\p{L}\.[ \t]*)?\p{L}[\p{L}'’-]*"
                                 r"(?:[ \t]\p{L}[\p{L}'’-]*)?)[ \t]*,?[ \t]*\Z")
 _TAIL_PIECE = regex.compile(r"\p{L}+|\d+")  # the words and numbers after a signature's credential
+_NOT_NAME_ENDINGS = ("ing", "ed", "ly")  # a dictionary word's endings that no name-like word has ("Regarding")
 _COPULAS = frozenset(("is", "was"))  # "pearl is a 44 yo"
 _AGE_NEXT = regex.compile(r"[ \t]+(?i:an?)[ \t]+\d{1,3}[ \t-]*(?i:years?|yrs?|yo|y/o|y\.o\.)(?![\p{L}\d])")
 _SUBJECT_BEFORE = regex.compile(r"(?:^|:)[ \t]*\Z", regex.MULTILINE)  # a field key's ':' or the line's start
