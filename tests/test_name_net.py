@@ -395,6 +395,13 @@ def test_a_signature_line_names_its_words_before_a_credential(text, expected):
     "Pt resting.\ndraga pop rn to follow up\n",  # words after the credential
     "Pt resting.\nmet draga pop rn\n",  # three words
     "Continue plan.\nGait Training PT\n",  # a line credential alone does not open this frame
+    # review 14: a word its capitals split into tokens, or a clinical abbreviation's shape
+    "Vent: AC 500x14, PEEP 5\nBiPAP RRT\n",
+    "Pt resting.\nOptiFlow RRT\n",
+    "Pt resting.\nPleurX RN\n",
+    "Pt resting.\nHFNC RRT\n",
+    "Pt resting.\nCRRT RN\n",
+    "Pt resting.\nECMO RN 0800\n",
 ])
 def test_a_line_without_name_evidence_or_with_words_around_the_credential_is_no_signature(text):
     assert found(text) == []
