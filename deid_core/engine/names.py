@@ -415,10 +415,12 @@ class NameNet(PerNoteStage):
             names = [j for j in range(k, c) if toks[j].isalpha() and len(toks[j]) >= 2]
             if not names or not all(self._signature_word(low[j]) for j in names):
                 continue
-            if any(_glued(j, toks, starts, ends) for j in range(k, c) if toks[j].isalpha()) or all(
-                    toks[j].isupper() and abbreviation_shape(toks[j]) and low[j] not in self.first and low[j] not in self.last
-                    for j in names):
-                continue  # review 14: a word split by its capitals ("BiPAP RRT", "PleurX RN"), an abbreviation ("HFNC RRT")
+            if any(toks[j].isupper() and _glued(j, toks, starts, ends) for j in range(k, c) if toks[j].isalpha()) or all(
+                    len(toks[j]) > 3 and toks[j].isupper() and abbreviation_shape(toks[j])
+                    and low[j] not in self.first and low[j] not in self.last for j in names):
+                # review 14: capitals glued to a word ("BiPAP RRT", "PleurX RN"; not "LeBlanc"), an abbreviation
+                # longer than initials ("HFNC RRT"; not "JA RN")
+                continue
             initials = [j for j in range(k, c) if len(toks[j]) == 1 and toks[j].isalpha()]
             if initials or any(low[j] in self.first or low[j] in self.last or not (
                     low[j] in self.english or is_frequent(low[j])) for j in names):
