@@ -269,3 +269,25 @@ def test_a_patients_title_before_a_doctor_span_makes_it_patient():
     assert title_labels([other], "Mr. Quellby Street", m.patient_titles, roles) == [other]
     span = _at("Mr. Quellby", "Quellby", "DOCTOR", "crf:single")
     assert title_labels([span], "Mr. Quellby", [], roles) == [span]  # [] turns it off
+
+
+def test_a_clinicians_credential_after_a_titled_name_keeps_it_doctor_through_the_merge():
+    """Review 14: the title decision read only crf_name_lead_words after the name, so a clinician called
+    Mr./Ms. with another credential ("CRNA", "LCSW", "PharmD") or one in brackets became PATIENT; the merge now
+    also reads [merge] title_roles and a bracket. A patient's title before other words still decides."""
+    from deid_core.engine.contract import NoteState
+    from deid_core.engine.merge import Merger
+    from deid_core.notes import Note
+
+    merger = Merger("union", load_config().merge)
+    cases = [("Mr. Tomas Quellby, CRNA, at bedside for intubation.", "Tomas Quellby", "DOCTOR"),
+             ("Discussed with Ms. Ann Quellby, LCSW today.", "Ann Quellby", "DOCTOR"),
+             ("Ms. Quellby, PharmD, recommends zosyn.", "Quellby", "DOCTOR"),
+             ("Ms. Quellby (SW) met with the family.", "Quellby", "DOCTOR"),
+             ("Ms. Quellby (RN) gave report.", "Quellby", "DOCTOR"),
+             ("Mr. Quellby, 64, CHF, admitted.", "Quellby", "PATIENT"),
+             ("Mr. Quellby (see above) is stable.", "Quellby", "PATIENT")]
+    for text, part, want in cases:
+        span = _at(text, part, "DOCTOR", "crf:single")
+        out = merger([span], Doc(Note("n", text)), NoteState())
+        assert [s.label for s in out if s.start == span.start] == [want], text

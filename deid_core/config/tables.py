@@ -108,6 +108,7 @@ class Merge:
     patient_field_keys: tuple[str, ...]
     doctor_field_keys: tuple[str, ...]
     patient_titles: tuple[Token, ...]
+    title_roles: tuple[Token, ...]
     patient_initials: bool
     patient_initials_verbs: tuple[str, ...]
     doctor_initials: bool

@@ -327,7 +327,7 @@ def _name_words(piece: str) -> bool:
 
 
 _TITLE_REACH = 12  # characters read before a person span for its title ("Mrs. ", "Dear Ms ")
-_ROLE_AFTER = regex.compile(r"[ \t]*,?[ \t]*(\p{L}+)")  # the word after a name: "Ms. Ann Quell, RN"
+_ROLE_AFTER = regex.compile(r"[ \t]*[,(]?[ \t]*(\p{L}+)")  # the word after a name: "Ms. Ann Quell, RN", "Ms. Quell (SW)"
 
 
 @lru_cache(maxsize=8)
@@ -341,8 +341,8 @@ def _title_before(titles: tuple[str, ...]) -> regex.Pattern | None:
 def title_labels(spans: Sequence[Span], text: str, titles: Sequence[str], roles: frozenset[str]) -> list[Span]:
     """DOCTOR spans (any source) right after a patient's title, or opening with one, made PATIENT (round 14;
     i2b2 2014: clinicians are titled "Dr.", patients and their relatives "Mr."/"Ms."): "Mr. X is a 22 yo man",
-    "Dear Ms. X,"; not when a role or credential word (`roles`: [merge] crf_name_lead_words) follows the name
-    ("Ms. Ann Quell, RN")."""
+    "Dear Ms. X,"; not when a role or credential word (`roles`: [merge] crf_name_lead_words and title_roles)
+    follows the name ("Ms. Ann Quell, RN", "Mr. Quell (CRNA)")."""
     pattern = _title_before(tuple(titles))
     if pattern is None:
         return list(spans)

@@ -71,6 +71,7 @@ class Merger:
         self._unknown = self._pri.get("rules", len(pri))
         self._heads = frozenset(w.lower() for w in options.crf_place_heads)
         self._roles = frozenset(options.crf_name_lead_words)
+        self._title_roles = self._roles | frozenset(w.lower() for w in options.title_roles)  # "Ms. X, LCSW"
         self._place_leads = frozenset(w.lower() for w in options.place_lead_words)
         self._heads_of = place_heads(options.hospital_head_words, options.organization_head_words)
         self._not_clinical = not_clinician_initials(options)  # from the options: once, not per note
@@ -134,7 +135,7 @@ class Merger:
                                           self.options.hyphen_eponyms)
             merged = whole_words(merged, doc.text, self.options.whole_word_labels)
             merged = kin_person_labels(merged, doc.text, self.options.propagate_kin_words)
-            merged = title_labels(merged, doc.text, self.options.patient_titles, self._roles)
+            merged = title_labels(merged, doc.text, self.options.patient_titles, self._title_roles)
             merged = person_field_labels(merged, doc.text, self.options.patient_field_keys,
                                          self.options.doctor_field_keys)
             merged = place_head_labels(merged, doc.text, self._heads_of)
