@@ -370,6 +370,11 @@ def test_a_relatives_frame_in_capitals_or_before_a_lower_case_word_names_a_word_
     "his wife Requests update",
     "her husband Reportedly at bedside",
     "with his wife DISCUSSED PLAN today",
+    # review 14: before a lower-case word that is no function word (a sentence run on after the relation; still
+    # taken before one: "for son Discharge tomorrow", "her mother Diabetes at 50")
+    "for daughter Consent obtained by phone.",
+    "Looking for daughter Contact info in chart.",
+    "for her husband Hospice referral placed",
 ])
 def test_a_relatives_frame_in_capitals_or_before_a_lower_case_word_needs_a_name_shape(text):
     assert found(text) == []
