@@ -331,8 +331,8 @@ def test_a_subject_frame_without_a_name_field_and_age_proposes_nothing(text):
     ("LIVES WITH HIS WIFE QUILLANE)\nPLAN", [("QUILLANE", "PATIENT")]),
     ("PER HER FRIEND CINDY, SHE WAS WELL", [("CINDY", "PATIENT")]),  # a known name
     # in Title case (or capitals) before a lower-case word, after a possessive, 'for' or a clause break
-    ("SW spoke with his daughter Precious at 10:45 on Monday", [("Precious", "PATIENT")]),
-    ("home when stable; stepdaughter Precious to pick up.", [("Precious", "PATIENT")]),  # a step-relation
+    ("SW spoke with his daughter Grace at 10:45 on Monday", [("Grace", "PATIENT")]),  # a known given name
+    ("home when stable; stepdaughter Grace to pick up.", [("Grace", "PATIENT")]),  # a step-relation
     ("Left VM for fiancee PRECIOUS LONG at 900-561-7833.", [("PRECIOUS", "PATIENT")]),
 ])
 def test_a_relatives_frame_in_capitals_or_before_a_lower_case_word_names_a_word_as_patient(text, expected):
@@ -370,11 +370,16 @@ def test_a_relatives_frame_in_capitals_or_before_a_lower_case_word_names_a_word_
     "his wife Requests update",
     "her husband Reportedly at bedside",
     "with his wife DISCUSSED PLAN today",
-    # review 14: before a lower-case word that is no function word (a sentence run on after the relation; still
-    # taken before one: "for son Discharge tomorrow", "her mother Diabetes at 50")
+    # review 14: before a lower-case word that is no function word (a sentence run on after the relation)
     "for daughter Consent obtained by phone.",
     "Looking for daughter Contact info in chart.",
     "for her husband Hospice referral placed",
+    # lead 14: before a function word only a known given name (family history reads the same way; the cost: a
+    # relative called "Precious" is left to the CRF)
+    "FH: her mother Diabetes at 50, father MI at 60.",
+    "her mother Cancer at age 62",
+    "daughter Hospice at home is being arranged.",
+    "SW spoke with his daughter Precious at 10:45 on Monday",
 ])
 def test_a_relatives_frame_in_capitals_or_before_a_lower_case_word_needs_a_name_shape(text):
     assert found(text) == []

@@ -316,10 +316,11 @@ class NameNet(PerNoteStage):
             elif ((titled or (w.isupper() and not abbreviation_shape(w))) and lw not in self._kin_states
                   and (_CLAUSE_END.match(text, ends[i])
                        or (lex[i] is not None and not self._inflected(lw)  # review 14: not "son Updates given"
-                           and ((_LOWER_NEXT.match(text, ends[i]) and is_function_word(low[i + 1]))  # "Precious at"
+                           and ((_LOWER_NEXT.match(text, ends[i]) and is_function_word(low[i + 1])  # "Grace at"
+                                 and lw in self.first)  # lead 14: a known given name, not "her mother Diabetes at 50"
                                 or (w.isupper() and _UPPER_NEXT.match(text, ends[i])))))
                   and _KIN_LEAD.search(text, max(0, starts[k] - 12), starts[k])):
-                out.append(i)  # round 14: also before a lower-case function word ("daughter Precious at 10:45") or in capitals
+                out.append(i)  # round 14: also before a lower-case function word ("daughter Grace at 10:45") or in capitals
             elif w.islower() and lw in self.first and closes and not self._before_function_word(i, toks, low, starts, ends, text):
                 out.append(i)
             elif w.islower() and _AGE_AFTER.match(text, ends[i], ends[i] + 8):
@@ -669,7 +670,7 @@ class _Left:
 _KIN_CLOSE = regex.compile(r"(?:[ \t]*[,;)]|\.(?:\s|\Z)|[ \t]+\p{Ll})")
 _CLAUSE_END = regex.compile(r"[ \t]*[,;)]")  # "Ginger, she", "Ant)", "Marvel;"
 _KIN_LEAD = regex.compile(r"(?:(?<![\p{L}\d])(?:his|her|their|pt'?s|with|and|per|from|for)|[(,;])[ \t]+\Z")  # whose relative
-# "daughter Precious at 10:45", "stepdaughter Precious to pick up" (the word a function word: not "son Discharge
+# "daughter Grace at 10:45", "stepdaughter Grace to pick up" (the word a function word: not "son Discharge
 # tomorrow"); not a verb's particle ("son Brought in clothes")
 _LOWER_NEXT = regex.compile(r"[ \t]+(?!(?:in|out|up|down|back|over|off|home|away|here|there|by|with)(?![\p{L}\d]))\p{Ll}")
 _UPPER_NEXT = regex.compile(r"[ \t]\p{Lu}{2,}(?![\p{L}\d])")  # "fiancee PRECIOUS LONG at"
