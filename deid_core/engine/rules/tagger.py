@@ -26,7 +26,8 @@ from deid_core.engine.rules.loader import NONPHI, Rule, load_rules, load_setting
 from deid_core.engine.rules.metadata import MetadataMatcher
 from deid_core.engine.rules.prefilter import gate_shape, guarded
 from deid_core.engine.rules.screen import RuleScreen
-from deid_core.gazetteers import LISTS, is_common, is_frequent, lowered, normalize_phrase, rule_hits
+from deid_core.engine.rules.triggers import phrase_runs, trigger_text
+from deid_core.gazetteers import LISTS, is_common, is_frequent, normalize_phrase, rule_hits
 from deid_core.spans import Span, resolve_overlaps
 
 # Characters after a trigger a triggered rule's match (look-ahead included) may read; a match
@@ -153,6 +154,8 @@ class RuleTagger(PerNoteStage):
             self.triggers.add_word(f" {key} ", (len(key), tuple(sorted(idx))))
         for key, idx in anchors.items():  # a word start, not a whole word: length -1 marks an anchor
             self.triggers.add_word(f" {key}", (-1, tuple(sorted(idx))))
+        for key, value in phrase_runs(keys).items():  # a phrase's words apart by a run of blanks: length -2
+            self.triggers.add_word(key, (-2, value))
         if keys or anchors:
             self.triggers.make_automaton()
         self.has_triggers = bool(keys or anchors)
@@ -181,16 +184,7 @@ class RuleTagger(PerNoteStage):
         text = doc.text
         phi: list[Span] = []
         sup: list[Span] = []
-        starts: dict[int, list[int]] = {}
-        anchored: set[int] = set()  # rules one of whose `anchors` begins a word of the note
-        if self.has_triggers:
-            for end_idx, (length, idx) in self.triggers.iter(lowered(doc)):
-                if length < 0:
-                    anchored.update(idx)
-                    continue
-                pos = end_idx - 1 - length
-                for i in idx:
-                    starts.setdefault(i, []).append(pos)
+        starts, anchored = self.trigger_starts(doc)
         found: dict[str, bool] = {}  # `needs` pattern -> found in this note
         has = text.__contains__
         shape = None  # the note's digit shape, made when a `digits` gate is first read
@@ -228,6 +222,30 @@ class RuleTagger(PerNoteStage):
             self._apply_at(self.rules[i], positions if len(positions) == 1 else sorted(set(positions)),
                            text, phi, sup, timeout)
         return phi, sup
+
+    def trigger_starts(self, doc: Doc) -> tuple[dict[int, list[int]], set[int]]:
+        """(triggered rule -> the note offsets where one of its triggers begins, in text order with repeats;
+        the rules one of whose `anchors` begins a word of the note), from one automaton pass."""
+        starts: dict[int, list[int]] = {}
+        anchored: set[int] = set()
+        if not self.has_triggers:
+            return starts, anchored
+        low = trigger_text(doc)
+        for end_idx, (length, idx) in self.triggers.iter(low):
+            if length < 0:
+                if length == -1:
+                    anchored.update(idx)
+                else:  # a phrase's first words and a run of blanks: do its other words follow, each after a run?
+                    back, tails = idx
+                    for tail, rules in tails:
+                        if tail.match(low, end_idx + 1) is not None:
+                            for i in rules:
+                                starts.setdefault(i, []).append(end_idx - back)
+                continue
+            pos = end_idx - 1 - length
+            for i in idx:
+                starts.setdefault(i, []).append(pos)
+        return starts, anchored
 
     def _has(self, i: int, text: str, found: dict[str, bool], timeout: float | None) -> bool:
         """Does the note hold rule i's `needs` pattern (searched once per note per distinct pattern)?"""
