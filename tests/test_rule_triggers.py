@@ -34,6 +34,11 @@ def _same(text: str) -> None:
     assert _hits(TAGGER, text) == _hits(REFERENCE, text), repr(text)
 
 
+def test_the_shipped_rules_narrow_some_triggers():
+    assert {"nonphi-vent", "nonphi-bp", "hospital-transfer", "hospital-transfer-acronym", "city-lives-in"} <= {
+        r.id for r in TAGGER.rules if r.trigger_next}
+
+
 def test_triggers_where_the_pattern_cannot_start_are_found():
     assert {("hospital-acronym-context", "at"), ("hospital-acronym-context", "from"), ("nonphi-vent", "ac")} <= set(
         TAGGER.triggers.dead)
