@@ -76,6 +76,8 @@ PINNED = [
     ("sent back to RMH today", "hospital-transfer-acronym", "RMH"),
     ("patient grew  up in Springfield and", "city-lives-in", "Springfield"),
     ("daughter lives\tnear Worcester and", "city-lives-in", "Worcester"),
+    ("ABG 7.35/49/117 sat", "nonphi-lab-run", "7.35/49/117"),  # its `needs`: a digit, '/', a number, '/', a digit
+    ("CO/CI/SVR  3.43/1.98/1609", "nonphi-lab-run", "3.43/1.98/1609"),
     ("seen at NWH for same", "hospital-acronym-context", "NWH"),
     ("transferred from RMH yesterday", "hospital-acronym-context", "RMH"),
 ]
