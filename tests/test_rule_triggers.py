@@ -35,7 +35,8 @@ def _same(text: str) -> None:
 
 
 def test_the_shipped_rules_narrow_some_triggers():
-    assert {"nonphi-vent", "nonphi-bp", "hospital-transfer", "hospital-transfer-acronym", "city-lives-in"} <= {
+    assert {"nonphi-vent", "nonphi-bp", "hospital-transfer", "hospital-transfer-acronym", "city-lives-in",
+            "date-ordinal-orientation", "nonphi-continued-home"} <= {
         r.id for r in TAGGER.rules if r.trigger_next}
 
 
@@ -78,6 +79,9 @@ PINNED = [
     ("daughter lives\tnear Worcester and", "city-lives-in", "Worcester"),
     ("ABG 7.35/49/117 sat", "nonphi-lab-run", "7.35/49/117"),  # its `needs`: a digit, '/', a number, '/', a digit
     ("CO/CI/SVR  3.43/1.98/1609", "nonphi-lab-run", "3.43/1.98/1609"),
+    ("Is she oriented? It's  the\n14th, she says", "date-ordinal-orientation", "14th"),
+    ("today   is 3rd of", "date-ordinal-orientation", "3rd"),
+    ("coumadin held\n\nthe home dose", "nonphi-continued-home", "held\n\nthe home"),
     ("seen at NWH for same", "hospital-acronym-context", "NWH"),
     ("transferred from RMH yesterday", "hospital-acronym-context", "RMH"),
 ]
