@@ -100,17 +100,14 @@ def per_rule(tagger: RuleTagger, notes, repeats: int = 3) -> list[tuple[str, flo
     rule is timed on the notes the screen (one RE2 Set pass, screen.py) lets it into (a triggered rule: where its
     `needs` is screened); the pass is a row of its own."""
     from deid_core.engine.rules.prefilter import gate_shape
-    from deid_core.gazetteers import lowered
 
     docs = [Doc(n) for n in notes]
     texts = [d.text for d in docs]
     shapes = [gate_shape(t) for t in texts]
     starts: list[dict[int, list[int]]] = []  # per note: rule -> trigger positions (anchored rules: -1)
     for d in docs:
-        per: dict[int, list[int]] = {}
-        for end_idx, (length, idx) in tagger.triggers.iter(lowered(d)) if tagger.has_triggers else ():
-            for i in idx:
-                per.setdefault(i, []).append(end_idx - 1 - length if length >= 0 else -1)
+        per, anchored = tagger.trigger_starts(d)
+        per.update(dict.fromkeys(anchored - per.keys(), [-1]))
         starts.append(per)
     possible = [tagger.screen.possible(t) for t in texts]
     screen_ns = _best_ns(lambda: [tagger.screen.possible(t) for t in texts], repeats)

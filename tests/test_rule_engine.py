@@ -37,6 +37,15 @@ pattern = '(?i:code\\s+word)\\s+(?P<phi>{{NUM}})'
 examples = ["x [[123]]"]
 
 [[rule]]
+id = "t-trig3"
+label = "ACCOUNT"
+priority = 50
+description = "three-word trigger; blanks and tabs only between its words"
+triggers = ["one two three"]
+pattern = 'one[ \\t]+two[ \\t]+three[ \\t]+(?P<phi>\\d{4})'
+examples = ["x"]
+
+[[rule]]
 id = "t-req"
 label = "ACCOUNT"
 priority = 50
@@ -114,6 +123,46 @@ def test_triggers_anchor_the_pattern(small):
     assert _tag(small, "the Code Word 123 here") == [("123", "t-trig")]
     assert _tag(small, "the code-word 123") == [], "pattern needs whitespace"
     assert _tag(small, "codeword 123") == []
+
+
+@pytest.mark.parametrize("gap", ["  ", "\t", " \t ", "\u00a0", "\u2009\u00a0", " \n ", "\n\n"])
+def test_a_multi_word_trigger_matches_its_words_apart_by_a_run_of_blanks(small, gap):
+    assert _tag(small, f"the code{gap}word 123") == [("123", "t-trig")]
+    assert _tag(small, f"x\u00a0Code{gap}Word\u00a0123") == [("123", "t-trig")], "a no-break space beside a trigger"
+
+
+@pytest.mark.parametrize(("text", "hit"), [
+    ("one  two three 1234", True), ("one two  three 1234", True), ("one\t two \t\tthree 1234", True),
+    ("one two\nthree 1234", False), ("one\n\ntwo three 1234", False), ("one  two 1234", False),
+    ("one  twothree 1234", False), ("none  two three 1234", False), ("one  two  three  four 1234", False),
+])
+def test_the_pattern_decides_where_a_trigger_phrase_stretches(small, text, hit):
+    assert _tag(small, text) == ([("1234", "t-trig3")] if hit else [])
+
+
+def _one_rule(tmp_path, triggers: list[str], pattern: str) -> RuleTagger:
+    f = tmp_path / "one.toml"
+    f.write_text(f"[[rule]]\nid = 't-one'\nlabel = 'IDNUM'\ntriggers = {triggers!r}\npattern = '''{pattern}'''\n")
+    return RuleTagger(load_config({"rules": {"files": [str(f)], "gazetteer_file": "", "metadata": False}}).rules)
+
+
+_PHRASE = r"\bcode[\s,./-]+word\b"
+
+
+@pytest.fixture(scope="module")
+def phrase_rule(tmp_path_factory) -> RuleTagger:
+    return _one_rule(tmp_path_factory.mktemp("phrase"), ["code word"], _PHRASE)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(st.sampled_from([" ", "\t", "\n", "\u00a0", ",", ".", "-", "/", "x"]), max_size=4)
+                .map("".join), min_size=4, max_size=4))
+def test_a_trigger_phrase_is_tried_wherever_its_pattern_matches(phrase_rule, gaps):
+    """A pattern joining a trigger's words with any run of blanks or punctuation finds at its trigger positions
+    what a scan of the note finds."""
+    text = f"see{gaps[0]}code{gaps[1]}word{gaps[2]}and{gaps[3]}code{gaps[1]}word 5"
+    scan = [(m.start(), m.end()) for m in regex.finditer(_PHRASE, text)]
+    assert [(s.start, s.end) for s in phrase_rule.tag(Doc(Note("e", text)))] == scan
 
 
 def test_requires_skips_notes_without_the_substring(small):

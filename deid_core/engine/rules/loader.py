@@ -8,7 +8,9 @@ the span's start back to it), priority, description, optional `flags`
 ("i" ignore case, "m" multiline), `filter` (see filters.py; the name filters in name_filters.py), `context` / `context_after`
 (a regex that must match within `window` characters before / after the hit),
 `triggers` (words or phrases, any case: the pattern is then tried only where one of them
-starts a word, found by one Aho-Corasick pass for all rules; much faster than scanning),
+starts a word, found by one Aho-Corasick pass for all rules; much faster than scanning), `trigger_next`
+(words, or "#" for a digit, one of which follows the trigger wherever the pattern can match: the rule is
+tried only there; every example holds one; triggers.py),
 `requires` (literal substrings: the rule is skipped for a note containing none of them),
 `needs` (a regex the note must contain somewhere for the rule to run: a fast necessary condition,
 e.g. `\\d{5}` for a rule ending in a ZIP code; every example must contain it), `anchors` (words, any
@@ -57,6 +59,7 @@ class Rule:
     window: int = 40
     confidence: float = 0.9
     triggers: tuple[str, ...] = ()
+    trigger_next: tuple[str, ...] = ()
     requires: tuple[str, ...] = ()
     needs: str = ""
     anchors: tuple[str, ...] = ()
@@ -125,6 +128,7 @@ def compile_rule(rule: Rule) -> Rule:
         if rule.needs and any(not regex.search(rule.needs, parse_example(e)[0]) for e in rule.examples):
             raise ConfigError(f"rule {rule.id}: an example does not contain its `needs` pattern")
         _check_anchors(rule)
+        _check_trigger_next(rule)
         _check_digits(rule)
         compiled = regex.compile(rule.pattern, flags)
         ctx = regex.compile(rule.context, regex.IGNORECASE) if rule.context else None
@@ -147,6 +151,22 @@ def _check_anchors(rule: Rule) -> None:
         text = " " + normalize_phrase(parse_example(e)[0])
         if words and not any(" " + w in text for w in words):
             raise ConfigError(f"rule {rule.id}: an example holds none of its `anchors`")
+
+
+def _check_trigger_next(rule: Rule) -> None:
+    """`trigger_next` narrows triggers, and every example holds a trigger followed by one of its next words."""
+    if not rule.trigger_next:
+        return
+    if not rule.triggers:
+        raise ConfigError(f"rule {rule.id}: `trigger_next` narrows `triggers`; the rule has none")
+    nexts = [r"\d" if n == "#" else regex.escape(normalize_phrase(n)) for n in rule.trigger_next]
+    if any(not n for n in nexts):
+        raise ConfigError(f"rule {rule.id}: empty `trigger_next` word")
+    found = regex.compile(r"(?<![^ ])(?:" + "|".join(regex.escape(normalize_phrase(t)) for t in rule.triggers)
+                          + ") (?:" + "|".join(nexts) + ")")
+    for e in rule.examples:
+        if not found.search(normalize_phrase(parse_example(e)[0])):
+            raise ConfigError(f"rule {rule.id}: an example holds none of its triggers followed by a `trigger_next`")
 
 
 def _check_digits(rule: Rule) -> None:
@@ -198,6 +218,7 @@ def load_rules(files: list[str] | tuple[str, ...]) -> list[Rule]:
             fields["examples"] = tuple(raw.get("examples", ()))
             fields["negatives"] = tuple(raw.get("negatives", ()))
             fields["triggers"] = tuple(raw.get("triggers", ()))
+            fields["trigger_next"] = tuple(raw.get("trigger_next", ()))
             fields["requires"] = tuple(raw.get("requires", ()))
             fields["anchors"] = tuple(raw.get("anchors", ()))
             fields["file"] = p.name

@@ -14,7 +14,6 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from types import MappingProxyType
 
-import ahocorasick
 import regex
 
 from deid_core.config import Config, ConfigError, Rules
@@ -26,7 +25,8 @@ from deid_core.engine.rules.loader import NONPHI, Rule, load_rules, load_setting
 from deid_core.engine.rules.metadata import MetadataMatcher
 from deid_core.engine.rules.prefilter import gate_shape, guarded
 from deid_core.engine.rules.screen import RuleScreen
-from deid_core.gazetteers import LISTS, is_common, is_frequent, lowered, normalize_phrase, rule_hits
+from deid_core.engine.rules.triggers import TriggerIndex
+from deid_core.gazetteers import LISTS, is_common, is_frequent, rule_hits
 from deid_core.spans import Span, resolve_overlaps
 
 # Characters after a trigger a triggered rule's match (look-ahead included) may read; a match
@@ -137,25 +137,7 @@ class RuleTagger(PerNoteStage):
         # per scan rule, what the loop of regex_hits reads: (index, rule, anchors?, `requires`, digit run, scan pattern)
         self.scan_plan = [(i, self.rules[i], bool(self.rules[i].anchors), self.rules[i].requires, self.digit_runs[i],
                            self.scan_patterns[i]) for i in self.scan_rules]
-        self.triggers = ahocorasick.Automaton()
-        keys: dict[str, set[int]] = {}
-        for i, r in enumerate(self.rules):
-            for trig in r.triggers:
-                norm = normalize_phrase(trig)
-                if not norm:
-                    raise ConfigError(f"rule {r.id}: empty trigger {trig!r}")
-                keys.setdefault(norm, set()).add(i)
-        anchors: dict[str, set[int]] = {}
-        for i, r in enumerate(self.rules):
-            for word in r.anchors:
-                anchors.setdefault(normalize_phrase(word), set()).add(i)
-        for key, idx in keys.items():
-            self.triggers.add_word(f" {key} ", (len(key), tuple(sorted(idx))))
-        for key, idx in anchors.items():  # a word start, not a whole word: length -1 marks an anchor
-            self.triggers.add_word(f" {key}", (-1, tuple(sorted(idx))))
-        if keys or anchors:
-            self.triggers.make_automaton()
-        self.has_triggers = bool(keys or anchors)
+        self.triggers = TriggerIndex(self.rules)  # one automaton pass: every triggered rule's positions
         self.priority = {r.id: r.priority for r in self.rules}
         self.priority.update({g.id: g.priority for g in self.gazetteer_rules})
         self._gaz = [(g, frozenset(g.lists), frozenset(g.then)) for g in self.gazetteer_rules]
@@ -181,16 +163,7 @@ class RuleTagger(PerNoteStage):
         text = doc.text
         phi: list[Span] = []
         sup: list[Span] = []
-        starts: dict[int, list[int]] = {}
-        anchored: set[int] = set()  # rules one of whose `anchors` begins a word of the note
-        if self.has_triggers:
-            for end_idx, (length, idx) in self.triggers.iter(lowered(doc)):
-                if length < 0:
-                    anchored.update(idx)
-                    continue
-                pos = end_idx - 1 - length
-                for i in idx:
-                    starts.setdefault(i, []).append(pos)
+        starts, anchored = self.trigger_starts(doc)
         found: dict[str, bool] = {}  # `needs` pattern -> found in this note
         has = text.__contains__
         shape = None  # the note's digit shape, made when a `digits` gate is first read
@@ -214,7 +187,7 @@ class RuleTagger(PerNoteStage):
                 after = first.end() if first.end() > first.start() else first.end() + 1
                 self._apply(rule, [first, *pattern.finditer(text, after, timeout=timeout)], text, phi, sup)
         for i, positions in starts.items():
-            if i in ruled_out:
+            if not positions or i in ruled_out:  # no position: only its narrowed or dead triggers occur
                 continue
             run = self.digit_runs[i]
             if run:
@@ -228,6 +201,11 @@ class RuleTagger(PerNoteStage):
             self._apply_at(self.rules[i], positions if len(positions) == 1 else sorted(set(positions)),
                            text, phi, sup, timeout)
         return phi, sup
+
+    def trigger_starts(self, doc: Doc) -> tuple[dict[int, list[int]], set[int]]:
+        """(triggered rule -> the note offsets where one of its triggers begins; the rules one of whose
+        `anchors` begins a word of the note): triggers.py."""
+        return self.triggers.starts(doc)
 
     def _has(self, i: int, text: str, found: dict[str, bool], timeout: float | None) -> bool:
         """Does the note hold rule i's `needs` pattern (searched once per note per distinct pattern)?"""
