@@ -39,6 +39,11 @@ def match_case(template: str, value: str) -> str:
     """`value` in the case style of `template`: ALL CAPS, lower, Title, else as given."""
     if template.isascii() and template.isalpha():  # the common case: the letters are the template itself
         return _match_letters(template, value)
+    return _match_any(template, value)
+
+
+def _match_any(template: str, value: str) -> str:
+    """match_case for any template: its letters picked one by one."""
     letters = [c for c in template if c.isalpha()]
     if not letters:
         return value
