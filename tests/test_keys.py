@@ -1,3 +1,5 @@
+import hashlib
+import hmac
 import string
 import unicodedata
 
@@ -5,7 +7,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from deid_core.keys import DEMO_KEY, KeyError_, audit_digest, key_id, keyed_digest, load_key
+from deid_core import keys
+from deid_core.keys import (
+    DEMO_KEY,
+    KeyError_,
+    audit_digest,
+    key_id,
+    keyed_bytes,
+    keyed_digest,
+    load_key,
+)
 
 
 def test_audit_digest_is_the_keyed_hmac_in_fullwidth_hex():
@@ -14,6 +25,29 @@ def test_audit_digest_is_the_keyed_hmac_in_fullwidth_hex():
     assert unicodedata.normalize("NFKC", d) == keyed_digest(DEMO_KEY, "p1", "Healey")
     assert audit_digest(DEMO_KEY, "p2", "Healey") != d
     assert audit_digest(b"another-key-0123456789", "p1", "Healey") != d
+
+
+def _one_shot(key: bytes, *parts: str) -> bytes:
+    return hmac.digest(key, "\x1f".join(parts).encode("utf-8", "surrogatepass"), hashlib.sha256)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(min_size=16, max_size=80), st.text(max_size=6), st.text(max_size=8))
+def test_prepared_hmac_is_the_one_shot_hmac(key, patient, original):
+    # the key's prepared state is copied per digest: a second digest under the same key is not
+    # the first one's state continued, and lone surrogates hash as before (surrogatepass)
+    for parts in ((patient, original), (original,), (patient, original + "\ud800")):
+        assert keyed_bytes(key, *parts) == _one_shot(key, *parts)
+        assert keyed_bytes(key, *parts) == _one_shot(key, *parts)
+    expected = _one_shot(key, patient, original).hex().translate(keys._FULLWIDTH_HEX)
+    assert audit_digest(key, patient, original) == expected
+
+
+def test_prepared_keys_are_bounded():
+    for i in range(keys.PREPARED_MAX * 3):
+        key = f"a key of sixteen bytes or more {i}".encode()
+        assert keyed_bytes(key, "p", "x") == _one_shot(key, "p", "x")
+        assert len(keys._PREPARED) <= keys.PREPARED_MAX
 
 
 @settings(max_examples=300, deadline=None)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from deid_core.config import load_config
 from deid_core.doc import Doc
@@ -276,6 +278,17 @@ def test_case_styles():
     assert match_case("Smith", "mcdonald") == "Mcdonald"
     assert match_case("Smith", "McDonald") == "McDonald"
     assert match_case("J", "k") == "K"
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet="aAbZzq-'. 1É", max_size=6), st.text(alphabet="aBcDé'-1 ", max_size=5))
+def test_match_case_fast_path_is_the_letter_loop(template, value):
+    # the ASCII-letters fast path must answer as the general loop over the template's letters
+    from deid_core.engine.surrogates.consistency import _match_any, match_case
+
+    assert match_case(template, value) == _match_any(template, value)
+    for t in ("McD", "mC", "Ab", "AB", "ab", "A", "a", "aB"):  # ASCII letters only: the fast path
+        assert match_case(t, value) == _match_any(t, value)
 
 
 def test_same_text_other_note_same_patient_same_surrogates(sur):

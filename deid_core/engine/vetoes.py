@@ -45,12 +45,15 @@ PLACE = frozenset({"LOCATION-OTHER", "HOSPITAL", "ORGANIZATION", "DEPARTMENT", "
 
 def unsupported(spans: Sequence[Span], guess: Callable[[Span], bool] = is_crf) -> Callable[[Span], bool]:
     """A predicate: True for a span that no rule, metadata or name-net span overlaps (a CRF guess alone);
-    `guess` says which spans are guesses (default: the CRF's)."""
-    support = sorted((s.start, s.end) for s in spans if not guess(s))
-    starts = [a for a, _ in support]
-    longest = max((b - a for a, b in support), default=0)
+    `guess` says which spans are guesses (default: the CRF's). The support is sorted on the first call
+    only: most notes have no span the guards ask about."""
+    built: list = []  # [support, starts, longest] once asked
 
     def alone(s: Span) -> bool:
+        if not built:
+            support = sorted((t.start, t.end) for t in spans if not guess(t))
+            built.extend((support, [a for a, _ in support], max((b - a for a, b in support), default=0)))
+        support, starts, longest = built
         lo, hi = bisect_left(starts, s.start - longest), bisect_left(starts, s.end)
         return not any(support[k][1] > s.start for k in range(lo, hi))
 

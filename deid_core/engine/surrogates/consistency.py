@@ -37,6 +37,13 @@ def normalize(text: str) -> str:
 
 def match_case(template: str, value: str) -> str:
     """`value` in the case style of `template`: ALL CAPS, lower, Title, else as given."""
+    if template.isascii() and template.isalpha():  # the common case: the letters are the template itself
+        return _match_letters(template, value)
+    return _match_any(template, value)
+
+
+def _match_any(template: str, value: str) -> str:
+    """match_case for any template: its letters picked one by one."""
     letters = [c for c in template if c.isalpha()]
     if not letters:
         return value
@@ -46,6 +53,17 @@ def match_case(template: str, value: str) -> str:
         return value.lower()
     if letters[0].isupper() and len(letters) > 1 and all(c.islower() for c in letters[1:]):
         # Title: keep the surrogate's own inner capitals (McDonald) but start upper.
+        return value[:1].upper() + value[1:] if value[:1].isalpha() else value
+    return value
+
+
+def _match_letters(letters: str, value: str) -> str:
+    """match_case for a template of ASCII letters only (str methods in C: the same result as the loop)."""
+    if letters.isupper() and (len(letters) > 1 or len(value) == 1):
+        return value.upper()
+    if letters.islower():
+        return value.lower()
+    if len(letters) > 1 and letters[0].isupper() and letters[1:].islower():
         return value[:1].upper() + value[1:] if value[:1].isalpha() else value
     return value
 
