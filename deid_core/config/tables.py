@@ -123,6 +123,9 @@ class Merge:
     place_lead_words: tuple[Token, ...]
     state_after_town: bool
     organization_record_words: tuple[Phrase, ...]
+    place_gazetteer_labels: bool
+    town_label_sources: tuple[str, ...]
+    profession_employers: bool
 
 
 @dataclass(frozen=True)
