@@ -278,15 +278,21 @@ def profession_employers(spans: Sequence[Span], text: str) -> list[Span]:
             new.append(Span(run[0], run[1], "ORGANIZATION", "profession-employer", p.confidence))
     if not new:
         return list(spans)
-    keep_new: list[Span] = []
-    for n in new:
-        rivals = [s for s in spans if s.overlaps(n)]
+    ordered = sorted(spans, key=lambda s: s.start)
+    starts = [s.start for s in ordered]
+    longest = max((s.end - s.start for s in ordered), default=0)
+    dropped: set[int] = set()
+    kept: list[Span] = []
+    for n in new:  # spans starting within the longest one's length before the run may overlap it
+        near = [k for k in range(bisect_left(starts, n.start - longest), bisect_left(starts, n.end))
+                if ordered[k].overlaps(n)]
+        rivals = [ordered[k] for k in near]
         if any(not (is_crf(s) or source_kind(s.source) == "names" or s.source.endswith("propagate"))
                or s.label not in _EMPLOYER_LABELS or "\n" in text[min(s.start, n.start):max(s.end, n.end)] for s in rivals):
             continue  # a rule decided there, or a span of another kind or line
-        start, end = min([n.start, *(s.start for s in rivals)]), max([n.end, *(s.end for s in rivals)])
-        keep_new.append(Span(start, end, "ORGANIZATION", n.source, n.confidence))
-    if not keep_new:
+        dropped.update(near)
+        kept.append(Span(min([n.start, *(s.start for s in rivals)]), max([n.end, *(s.end for s in rivals)]),
+                         "ORGANIZATION", n.source, n.confidence))
+    if not kept:
         return list(spans)
-    out = [s for s in spans if not any(s.overlaps(k) for k in keep_new)]
-    return sorted([*out, *keep_new], key=lambda s: (s.start, s.end))
+    return sorted([*(s for k, s in enumerate(ordered) if k not in dropped), *kept], key=lambda s: (s.start, s.end))

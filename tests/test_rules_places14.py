@@ -1,0 +1,192 @@
+"""Round 14 (issue 14, places): the merge-only town, employer, school, payer and firm frames of
+conf/rules/locations.toml and the place decisions after the merge (engine/place_decisions.py: gazetteer
+labels, towns of strong frames, employers after a profession, a state closing an address). Examples are invented.
+
+The rules' own examples and negatives run in tests/test_rules.py; here: they stay out of the CRF's features and
+their label beats the CRF's, the decisions on hand-made spans, and the shipped pipeline (default bundle) on
+invented notes, with clinical look-alikes left clear."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from deid_core.app.options import effective_config
+from deid_core.engine.place_decisions import (
+    gazetteer_place_labels,
+    profession_employers,
+    state_after_town,
+    town_labels,
+)
+from deid_core.notes import Note
+from deid_core.spans import Span
+from tests.helpers_rules import shipped_deidentifier, span_stands
+
+CONF = Path(__file__).resolve().parents[1] / "conf"
+_LOC = tomllib.loads((CONF / "rules" / "locations.toml").read_text())["rule"]
+ROUND14 = {r["id"]: r for r in _LOC[[r["id"] for r in _LOC].index("city-person-from"):]}
+MERGE = effective_config().merge
+
+
+def _at(text: str, part: str, label: str, source: str = "crf:single", nth: int = 0) -> Span:
+    start = -1
+    for _ in range(nth + 1):
+        start = text.index(part, start + 1)
+    return Span(start, start + len(part), label, source, 0.9)
+
+
+def _shown(spans: list[Span], text: str) -> list[tuple[str, str]]:
+    return [(s.label, text[s.start:s.end]) for s in spans]
+
+
+@pytest.fixture(scope="module")
+def deid():
+    return shipped_deidentifier("places14")
+
+
+def test_round14_rules_are_merge_only_and_decide_their_label():
+    assert len(ROUND14) >= 8
+    for rid, rule in ROUND14.items():
+        assert rule.get("crf_feature") is False, rid
+        assert rid in MERGE.rule_label_sources, rid
+
+
+# -- gazetteer labels
+
+@pytest.mark.parametrize("text,part,label,want", [
+    ("winters in South Carolina.", "South Carolina", "CITY", "STATE"),
+    ("FEMALE FROM FRANCE, VISITING", "FRANCE", "CITY", "COUNTRY"),
+    ("moved to Ohio in May", "Ohio", "LOCATION-OTHER", "STATE"),
+    ("grew up in Kenya.", "Kenya", "STREET", "COUNTRY"),
+])
+def test_a_whole_state_or_country_name_takes_its_label(text, part, label, want):
+    assert _shown(gazetteer_place_labels([_at(text, part, label)], text), text) == [(want, part)]
+
+
+@pytest.mark.parametrize("text,part,label", [
+    ("lives in New York now", "New York", "CITY"),  # a town too
+    ("moved to Washington", "Washington", "CITY"),
+    ("transferred to Jordan for cath", "Jordan", "HOSPITAL"),  # a hospital named after a person
+    ("works at Chad", "Chad", "ORGANIZATION"),
+    ("Dr. Jordan saw her", "Jordan", "DOCTOR"),  # persons are not places
+    ("from quellton today", "quellton", "CITY"),
+])
+def test_towns_hospitals_and_persons_keep_their_label(text, part, label):
+    span = _at(text, part, label)
+    assert gazetteer_place_labels([span], text) == [span]
+
+
+@pytest.mark.parametrize("text,first,second,want", [
+    ("Lives with cousin in west virginia; works", ("west", "CITY"), ("virginia", "STATE"), [("STATE", "west virginia")]),
+    ("quarrowton, new york\npt lives", ("new", "STATE"), ("york", "DOCTOR"), [("STATE", "new york")]),
+    # no comma before: 'new york' may be the town, the pieces stay
+    ("moved to new york. Dr. York", ("new", "STATE"), ("york", "DOCTOR"), [("STATE", "new"), ("DOCTOR", "york")]),
+    ("Dr. North Carolina", ("North", "DOCTOR"), ("Carolina", "PATIENT"), [("DOCTOR", "North"), ("PATIENT", "Carolina")]),
+])
+def test_pieces_naming_a_state_together_are_one_state_span(text, first, second, want):
+    spans = [_at(text, *first), _at(text, *second)]
+    assert _shown(gazetteer_place_labels(spans, text), text) == want
+
+
+# -- towns of strong frames
+
+def test_a_town_found_by_a_strong_frame_relabels_the_crf_readings_of_it():
+    text = "Lives in Quellton, MA. Returned to Quellton today; QUELLTON wife."
+    spans = [_at(text, "Quellton", "CITY", "city-residence-state"), _at(text, "Quellton", "HOSPITAL", nth=1),
+             _at(text, "QUELLTON", "PATIENT", "crf:propagate")]
+    assert [s.label for s in town_labels(spans, text, MERGE.town_label_sources)] == ["CITY", "CITY", "CITY"]
+    assert town_labels(spans, text, ()) == spans  # [] turns it off
+
+
+def test_a_town_that_is_a_name_leaves_person_spans_and_rules_alone():
+    text = "Lives in Jackson, MS. Dr. Jackson saw him at Jackson."
+    spans = [_at(text, "Jackson", "CITY", "city-residence-state"), _at(text, "Jackson", "DOCTOR", nth=1),
+             _at(text, "Jackson", "HOSPITAL", "hospital-transfer", nth=2)]
+    assert [s.label for s in town_labels(spans, text, MERGE.town_label_sources)] == ["CITY", "DOCTOR", "HOSPITAL"]
+    # a CRF town is no strong frame
+    crf = [_at(text, "Jackson", "CITY"), _at(text, "Jackson", "HOSPITAL", nth=2)]
+    assert town_labels(crf, text, MERGE.town_label_sources) == crf
+
+
+# -- employers after a profession
+
+@pytest.mark.parametrize("text,job,employer,rival", [
+    ("Social hx: roofer at Quellmart; his cousin", "roofer", "Quellmart", None),
+    ("SH: cashier at QUELLMART FOODS since 2010", "cashier", "QUELLMART FOODS", None),  # up to a frequent word
+    ("pt is a driver for Quellex. wife", "driver", "Quellex", ("Quellex", "PATIENT")),
+    ("electrician at Quell-Ames Co since", "electrician", "Quell-Ames", ("Quell", "DOCTOR")),
+])
+def test_the_name_after_a_profession_and_at_is_the_employer(text, job, employer, rival):
+    spans = [_at(text, job, "PROFESSION")] + ([_at(text, *rival)] if rival else [])
+    out = profession_employers(spans, text)
+    assert ("ORGANIZATION", employer) in _shown(out, text)
+    assert ("PROFESSION", job) in _shown(out, text)
+
+
+@pytest.mark.parametrize("text,job,rival", [
+    ("She is a nurse at Quell Hospital.", "nurse", ("Quell Hospital", "HOSPITAL")),  # a place of care
+    ("nurse at Quell Medical Center", "nurse", None),
+    ("teacher at school today", "teacher", None),
+    ("nurse at night, sleeps days", "nurse", None),
+    ("roofer at home", "roofer", None),
+    ("driver for Quellex", "driver", ("Quellex", "ORGANIZATION", "organization-works-at")),  # a rule decided
+    ("cashier at\nQuellmart", "cashier", None),
+])
+def test_no_employer_where_a_rule_or_a_place_of_care_stands(text, job, rival):
+    spans = [_at(text, job, "PROFESSION")] + ([_at(text, *rival)] if rival else [])
+    assert profession_employers(spans, text) == spans
+
+
+# -- a state closing an address
+
+@pytest.mark.parametrize("text,town,state", [
+    ("BIBA from home (Quellmouth, ma) 8/24", "Quellmouth", "ma"),
+    ("lives alone in east quell, co. enrolled", "east quell", "co"),
+    ("lives in quellshire, in.\nCaregiver", "quellshire", "in"),
+])
+def test_a_lower_case_state_closing_an_address_is_a_state(text, town, state):
+    out = state_after_town([_at(text, town, "CITY")], text)
+    assert ("STATE", state) in _shown(out, text)
+
+
+@pytest.mark.parametrize("text,town", [
+    ("from Quellmouth, in the morning", "Quellmouth"),
+    ("from quellton, in 2010", "quellton"),
+    ("Quellmouth, ma said", "Quellmouth"),  # a Title town and a lower-case word that does not close
+])
+def test_no_state_from_a_word_that_goes_on(text, town):
+    spans = [_at(text, town, "CITY")]
+    assert state_after_town(spans, text) == spans
+
+
+# -- the shipped pipeline
+
+@pytest.mark.parametrize("text,phi,label", [
+    ("pt is 58 y/o woman from quarrowview admitted to sicu with chf.", "quarrowview", "CITY"),
+    ("PT IS 61 Y/O MAN FROM HAYNESQUELL ADMITTED TO CSRU.", "HAYNESQUELL", "CITY"),
+    ("concerns re: safety at home (quellside, ms).", "quellside", "CITY"),
+    ("LIVES W NIECE IN QUARROWSIDE. A: VSS.", "QUARROWSIDE", "CITY"),
+    ("SH: he developed back pain while at work at quellmart. she is 40.", "quellmart", "ORGANIZATION"),
+    ("Social hx: employed by Quellan, Burke and White as a nurse.", "Quellan, Burke and White", "ORGANIZATION"),
+    ("grandson attends quellton high school. children", "quellton high school", "ORGANIZATION"),
+    ("insurance: quellna\npolicy #: w304", "quellna", "ORGANIZATION"),
+    ("she developed insomnia while at work at quellbat construction. she", "quellbat construction", "ORGANIZATION"),
+    ("Lives with cousin in West Virginia; works nights.", "West Virginia", "STATE"),
+])
+def test_the_round14_label_and_extent_stand_in_the_pipeline(deid, text, phi, label):
+    assert span_stands(deid, "places14", text, phi, label)
+
+
+@pytest.mark.parametrize("text", [
+    "He lives in a house with his wife.", "She works at home on weekends.", "58 yo woman from home admitted with CP.",
+    "Man from nursing home with sepsis.", "Woman from OSH with GI bleed.", "Man from rehab with fever.",
+    "woman from jail with cough", "Works for himself.", "Works at a bank.", "At work at the time of the fall.",
+    "Employer: retired", "Employer: none", "Insurance: none", "insurance: self pay", "Attends school.",
+    "attends day care", "Code status, maine.", "Plan: continue lasix.", "works for social services",
+    "Lives w wife in an apartment.", "Job with benefits.", "works as a nurse at night",
+])
+def test_clinical_look_alikes_get_no_round14_span(deid, text):
+    res = deid.process(Note("places14", text))
+    assert res.ok and not [s for s in res.spans if s.source in ROUND14 or s.source == "profession-employer"]
