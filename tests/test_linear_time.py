@@ -257,7 +257,11 @@ def test_round14_place_decisions_are_linear():
     import regex
 
     from deid_core.config import load_config
-    from deid_core.engine.place_decisions import gazetteer_place_labels, profession_employers, town_labels
+    from deid_core.engine.place_decisions import (
+        gazetteer_place_labels,
+        profession_employers,
+        town_labels,
+    )
     from deid_core.spans import Span
 
     m = load_config().merge
