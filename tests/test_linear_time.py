@@ -257,8 +257,10 @@ def test_round14_place_decisions_are_linear():
     import regex
 
     from deid_core.config import load_config
+    from deid_core.engine.label_decisions import place_heads
     from deid_core.engine.place_decisions import (
         gazetteer_place_labels,
+        grow_place_heads,
         profession_employers,
         town_labels,
     )
@@ -275,11 +277,14 @@ def test_round14_place_decisions_are_linear():
         town_labels(towns, text, m.town_label_sources)
         jobs = [Span(a.start(), a.end(), "PROFESSION" if a.group() == "roofer" else "PATIENT", "crf:single") for a in words]
         profession_employers(jobs, text)
+        heads = place_heads(m.hospital_head_words, m.organization_head_words)
+        grow_place_heads([Span(0, len(text), "HOSPITAL", "crf:single"), *places[1:]], text, heads)
 
     assert_linear(run, "round 14 place decisions", {
         "states": lambda n: ("west virginia new york Ohio " * n)[:n],
         "towns": lambda n: ("Quellton Dorr Harrow " * n)[:n],
-        "employers": lambda n: ("roofer at Quellmart Dorr " * n)[:n]})
+        "employers": lambda n: ("roofer at Quellmart Dorr " * n)[:n],
+        "heads": lambda n: ("Quell High School " * n)[:n]})
 
 
 @pytest.mark.slow

@@ -1,6 +1,7 @@
 """Round 14 (issue 14, places): the merge-only town, employer, school, payer and firm frames of
 conf/rules/locations.toml and the place decisions after the merge (engine/place_decisions.py: gazetteer
-labels, towns of strong frames, employers after a profession, a state closing an address). Examples are invented.
+labels, towns of strong frames, employers after a profession, a state closing an address, a place grown over its
+head word). Examples are invented.
 
 The rules' own examples and negatives run in tests/test_rules.py; here: they stay out of the CRF's features and
 their label beats the CRF's, the decisions on hand-made spans, and the shipped pipeline (default bundle) on
@@ -14,8 +15,10 @@ from pathlib import Path
 import pytest
 
 from deid_core.app.options import effective_config
+from deid_core.engine.label_decisions import place_head_labels, place_heads
 from deid_core.engine.place_decisions import (
     gazetteer_place_labels,
+    grow_place_heads,
     profession_employers,
     state_after_town,
     town_labels,
@@ -190,3 +193,26 @@ def test_the_round14_label_and_extent_stand_in_the_pipeline(deid, text, phi, lab
 def test_clinical_look_alikes_get_no_round14_span(deid, text):
     res = deid.process(Note("places14", text))
     assert res.ok and not [s for s in res.spans if s.source in ROUND14 or s.source == "profession-employer"]
+
+
+# -- a place cut before its head
+
+@pytest.mark.parametrize("text,part,label,want", [
+    ("To the school nurse, Quellton High School:\n", "Quellton High", "HOSPITAL", ("ORGANIZATION", "Quellton High School")),
+    ("presented to Quell Hospital today", "Quell", "HOSPITAL", ("HOSPITAL", "Quell Hospital")),
+    ("at quell high school today", "quell", "ORGANIZATION", ("ORGANIZATION", "quell high school")),
+    ("from Quell Hospital General Surgery", "Quell Hospital", "HOSPITAL", ("HOSPITAL", "Quell Hospital")),  # has its head
+    ("from Quell general surgery", "Quell", "HOSPITAL", ("HOSPITAL", "Quell")),  # a lower-case word after a Title name
+    ("seen by Quell Hospital", "Quell", "DOCTOR", ("DOCTOR", "Quell")),  # persons do not grow
+])
+def test_a_place_cut_before_its_head_grows_over_it_and_the_head_decides(text, part, label, want):
+    heads = place_heads(MERGE.hospital_head_words, MERGE.organization_head_words)
+    out = place_head_labels(grow_place_heads([_at(text, part, label)], text, heads), text, heads)
+    assert _shown(out, text) == [want]
+
+
+def test_a_head_inside_the_next_span_is_not_taken():
+    text = "at Quell High School today"
+    spans = [_at(text, "Quell High", "HOSPITAL"), _at(text, "School", "ORGANIZATION")]
+    heads = place_heads(MERGE.hospital_head_words, MERGE.organization_head_words)
+    assert grow_place_heads(spans, text, heads) == spans

@@ -44,6 +44,7 @@ from deid_core.engine.label_decisions import (
 from deid_core.engine.name_pieces import join_name_pieces
 from deid_core.engine.place_decisions import (
     gazetteer_place_labels,
+    grow_place_heads,
     person_records_organizations,
     place_rules_cut_net,
     profession_employers,
@@ -140,6 +141,7 @@ class Merger:
                                          self.options.doctor_field_keys)
             if self.options.profession_employers:
                 merged = profession_employers(merged, doc.text)
+            merged = grow_place_heads(merged, doc.text, self._heads_of)
             merged = place_head_labels(merged, doc.text, self._heads_of)
             merged = trim_place_leads(merged, doc.text, self._place_leads)
             if self.options.place_gazetteer_labels:
