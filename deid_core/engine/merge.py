@@ -43,6 +43,7 @@ from deid_core.engine.label_decisions import (
 )
 from deid_core.engine.name_pieces import join_name_pieces
 from deid_core.engine.place_decisions import (
+    GROWN_LABELS,
     gazetteer_place_labels,
     grow_place_heads,
     person_records_organizations,
@@ -139,9 +140,11 @@ class Merger:
             merged = kin_person_labels(merged, doc.text, self.options.propagate_kin_words)
             merged = person_field_labels(merged, doc.text, self.options.patient_field_keys,
                                          self.options.doctor_field_keys)
-            if self.options.profession_employers:
+            present = {s.label for s in merged}  # most notes name no job and few places: skip those decisions
+            if self.options.profession_employers and "PROFESSION" in present:
                 merged = profession_employers(merged, doc.text)
-            merged = grow_place_heads(merged, doc.text, self._heads_of)
+            if not present.isdisjoint(GROWN_LABELS):
+                merged = grow_place_heads(merged, doc.text, self._heads_of)
             merged = place_head_labels(merged, doc.text, self._heads_of)
             merged = trim_place_leads(merged, doc.text, self._place_leads)
             if self.options.place_gazetteer_labels:

@@ -298,7 +298,7 @@ def profession_employers(spans: Sequence[Span], text: str) -> list[Span]:
     return sorted([*(s for k, s in enumerate(ordered) if k not in dropped), *kept], key=lambda s: (s.start, s.end))
 
 
-_GROWN = frozenset({"HOSPITAL", "ORGANIZATION", "LOCATION-OTHER"})
+GROWN_LABELS = _GROWN = frozenset({"HOSPITAL", "ORGANIZATION", "LOCATION-OTHER"})  # the labels grow_place_heads grows
 _NEXT_WORDS = regex.compile(r"[ \t]+(\p{L}+)(?:[ \t]+(\p{L}+))?")
 _LAST_WORD = regex.compile(r"\p{L}+(?=[^\p{L}]*\Z)")
 _WORD_REACH = 40  # characters read at a span's end for its last word (linear on a crafted long span)
@@ -314,13 +314,14 @@ def grow_place_heads(spans: Sequence[Span], text: str, heads: dict[str, str]) ->
         return list(spans)
     out = list(spans)
     for k, s in enumerate(out):
-        if s.label not in _GROWN or not (m := _NEXT_WORDS.match(text, s.end)) or (
-                (last := _LAST_WORD.search(text, max(s.start, s.end - _WORD_REACH), s.end)) and last.group(0).lower() in heads):
-            continue  # a span that ends in its head already ('Quell Hospital' before 'General Surgery') stays
+        if s.label not in _GROWN or not (m := _NEXT_WORDS.match(text, s.end)):
+            continue
         two = f"{m.group(1)} {m.group(2)}".lower() if m.group(2) else None
         end = m.end(2) if two in heads else m.end(1) if m.group(1).lower() in heads else None
         if end is None or (k + 1 < len(out) and out[k + 1].start < end) or not (
                 text[s.start:s.end].islower() or text[m.start(1)].isupper()):
             continue
+        if (last := _LAST_WORD.search(text, max(s.start, s.end - _WORD_REACH), s.end)) and last.group(0).lower() in heads:
+            continue  # a span that ends in its head already ('Quell Hospital' before 'General Surgery') stays
         out[k] = Span(s.start, end, s.label, s.source, s.confidence)
     return out
