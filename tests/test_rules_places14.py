@@ -189,6 +189,10 @@ def test_the_round14_label_and_extent_stand_in_the_pipeline(deid, text, phi, lab
     "Employer: retired", "Employer: none", "Insurance: none", "insurance: self pay", "Attends school.",
     "attends day care", "Code status, maine.", "Plan: continue lasix.", "works for social services",
     "Lives w wife in an apartment.", "Job with benefits.", "works as a nurse at night",
+    # review14: generic school and firm kinds in lower case
+    "attends boarding school", "goes to private school", "attends local community college", "attends beauty school",
+    "attends Catholic school", "attends adult day care", "attends Head Start preschool", "works for moving company",
+    "works at sperm bank", "works for electric company",
 ])
 def test_clinical_look_alikes_get_no_round14_span(deid, text):
     res = deid.process(Note("places14", text))

@@ -289,6 +289,19 @@ def proper_head_filter(text: str, start: int, end: int, settings: dict) -> tuple
     return (start, end)
 
 
+def named_kind_filter(text: str, start: int, end: int, settings: dict) -> tuple[int, int] | None:
+    """proper_head_filter's '<words> <kind>' place; a kind in lower case needs a word before it that is no dictionary
+    word or a known town ('quellton high school', 'newton high school'; not 'boarding school', 'Catholic school',
+    'moving company', 'adult day care'); a Title or capital kind names the place itself ('Quell Community College')."""
+    if proper_head_filter(text, start, end, settings) is None:
+        return None
+    pieces = [p[2] for p in hit_words(text, start, end)]
+    if not pieces[-1].islower():
+        return (start, end)
+    named = [w for w in map(base, pieces[:-1]) if w != "the"]
+    return (start, end) if any(not is_common(w) or w in words("city") for w in named) else None
+
+
 FILTERS: dict[str, Filter] = {
     "name": name_filter,
     "kin_name": kin_name_filter,
@@ -315,6 +328,7 @@ FILTERS: dict[str, Filter] = {
     "landmark_tail": landmark_tail_filter,
     "location_named": location_named_filter,
     "proper_head": proper_head_filter,
+    "named_kind": named_kind_filter,
     "context_name": context_name_filter,
     "place_acronym": place_acronym_filter,
 }
