@@ -193,6 +193,8 @@ def test_the_round14_label_and_extent_stand_in_the_pipeline(deid, text, phi, lab
     "attends boarding school", "goes to private school", "attends local community college", "attends beauty school",
     "attends Catholic school", "attends adult day care", "attends Head Start preschool", "works for moving company",
     "works at sperm bank", "works for electric company",
+    # review14: a lower-case word after a comma in parentheses that is also a state abbreviation
+    "bp stable (coags, ok)", "(coumadin, ok)", "(ett, in)", "(foley, me)",
 ])
 def test_clinical_look_alikes_get_no_round14_span(deid, text):
     res = deid.process(Note("places14", text))
