@@ -195,6 +195,8 @@ def test_the_round14_label_and_extent_stand_in_the_pipeline(deid, text, phi, lab
     "works at sperm bank", "works for electric company",
     # review14: a lower-case word after a comma in parentheses that is also a state abbreviation
     "bp stable (coags, ok)", "(coumadin, ok)", "(ett, in)", "(foley, me)",
+    # review14: a plan kind or a colonization in a payer or 'carrier:' field
+    "carrier: vre", "Isolation: contact; carrier: esbl", "insurance: hmo", "insurance: ppo",
 ])
 def test_clinical_look_alikes_get_no_round14_span(deid, text):
     res = deid.process(Note("places14", text))
