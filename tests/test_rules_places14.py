@@ -224,3 +224,25 @@ def test_a_head_inside_the_next_span_is_not_taken():
     spans = [_at(text, "Quell High", "HOSPITAL"), _at(text, "School", "ORGANIZATION")]
     heads = place_heads(MERGE.hospital_head_words, MERGE.organization_head_words)
     assert grow_place_heads(spans, text, heads) == spans
+
+
+# -- review14: a kind in lower case needs a name before it (named_kind); a payer field's value is the payer
+
+@pytest.mark.parametrize("text,keep", [
+    ("quellton high school", True), ("newton high school", True), ("peter catholic school", True),
+    ("Quell Community College", True), ("Catholic School", True), ("quellbat construction", True),
+    ("boarding school", False), ("Catholic school", False), ("local community college", False),
+    ("adult day care", False), ("moving company", False), ("Head Start preschool", False),
+])
+def test_named_kind_needs_a_name_before_a_lower_case_kind(text, keep):
+    from deid_core.engine.rules.filters import named_kind_filter
+    assert (named_kind_filter(text, 0, len(text), {}) is not None) is keep
+
+
+@pytest.mark.parametrize("text,phi", [
+    ("insurance: mosaic health plan (id i181)", "mosaic health plan"),  # a dictionary word names a payer
+    ("Insurance: lantern health plan", "lantern health plan"),
+    ("Insurance: Quell Health Plan (id i181)", "Quell Health Plan"),
+])
+def test_a_payer_field_names_the_payer_before_its_kind(deid, text, phi):
+    assert span_stands(deid, "places14", text, phi, "ORGANIZATION")

@@ -291,15 +291,17 @@ def proper_head_filter(text: str, start: int, end: int, settings: dict) -> tuple
 
 def named_kind_filter(text: str, start: int, end: int, settings: dict) -> tuple[int, int] | None:
     """proper_head_filter's '<words> <kind>' place; a kind in lower case needs a word before it that is no dictionary
-    word or a known town ('quellton high school', 'newton high school'; not 'boarding school', 'Catholic school',
-    'moving company', 'adult day care'); a Title or capital kind names the place itself ('Quell Community College')."""
+    word, a known town or a name that is no frequent word ('quellton high school', 'newton high school', 'peter
+    catholic school'; not 'boarding school', 'Catholic school', 'moving company', 'adult day care'); a Title or
+    capital kind names the place itself ('Quell Community College')."""
     if proper_head_filter(text, start, end, settings) is None:
         return None
     pieces = [p[2] for p in hit_words(text, start, end)]
     if not pieces[-1].islower():
         return (start, end)
     named = [w for w in map(base, pieces[:-1]) if w != "the"]
-    return (start, end) if any(not is_common(w) or w in words("city") for w in named) else None
+    return (start, end) if any(not is_common(w) or w in words("city") or (is_name(w) and not is_frequent(w))
+                               for w in named) else None
 
 
 FILTERS: dict[str, Filter] = {
