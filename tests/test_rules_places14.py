@@ -246,3 +246,18 @@ def test_named_kind_needs_a_name_before_a_lower_case_kind(text, keep):
 ])
 def test_a_payer_field_names_the_payer_before_its_kind(deid, text, phi):
     assert span_stands(deid, "places14", text, phi, "ORGANIZATION")
+
+
+def test_grow_place_heads_has_its_own_key():
+    """review14: [merge] grow_place_heads = false turns the growth off (the head words still label whole spans)."""
+    from deid_core.config import load_config
+    from deid_core.doc import Doc
+    from deid_core.engine.contract import NoteState
+    from deid_core.engine.merge import Merger
+
+    text = "To the school nurse, Quellton High School:\n"
+    spans = [_at(text, "Quellton High", "HOSPITAL")]
+    on = Merger("union", load_config({"merge": {"grow_place_heads": True}}).merge)(spans, Doc(Note("x", text)), NoteState())
+    off = Merger("union", load_config({"merge": {"grow_place_heads": False}}).merge)(spans, Doc(Note("x", text)), NoteState())
+    assert ("ORGANIZATION", "Quellton High School") in _shown(on, text)
+    assert ("ORGANIZATION", "Quellton High School") not in _shown(off, text)

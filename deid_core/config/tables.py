@@ -126,6 +126,7 @@ class Merge:
     place_gazetteer_labels: bool
     town_label_sources: tuple[str, ...]
     profession_employers: bool
+    grow_place_heads: bool
 
 
 @dataclass(frozen=True)

@@ -143,7 +143,7 @@ class Merger:
             present = {s.label for s in merged}  # most notes name no job and few places: skip those decisions
             if self.options.profession_employers and "PROFESSION" in present:
                 merged = profession_employers(merged, doc.text)
-            if not present.isdisjoint(GROWN_LABELS):
+            if self.options.grow_place_heads and not present.isdisjoint(GROWN_LABELS):
                 merged = grow_place_heads(merged, doc.text, self._heads_of)
             merged = place_head_labels(merged, doc.text, self._heads_of)
             merged = trim_place_leads(merged, doc.text, self._place_leads)
