@@ -261,3 +261,14 @@ def test_grow_place_heads_has_its_own_key():
     off = Merger("union", load_config({"merge": {"grow_place_heads": False}}).merge)(spans, Doc(Note("x", text)), NoteState())
     assert ("ORGANIZATION", "Quellton High School") in _shown(on, text)
     assert ("ORGANIZATION", "Quellton High School") not in _shown(off, text)
+
+
+@pytest.mark.parametrize("text,employer", [
+    ("teacher for Quellton students. She", "Quellton"),  # review14: a lower-case word ends a Title name
+    ("cashier at QUELLMART shoppers since", "QUELLMART"),
+    ("roofer at quellmart roofing. He", "quellmart roofing"),  # a lower-case name reads on
+])
+def test_an_employer_name_ends_where_its_case_changes(text, employer):
+    job = text.split()[0]
+    shown = _shown(profession_employers([_at(text, job, "PROFESSION")], text), text)
+    assert [s for s in shown if s[0] == "ORGANIZATION"] == [("ORGANIZATION", employer)]

@@ -241,8 +241,8 @@ _EMPLOYER_LABELS = _PLACES | _PERSON
 
 
 def _employer_run(text: str, pos: int) -> tuple[int, int] | None:
-    """Up to three name words from `pos` (none a frequent, clinical or care word; a lone lower-case dictionary word
-    is no name: 'teacher at school', 'nurse at night')."""
+    """Up to three name words from `pos` (none a frequent, clinical or care word, nor a lower-case word after a Title or
+    capital one; a lone lower-case dictionary word is no name: 'teacher at school', 'nurse at night')."""
     found: list[tuple[int, int]] = []
     while len(found) < 3 and (m := _EMPLOYER_WORD.match(text, pos)):
         w = m.group(0)
@@ -251,6 +251,8 @@ def _employer_run(text: str, pos: int) -> tuple[int, int] | None:
             if not found or low in _CARE_WORDS:
                 return None  # a clinical first word, or a place of care: the hospital rules' reading stands
             break
+        if found and w.islower() and not text[found[0][0]:found[0][1]].islower():
+            break  # a lower-case word after a Title or capital name is no part of it ('teacher for Quellton students')
         found.append(m.span())
         if not (j := _EMPLOYER_JOIN.match(text, m.end())):
             break
