@@ -272,3 +272,19 @@ def test_an_employer_name_ends_where_its_case_changes(text, employer):
     job = text.split()[0]
     shown = _shown(profession_employers([_at(text, job, "PROFESSION")], text), text)
     assert [s for s in shown if s[0] == "ORGANIZATION"] == [("ORGANIZATION", employer)]
+
+
+@pytest.mark.parametrize("text", [
+    "man from interventional radiology with", "woman from nuclear medicine admitted",  # review14: trimmed to 1 word
+])
+def test_review14_look_alikes_get_no_round14_span(deid, text):
+    res = deid.process(Note("places14", text))
+    assert res.ok and not [s for s in res.spans if s.source in ROUND14 or s.source == "profession-employer"]
+
+
+@pytest.mark.parametrize("text,phi,label", [
+    ("PT IS 61 Y/O MAN FROM EAST QUARROWVILLE ADMITTED TO CSRU.", "EAST QUARROWVILLE", "CITY"),
+    ("58 yo woman from port quellton, admitted", "port quellton", "CITY"),
+])
+def test_review14_positives_stand(deid, text, phi, label):
+    assert span_stands(deid, "places14", text, phi, label)

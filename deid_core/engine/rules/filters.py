@@ -276,6 +276,13 @@ def location_named_filter(text: str, start: int, end: int, settings: dict) -> tu
     return _named_place(text, location_filter(text, start, end, settings))
 
 
+def location_whole_filter(text: str, start: int, end: int, settings: dict) -> tuple[int, int] | None:
+    """location_named_filter's place only when it keeps the whole hit: a frame that reads the words after the place
+    ('woman from X admitted') says nothing of a place cut out of a longer phrase ('from [interventional] radiology')."""
+    span = location_named_filter(text, start, end, settings)
+    return span if span is not None and span[0] == start and text[span[1]:end].strip(".") == "" else None
+
+
 def proper_head_filter(text: str, start: int, end: int, settings: dict) -> tuple[int, int] | None:
     """A '<proper words> <kind>' place ('Walden Pond', 'Golden Gate Bridge'): its first word (after
     'the') is no clinical word ('Nurses Station'), nor, alone before the kind, a frequent word ('Work
@@ -329,6 +336,7 @@ FILTERS: dict[str, Filter] = {
     "landmark": landmark_filter,
     "landmark_tail": landmark_tail_filter,
     "location_named": location_named_filter,
+    "location_whole": location_whole_filter,
     "proper_head": proper_head_filter,
     "named_kind": named_kind_filter,
     "context_name": context_name_filter,
