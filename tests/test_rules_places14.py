@@ -276,6 +276,7 @@ def test_an_employer_name_ends_where_its_case_changes(text, employer):
 
 @pytest.mark.parametrize("text", [
     "man from interventional radiology with", "woman from nuclear medicine admitted",  # review14: trimmed to 1 word
+    "ATTENDS PRIVATE SCHOOL", "WORKS FOR MOVING COMPANY",  # review14: capitals carry no case
 ])
 def test_review14_look_alikes_get_no_round14_span(deid, text):
     res = deid.process(Note("places14", text))
@@ -285,6 +286,7 @@ def test_review14_look_alikes_get_no_round14_span(deid, text):
 @pytest.mark.parametrize("text,phi,label", [
     ("PT IS 61 Y/O MAN FROM EAST QUARROWVILLE ADMITTED TO CSRU.", "EAST QUARROWVILLE", "CITY"),
     ("58 yo woman from port quellton, admitted", "port quellton", "CITY"),
+    ("GRANDSON ATTENDS QUELLTON HIGH SCHOOL. CHILDREN", "QUELLTON HIGH SCHOOL", "ORGANIZATION"),
 ])
 def test_review14_positives_stand(deid, text, phi, label):
     assert span_stands(deid, "places14", text, phi, label)

@@ -304,7 +304,7 @@ def named_kind_filter(text: str, start: int, end: int, settings: dict) -> tuple[
     if proper_head_filter(text, start, end, settings) is None:
         return None
     pieces = [p[2] for p in hit_words(text, start, end)]
-    if not pieces[-1].islower():
+    if not (pieces[-1].islower() or text[start:end].isupper()):
         return (start, end)
     named = [w for w in map(base, pieces[:-1]) if w != "the"]
     return (start, end) if any(not is_common(w) or w in words("city") or (is_name(w) and not is_frequent(w))
