@@ -277,6 +277,8 @@ def test_an_employer_name_ends_where_its_case_changes(text, employer):
 @pytest.mark.parametrize("text", [
     "man from interventional radiology with", "woman from nuclear medicine admitted",  # review14: trimmed to 1 word
     "ATTENDS PRIVATE SCHOOL", "WORKS FOR MOVING COMPANY",  # review14: capitals carry no case
+    "WORKS AT HOME AND SCHOOL", "works at Night and Weekends", "WORKS FOR MOM AND DAD",  # review14: no firm
+    "employer: Self and Family",
 ])
 def test_review14_look_alikes_get_no_round14_span(deid, text):
     res = deid.process(Note("places14", text))

@@ -296,6 +296,15 @@ def proper_head_filter(text: str, start: int, end: int, settings: dict) -> tuple
     return (start, end)
 
 
+def firm_partners_filter(text: str, start: int, end: int, settings: dict) -> tuple[int, int] | None:
+    """proper_head_filter's firm whose partners are each a known name or no dictionary word ('Quellan, Burke and
+    White'; not 'HOME AND SCHOOL', 'Mom and Dad', 'Night and Weekends')."""
+    if proper_head_filter(text, start, end, settings) is None:
+        return None
+    partners = [w for w in (base(p[2]) for p in hit_words(text, start, end)) if w != "and"]
+    return (start, end) if all(not is_common(w) or is_name(w) for w in partners) else None
+
+
 def named_kind_filter(text: str, start: int, end: int, settings: dict) -> tuple[int, int] | None:
     """proper_head_filter's '<words> <kind>' place; a kind in lower case needs a word before it that is no dictionary
     word, a known town or a name that is no frequent word ('quellton high school', 'newton high school', 'peter
@@ -339,6 +348,7 @@ FILTERS: dict[str, Filter] = {
     "location_whole": location_whole_filter,
     "proper_head": proper_head_filter,
     "named_kind": named_kind_filter,
+    "firm_partners": firm_partners_filter,
     "context_name": context_name_filter,
     "place_acronym": place_acronym_filter,
 }
