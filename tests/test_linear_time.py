@@ -250,6 +250,43 @@ def test_round13_place_decisions_are_linear():
         "leads": lambda n: ("attends for the " * n)[:n]})
 
 
+
+def test_round14_place_decisions_are_linear():
+    """Round 14: gazetteer labels and state joins over many place spans, many strong-frame towns and their
+    repeats, and many professions each before an employer cost linear time (set look-ups, bisect)."""
+    import regex
+
+    from deid_core.config import load_config
+    from deid_core.engine.label_decisions import place_heads
+    from deid_core.engine.place_decisions import (
+        gazetteer_place_labels,
+        grow_place_heads,
+        profession_employers,
+        town_labels,
+    )
+    from deid_core.spans import Span
+
+    m = load_config().merge
+
+    def run(text: str) -> None:
+        words = list(regex.finditer(r"[A-Za-z]+", text))
+        places = [Span(a.start(), a.end(), "CITY", "crf:single") for a in words]
+        gazetteer_place_labels(places, text)
+        towns = [Span(a.start(), a.end(), "CITY" if k % 2 else "HOSPITAL", "city-residence-state" if k % 2 else "crf:single")
+                 for k, a in enumerate(words)]
+        town_labels(towns, text, m.town_label_sources)
+        jobs = [Span(a.start(), a.end(), "PROFESSION" if a.group() == "roofer" else "PATIENT", "crf:single") for a in words]
+        profession_employers(jobs, text)
+        heads = place_heads(m.hospital_head_words, m.organization_head_words)
+        grow_place_heads([Span(0, len(text), "HOSPITAL", "crf:single"), *places[1:]], text, heads)
+
+    assert_linear(run, "round 14 place decisions", {
+        "states": lambda n: ("west virginia new york Ohio " * n)[:n],
+        "towns": lambda n: ("Quellton Dorr Harrow " * n)[:n],
+        "employers": lambda n: ("roofer at Quellmart Dorr " * n)[:n],
+        "heads": lambda n: ("Quell High School " * n)[:n]})
+
+
 @pytest.mark.slow
 def test_whole_deidentifier_is_linear():
     deid = default_deidentifier()

@@ -125,6 +125,10 @@ class Merge:
     place_lead_words: tuple[Token, ...]
     state_after_town: bool
     organization_record_words: tuple[Phrase, ...]
+    place_gazetteer_labels: bool
+    town_label_sources: tuple[str, ...]
+    profession_employers: bool
+    grow_place_heads: bool
 
 
 @dataclass(frozen=True)

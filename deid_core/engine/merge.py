@@ -44,9 +44,14 @@ from deid_core.engine.label_decisions import (
 )
 from deid_core.engine.name_pieces import join_name_pieces
 from deid_core.engine.place_decisions import (
+    GROWN_LABELS,
+    gazetteer_place_labels,
+    grow_place_heads,
     person_records_organizations,
     place_rules_cut_net,
+    profession_employers,
     state_after_town,
+    town_labels,
     trim_place_leads,
 )
 from deid_core.engine.propagation import PatientPropagation, propagate_note, source_kind
@@ -138,8 +143,15 @@ class Merger:
             merged = title_labels(merged, doc.text, self.options.patient_titles, self._title_roles)
             merged = person_field_labels(merged, doc.text, self.options.patient_field_keys,
                                          self.options.doctor_field_keys)
+            present = {s.label for s in merged}  # most notes name no job and few places: skip those decisions
+            if self.options.profession_employers and "PROFESSION" in present:
+                merged = profession_employers(merged, doc.text)
+            if self.options.grow_place_heads and not present.isdisjoint(GROWN_LABELS):
+                merged = grow_place_heads(merged, doc.text, self._heads_of)
             merged = place_head_labels(merged, doc.text, self._heads_of)
             merged = trim_place_leads(merged, doc.text, self._place_leads)
+            if self.options.place_gazetteer_labels:
+                merged = gazetteer_place_labels(merged, doc.text)
             if self.options.state_after_town:
                 merged = state_after_town(merged, doc.text)
             merged = person_records_organizations(merged, doc.text, self.options.organization_record_words)
@@ -247,6 +259,8 @@ POLICIES: dict[str, Callable[[Merger, Sequence[Span]], list[Span]]] = {
 def reconcile(spans: list[Span], text: str, m: Merger) -> list[Span]:
     """Type agreement per surface string, then propagation to untagged repeats."""
     opts = m.options
+    if opts.town_label_sources and spans:  # before type agreement: a strong frame's town outvotes the CRF's readings
+        spans = town_labels(spans, text, opts.town_label_sources)
     if opts.reconcile and spans:
         by_key: dict[str, list[Span]] = defaultdict(list)
         for s in spans:

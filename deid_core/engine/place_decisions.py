@@ -15,8 +15,8 @@ from functools import cache, lru_cache
 import regex
 
 from deid_core.engine.label_decisions import parts_outside
-from deid_core.engine.propagation import phrase_alternation, source_kind
-from deid_core.gazetteers import words
+from deid_core.engine.propagation import is_crf, phrase_alternation, source_kind
+from deid_core.gazetteers import is_common, is_frequent, is_name, words
 from deid_core.spans import Span, source_in
 
 _PLACES = frozenset({"HOSPITAL", "ORGANIZATION", "LOCATION-OTHER", "CITY", "COUNTRY", "STATE", "STREET"})
@@ -77,13 +77,14 @@ def _state_abbreviations() -> frozenset[str]:
 
 
 _LOWER_WORDS = frozenset({"in", "or", "me", "hi", "oh", "id", "de", "la", "al", "co"})
+_CLOSED = regex.compile(r"\)|[.;]?[ \t]*(?:\n|\Z)|[.;][ \t]")  # what closes an address: 'quellton, in.', '(Quellton, ma)'
 _TITLE_BEFORE = regex.compile(r"(?<![\p{L}\d])(?i:dr|doctor|prof|professor|mr|mrs|ms|miss)\.?[ \t]+\Z")
 
 
 def state_after_town(spans: Sequence[Span], text: str) -> list[Span]:
     """A US state abbreviation right after a CITY span and in no span made a STATE span: 'from Quellton, [MA],
-    regarding', 'Quellton [NH]' at a line end, 'Quellton ([ID])'; in lower case only after a lower-case town and a comma, and no English
-    word ('quellton, [ct]', not 'quellton in 2010'); never after a titled name ('Dr. Quellan, PA'). The town's span says it is an address, which a bare 'MA' or 'in' does not."""
+    regarding', 'Quellton [NH]' at a line end, 'Quellton ([ID])'; in lower case only after a comma, and after a lower-case town no English
+    word ('quellton, [ct]', not 'quellton in 2010') unless the address closes there ('quellton, [in].', '(Quellton, [ma])'); never after a titled name ('Dr. Quellan, PA'). The town's span says it is an address, which a bare 'MA' or 'in' does not."""
     towns = [s for s in spans if s.label == "CITY"]
     if not towns:
         return list(spans)
@@ -96,8 +97,8 @@ def state_after_town(spans: Sequence[Span], text: str) -> list[Span]:
             continue
         abbr = m.group(1)
         town = text[t.start:t.end]
-        if abbr.lower() not in _state_abbreviations() or not (abbr.isupper() or (
-                abbr.islower() and town.islower() and text[t.end] == "," and abbr not in _LOWER_WORDS)):
+        if abbr.lower() not in _state_abbreviations() or not (abbr.isupper() or (abbr.islower() and text[t.end] == "," and (
+                (town.islower() and abbr not in _LOWER_WORDS) or _CLOSED.match(text, m.end())))):
             continue
         if _TITLE_BEFORE.search(text, max(0, t.start - 12), t.start):
             continue  # 'Dr. Quellan, PA': a titled surname the CRF read as a town; 'PA' is a credential
@@ -113,7 +114,7 @@ def state_after_town(spans: Sequence[Span], text: str) -> list[Span]:
 
 _PERSON = frozenset({"PATIENT", "DOCTOR"})
 _LISTED_BEFORE = regex.compile(r"(?<![\p{L}\d])(?i:and|per)[ \t]+\Z")  # 'per X records', 'per son Ray and X records'
-_STORE = r"(?:[ \t]+(?:Pharmacy|PHARMACY|Drug[ \t]Store|DRUG[ \t]STORE|Apothecary|APOTHECARY))?"
+_STORE = r"(?:[ \t]+(?:Pharmacy|PHARMACY|pharmacy|Drug[ \t]Store|DRUG[ \t]STORE|drug[ \t]store|Apothecary|APOTHECARY|apothecary))?"
 
 
 @lru_cache(maxsize=8)
@@ -173,4 +174,156 @@ def place_rules_cut_net(spans: Sequence[Span], text: str, sources: Sequence[str]
             lo, hi = bisect_left(starts, s.start - longest), bisect_left(starts, s.end)
             rivals = [p for p in places[lo:hi] if p.overlaps(s)]
         out.extend(parts_outside(s, rivals, text) if rivals else [s])
+    return out
+
+
+_GAZETTEER_RELABELLED = frozenset({"CITY", "HOSPITAL", "ORGANIZATION", "LOCATION-OTHER", "STREET", "STATE", "COUNTRY"})
+_TOWN_TOO = frozenset({"new york", "washington"})  # a state named as its town: the town reading stands
+_STATE_NAMED = frozenset({"georgia"})  # a country named as a US state: the state reading stands
+
+
+def _gazetteer_label(surface: str) -> str | None:
+    """STATE for a US state's name, COUNTRY for a country's (in lower case only one that is no common word), else None."""
+    low = " ".join(surface.lower().split())
+    if low in words("us_state") and low not in _TOWN_TOO:
+        return "STATE"
+    if low in words("country") and low not in _STATE_NAMED and not (surface.islower() and is_common(low)):
+        return "COUNTRY"
+    return None
+
+
+def gazetteer_place_labels(spans: Sequence[Span], text: str) -> list[Span]:
+    """A place span (any source) that is a whole US state's or country's name takes that label ('winters in
+    [South Quell]' read CITY stays; 'winters in [South Carolina]' is a STATE, 'from [FRANCE]' read CITY a COUNTRY);
+    two place or name spans one blank apart that together name a state are one STATE span ('west' CITY +
+    'virginia' STATE, 'new' STATE + 'york' DOCTOR after a town and a comma). 'New York' and 'Washington' keep a
+    town reading, 'Georgia' a state reading."""
+    out: list[Span] = []
+    for s in spans:
+        if out and (prev := out[-1]).end + 1 == s.start and text[prev.end] in " \t" and (
+                prev.label in _PLACES or s.label in _PLACES):
+            joined = text[prev.start:s.end].lower()
+            if " " in joined and joined in words("us_state") and (
+                    joined not in _TOWN_TOO or text[max(0, prev.start - 2):prev.start] == ", "):
+                out[-1] = Span(prev.start, s.end, "STATE", prev.source, max(prev.confidence, s.confidence))
+                continue
+        if s.label in _GAZETTEER_RELABELLED and (label := _gazetteer_label(text[s.start:s.end])) and label != s.label and not (
+                label == "COUNTRY" and s.label in _NAMED):  # 'transferred to [Jordan]': a hospital named after a person
+            s = s.with_label(label)
+        out.append(s)
+    return out
+
+
+def town_labels(spans: Sequence[Span], text: str, sources: Sequence[str]) -> list[Span]:
+    """The towns a strong frame found (CITY spans of the `sources` rules: an address line, 'lives in', '<town>, <ST>')
+    are towns wherever the note writes them: a CRF or propagated span of the same string (any case) with another
+    place or person label is relabelled CITY ('lives in [Quellton], MA' ... 'returned to [Quellton]' read HOSPITAL).
+    A town that is a known first or last name leaves person spans alone ('Jackson, MS' ... 'Dr. Jackson')."""
+    towns = {text[s.start:s.end].lower() for s in spans if s.label == "CITY" and source_in(s.source, sources)} if sources else set()
+    if not towns:
+        return list(spans)
+    out: list[Span] = []
+    for s in spans:
+        if s.label != "CITY" and (s.label in _PLACES or s.label in _PERSON) and (key := text[s.start:s.end].lower()) in towns \
+                and (source_kind(s.source).startswith("crf") or s.source.endswith("propagate")) \
+                and not (s.label in _PERSON and any(is_name(w) for w in key.split())):
+            s = s.with_label("CITY")
+        out.append(s)
+    return out
+
+
+_EMPLOYER_AFTER = regex.compile(r"[ \t]+(?:at|for)[ \t]+(?:the[ \t]+)?")
+_EMPLOYER_WORD = regex.compile(r"\p{L}[\p{L}'’&-]*(?<=\p{L}|')")
+_EMPLOYER_JOIN = regex.compile(r"[ \t]+")
+_CARE_WORDS = frozenset({"hospital", "hosp", "medical", "clinic", "health", "healthcare", "center", "centre", "infirmary",
+                         "hospice", "memorial", "nursing", "rehab", "rehabilitation", "va", "vamc", "general"})
+_EMPLOYER_LABELS = _PLACES | _PERSON
+
+
+def _employer_run(text: str, pos: int) -> tuple[int, int] | None:
+    """Up to three name words from `pos` (none a frequent, clinical or care word, nor a lower-case word after a Title or
+    capital one; a lone lower-case dictionary word is no name: 'teacher at school', 'nurse at night')."""
+    found: list[tuple[int, int]] = []
+    while len(found) < 3 and (m := _EMPLOYER_WORD.match(text, pos)):
+        w = m.group(0)
+        low = w.lower().removesuffix("'s").removesuffix("’s")
+        if is_frequent(low) or low in words("medical_word") or low in _CARE_WORDS:
+            if not found or low in _CARE_WORDS:
+                return None  # a clinical first word, or a place of care: the hospital rules' reading stands
+            break
+        if found and w.islower() and not text[found[0][0]:found[0][1]].islower():
+            break  # a lower-case word after a Title or capital name is no part of it ('teacher for Quellton students')
+        found.append(m.span())
+        if not (j := _EMPLOYER_JOIN.match(text, m.end())):
+            break
+        pos = j.end()
+    if not found:
+        return None
+    if len(found) == 1:
+        w = text[found[0][0]:found[0][1]]
+        if w.islower() and is_common(w.lower()):
+            return None
+    return found[0][0], found[-1][1]
+
+
+def profession_employers(spans: Sequence[Span], text: str) -> list[Span]:
+    """The name right after a profession span and 'at' / 'for' is the employer: an ORGANIZATION span over it ('roofer
+    at [Quellmart]', 'works as a bookseller at [quell-ames]'), replacing the CRF's, the name net's or propagation's
+    readings of it ('Quellmart' read PATIENT); a rule's span there stands, and so does a place of care ('nurse at
+    Quell Hospital')."""
+    jobs = [s for s in spans if s.label == "PROFESSION"]
+    if not jobs:
+        return list(spans)
+    new: list[Span] = []
+    for p in jobs:
+        if (m := _EMPLOYER_AFTER.match(text, p.end)) and (run := _employer_run(text, m.end())):
+            new.append(Span(run[0], run[1], "ORGANIZATION", "profession-employer", p.confidence))
+    if not new:
+        return list(spans)
+    ordered = sorted(spans, key=lambda s: s.start)
+    starts = [s.start for s in ordered]
+    longest = max((s.end - s.start for s in ordered), default=0)
+    dropped: set[int] = set()
+    kept: list[Span] = []
+    for n in new:  # spans starting within the longest one's length before the run may overlap it
+        near = [k for k in range(bisect_left(starts, n.start - longest), bisect_left(starts, n.end))
+                if ordered[k].overlaps(n)]
+        rivals = [ordered[k] for k in near]
+        if any(not (is_crf(s) or source_kind(s.source) == "names" or s.source.endswith("propagate"))
+               or s.label not in _EMPLOYER_LABELS or "\n" in text[min(s.start, n.start):max(s.end, n.end)] for s in rivals):
+            continue  # a rule decided there, or a span of another kind or line
+        dropped.update(near)
+        kept.append(Span(min([n.start, *(s.start for s in rivals)]), max([n.end, *(s.end for s in rivals)]),
+                         "ORGANIZATION", n.source, n.confidence))
+    if not kept:
+        return list(spans)
+    return sorted([*(s for k, s in enumerate(ordered) if k not in dropped), *kept], key=lambda s: (s.start, s.end))
+
+
+GROWN_LABELS = _GROWN = frozenset({"HOSPITAL", "ORGANIZATION", "LOCATION-OTHER"})  # the labels grow_place_heads grows
+_NEXT_WORDS = regex.compile(r"[ \t]+(\p{L}+)(?:[ \t]+(\p{L}+))?")
+_LAST_WORD = regex.compile(r"\p{L}+(?=[^\p{L}]*\Z)")
+_WORD_REACH = 40  # characters read at a span's end for its last word (linear on a crafted long span)
+
+
+def grow_place_heads(spans: Sequence[Span], text: str, heads: dict[str, str]) -> list[Span]:
+    """A named place (HOSPITAL, ORGANIZATION, LOCATION-OTHER) cut before its head word grows over it ('[Quellton
+    High] School' -> '[Quellton High School]'; `heads`: place_heads, two words before one), so that place_head_labels
+    reads the head; the head is written like the name (a Title or capital head after a Title or capital name, any
+    after a lower-case one: not '[Quell] general surgery') and is in no span; a span that ends in a head already
+    stays ('[Quell Hospital] General Surgery')."""
+    if not heads:
+        return list(spans)
+    out = list(spans)
+    for k, s in enumerate(out):
+        if s.label not in _GROWN or not (m := _NEXT_WORDS.match(text, s.end)):
+            continue
+        two = f"{m.group(1)} {m.group(2)}".lower() if m.group(2) else None
+        end = m.end(2) if two in heads else m.end(1) if m.group(1).lower() in heads else None
+        if end is None or (k + 1 < len(out) and out[k + 1].start < end) or not (
+                text[s.start:s.end].islower() or text[m.start(1)].isupper()):
+            continue
+        if (last := _LAST_WORD.search(text, max(s.start, s.end - _WORD_REACH), s.end)) and last.group(0).lower() in heads:
+            continue  # a span that ends in its head already ('Quell Hospital' before 'General Surgery') stays
+        out[k] = Span(s.start, end, s.label, s.source, s.confidence)
     return out

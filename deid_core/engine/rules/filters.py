@@ -276,6 +276,13 @@ def location_named_filter(text: str, start: int, end: int, settings: dict) -> tu
     return _named_place(text, location_filter(text, start, end, settings))
 
 
+def location_whole_filter(text: str, start: int, end: int, settings: dict) -> tuple[int, int] | None:
+    """location_named_filter's place only when it keeps the whole hit: a frame that reads the words after the place
+    ('woman from X admitted') says nothing of a place cut out of a longer phrase ('from [interventional] radiology')."""
+    span = location_named_filter(text, start, end, settings)
+    return span if span is not None and span[0] == start and text[span[1]:end].strip(".") == "" else None
+
+
 def proper_head_filter(text: str, start: int, end: int, settings: dict) -> tuple[int, int] | None:
     """A '<proper words> <kind>' place ('Walden Pond', 'Golden Gate Bridge'): its first word (after
     'the') is no clinical word ('Nurses Station'), nor, alone before the kind, a frequent word ('Work
@@ -287,6 +294,30 @@ def proper_head_filter(text: str, start: int, end: int, settings: dict) -> tuple
     if first in words("medical_word") or first[:-1] in words("medical_word") or (len(pieces) == 2 and is_frequent(first)):
         return None
     return (start, end)
+
+
+def firm_partners_filter(text: str, start: int, end: int, settings: dict) -> tuple[int, int] | None:
+    """proper_head_filter's firm whose partners are each a known name or no dictionary word ('Quellan, Burke and
+    White'; not 'HOME AND SCHOOL', 'Mom and Dad', 'Night and Weekends')."""
+    if proper_head_filter(text, start, end, settings) is None:
+        return None
+    partners = [w for w in (base(p[2]) for p in hit_words(text, start, end)) if w != "and"]
+    return (start, end) if all(not is_common(w) or is_name(w) for w in partners) else None
+
+
+def named_kind_filter(text: str, start: int, end: int, settings: dict) -> tuple[int, int] | None:
+    """proper_head_filter's '<words> <kind>' place; a kind in lower case needs a word before it that is no dictionary
+    word, a known town or a name that is no frequent word ('quellton high school', 'newton high school', 'peter
+    catholic school'; not 'boarding school', 'Catholic school', 'moving company', 'adult day care'); a Title or
+    capital kind names the place itself ('Quell Community College')."""
+    if proper_head_filter(text, start, end, settings) is None:
+        return None
+    pieces = [p[2] for p in hit_words(text, start, end)]
+    if not (pieces[-1].islower() or text[start:end].isupper()):
+        return (start, end)
+    named = [w for w in map(base, pieces[:-1]) if w != "the"]
+    return (start, end) if any(not is_common(w) or w in words("city") or (is_name(w) and not is_frequent(w))
+                               for w in named) else None
 
 
 FILTERS: dict[str, Filter] = {
@@ -314,7 +345,10 @@ FILTERS: dict[str, Filter] = {
     "landmark": landmark_filter,
     "landmark_tail": landmark_tail_filter,
     "location_named": location_named_filter,
+    "location_whole": location_whole_filter,
     "proper_head": proper_head_filter,
+    "named_kind": named_kind_filter,
+    "firm_partners": firm_partners_filter,
     "context_name": context_name_filter,
     "place_acronym": place_acronym_filter,
 }
