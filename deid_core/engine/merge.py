@@ -21,6 +21,7 @@ from deid_core.config import Config
 from deid_core.config import Merge as MergeOptions
 from deid_core.doc import Doc
 from deid_core.engine.contract import CrfMarginals, NoteState
+from deid_core.engine.field_ids import field_id_labels
 from deid_core.engine.initials import (
     dictation_initials,
     doctor_initials,
@@ -131,6 +132,7 @@ class Merger:
             if self.options.join_name_pieces:
                 merged = join_name_pieces(merged, doc.text, self.options.name_particles, self._roles,
                                           self.options.hyphen_eponyms)
+            merged = field_id_labels(merged, doc.text, self.options.id_fields, self.options.rule_label_sources)
             merged = whole_words(merged, doc.text, self.options.whole_word_labels)
             merged = kin_person_labels(merged, doc.text, self.options.propagate_kin_words)
             merged = person_field_labels(merged, doc.text, self.options.patient_field_keys,

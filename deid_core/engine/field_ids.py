@@ -1,0 +1,176 @@
+"""Field-word ids (issue 14, round 14): an identifier's label read from the field word before it on its
+line ('MRN', 'Med Rec #', 'Unit No.', 'Acct', 'Policy', 'Member ID', 'Serial', 'NPI', 'Lic.'), one
+table ([merge] id_fields: label -> field words) instead of one rule frame per layout. After the merge
+policy, on the merged spans only (no scan of the note):
+
+- an id span (category ID) is cut at a column break inside it (two blanks, a tab, ';', '|': 'X  NPI Y'
+  is two ids), loses a field word it took in ('MR 3546262', 'N 181863DZ' of 'S/N'), and takes the label
+  of the nearest field word before it on its line, a few words at most away with no digit between
+  ('Medical Record Number: 003 93 182', 'License 22989784');
+- a CRF span of another label made of digits (a PHONE, FAX or DATE guess) right after a field word and
+  its separator is that id ('Lic. 17342694', '(serial 2742-11-2051)', 'claim 15728720416');
+- an id span that is an age form ('73yo' after 'Assessment/Plan:') is the AGE it starts with;
+- a one-word person span with a digit ('jdoe42') is a login, USERNAME;
+- an id string labelled by its field word gives that label to the spans of the same string elsewhere in
+  the note ('Accession: X' ... 'Prior: X').
+Spans of the deciding rules ([merge] rule_label_sources) keep their label: their context decided it."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from functools import lru_cache
+
+import regex
+
+from deid_core import taxonomy
+from deid_core.engine.propagation import is_crf, phrase_alternation
+from deid_core.spans import Span, source_in
+
+_REACH = 48  # characters before an id span read for its field word (bounded: linear on crafted input)
+_PERSON = frozenset({"DOCTOR", "PATIENT"})
+_DIGIT_GUESSES = frozenset({"PHONE", "FAX", "DATE"})  # CRF labels a bare number after a field word may carry
+# A column break inside an id span: two blanks, a tab, ';' or '|' (with the blanks around them).
+_BREAK = regex.compile(r"[ \t]*[;|\t][ \t]*|[ ]{2,}")
+# Between a field word and its id: separators (':', '#', '=', '-', '(', '/', '.') and the words of a
+# field name ('no', 'number', 'id', 'is'), blanks or tabs; nothing else.
+_SEP = r"(?:[ \t]*+(?:[:#=(/.\-]|(?i:no|nbr|num|number|id|is|of)(?![\p{L}\d])))*+[ \t]*+"
+# An age form: 1-3 digits and 'yo', 'y/o', 'y', 'yr', '-year-old' (the span may end before the unit: '[48]y F').
+_AGE = regex.compile(r"(\d{1,3})[ \t-]?(?i:yo|y/o|y\.o\.?|yrs?|y|years?)(?![\p{L}\d/])")
+_DATE_GUESS = regex.compile(r"\d[\d -]*\d")  # a CRF DATE guess an id may be: digits, blanks, dashes
+_ISO = regex.compile(r"(?:19|20)\d\d-[01]\d-[0-3]\d")
+_PHONE = regex.compile(r"(?:1[ .-]?)?\(?\d{3}\)?[ .-]?\d{3}[ .-]\d{4}")  # stays a PHONE or FAX
+_LOGIN = regex.compile(r"(?=[\p{L}\d._-]*\d)(?=[\p{L}\d._-]*\p{L})[\p{L}\d][\p{L}\d._-]*")
+
+
+def id_labels() -> frozenset[str]:
+    """The labels of category ID (conf/taxonomy.toml)."""
+    return frozenset(taxonomy.labels_of("ID"))
+
+
+@lru_cache(maxsize=8)
+def _fields(pairs: tuple[tuple[str, tuple[str, ...]], ...]) -> tuple[regex.Pattern, dict[str, str]] | None:
+    """(field word pattern, lower-case word with blanks collapsed -> label) of the id_fields table."""
+    label_of = {" ".join(w.lower().split()): label for label, words in pairs for w in words}
+    if not label_of:
+        return None
+    words = phrase_alternation(tuple(label_of))
+    # a field word as a word of its own; 'S/N', 'Med Rec #' written with their marks
+    return regex.compile(r"(?<![\p{L}\d])(?:" + words + r")(?![\p{L}\d])", regex.IGNORECASE), label_of
+
+
+def table_pairs(table: Mapping[str, Sequence[str]]) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """The id_fields table as a hashable, ordered form."""
+    return tuple(sorted((label, tuple(words)) for label, words in table.items()))
+
+
+def _nearest_field(text: str, start: int, pattern: regex.Pattern) -> regex.Match | None:
+    """The last field word on the line before `start` (within _REACH), None when none."""
+    lo = max(0, start - _REACH)
+    nl = text.rfind("\n", lo, start)
+    lo = nl + 1 if nl >= 0 else lo
+    last = None
+    for m in pattern.finditer(text, lo, start):
+        last = m
+    return last
+
+
+def _gap_ok(text: str, a: int, b: int, strict: bool) -> bool:
+    """Is text[a:b] what may stand between a field word and its id? strict: separators only; else also
+    up to three words without a digit ('Medical Record Number (hospital):')."""
+    if regex.fullmatch(_SEP, text, pos=a, endpos=b):
+        return True
+    if strict:
+        return False
+    gap = text[a:b]
+    return not any(c.isdigit() for c in gap) and len(gap.split()) <= 3
+
+
+def _split_breaks(s: Span, text: str) -> list[Span]:
+    """An id span cut at the column breaks inside it, each part trimmed of blanks."""
+    parts, pos = [], s.start
+    for m in _BREAK.finditer(text, s.start, s.end):
+        parts.append((pos, m.start()))
+        pos = m.end()
+    if not parts:
+        return [s]
+    parts.append((pos, s.end))
+    return [Span(a, b, s.label, s.source, s.confidence) for a, b in parts if b > a]
+
+
+def _take_field(s: Span, text: str, pattern: regex.Pattern, label_of: dict[str, str],
+                strict: bool) -> Span | None:
+    """`s` without a field word it took in, labelled by its field word; None when no field word names it."""
+    inner = None
+    for m in pattern.finditer(text, max(0, s.start - 8), s.end):
+        if m.end() > s.start and m.start() < s.end:  # a field word inside the span or across its start
+            sep = regex.match(_SEP, text, pos=m.end(), endpos=s.end)
+            rest = sep.end() if sep else m.end()
+            if rest < s.end and any(c.isdigit() for c in text[rest:s.end]):
+                inner = (m, rest)
+    if inner is not None:
+        m, rest = inner
+        return Span(rest, s.end, label_of[" ".join(m.group().lower().split())], s.source, s.confidence)
+    m = _nearest_field(text, s.start, pattern)
+    if m is None or not _gap_ok(text, m.end(), s.start, strict):
+        return None
+    return s.with_label(label_of[" ".join(m.group().lower().split())])
+
+
+def _age_form(s: Span, text: str) -> Span | None:
+    """The AGE span of an id span that is an age form ('73yo', '48' of '48y F'), None when it is none."""
+    age = _AGE.match(text, s.start, min(len(text), s.end + 12))
+    if age is None or s.end not in (age.end(1), age.end()):
+        return None
+    return Span(s.start, age.end(1), "AGE", s.source, s.confidence)
+
+
+def _id_guess(s: Span, text: str) -> bool:
+    """May this CRF PHONE, FAX or DATE span be an id? Not when phone-shaped; a DATE only when digits, blanks
+    and dashes and no ISO date."""
+    if _PHONE.match(text, s.start, s.end):
+        return False
+    return s.label != "DATE" or bool(_DATE_GUESS.fullmatch(text, s.start, s.end)
+                                     and not _ISO.fullmatch(text, s.start, s.end))
+
+
+def field_id_labels(spans: Sequence[Span], text: str, table: Mapping[str, Sequence[str]],
+                    deciding: Sequence[str]) -> list[Span]:
+    """Merged spans with id labels and extents read from the field words before them (module docstring);
+    `deciding`: the rule sources whose label stands (rule_label_sources)."""
+    compiled = _fields(table_pairs(table))
+    if compiled is None:
+        return list(spans)
+    pattern, label_of = compiled
+    ids = id_labels()
+    out: list[Span] = []
+    named: dict[str, str] = {}  # id string -> the label its field word gave it
+    for s in spans:
+        if s.label in ids or (s.label in _DIGIT_GUESSES and is_crf(s) and _id_guess(s, text)):
+            if s.label in ids and (age := _age_form(s, text)) is not None:
+                out.append(age)
+                continue
+            if not is_crf(s) and source_in(s.source, deciding):
+                out.append(s)
+                continue
+            pieces = _split_breaks(s, text) if s.label in ids else [s]
+            for p in pieces:
+                if p.label in ids and (age := _age_form(p, text)) is not None:
+                    out.append(age)
+                    continue
+                got = _take_field(p, text, pattern, label_of, strict=p.label not in ids)
+                if got is not None:
+                    named.setdefault(text[got.start:got.end], got.label)
+                    out.append(got)
+                elif p.label in ids:
+                    out.append(p)
+                else:
+                    out.append(s)
+        elif s.label in _PERSON and _LOGIN.fullmatch(text, s.start, s.end):
+            out.append(s.with_label("USERNAME"))
+        else:
+            out.append(s)
+    if named:
+        out = [s.with_label(named[text[s.start:s.end]])
+               if s.label in ids and s.label != named.get(text[s.start:s.end], s.label)
+               and not (not is_crf(s) and source_in(s.source, deciding)) else s for s in out]
+    return out
