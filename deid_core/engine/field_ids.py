@@ -23,9 +23,10 @@ from functools import lru_cache
 import regex
 
 from deid_core import taxonomy
-from deid_core.engine.propagation import is_crf, phrase_alternation
+from deid_core.engine.propagation import is_crf
 from deid_core.spans import Span, source_in
 
+FIELD_RULE = "id-field-value"  # conf/rules/ids.toml: proposes the id after any field word; kept here only where one stands
 _REACH = 48  # characters before an id span read for its field word (bounded: linear on crafted input)
 _PERSON = frozenset({"DOCTOR", "PATIENT"})
 _DIGIT_GUESSES = frozenset({"PHONE", "FAX", "DATE"})  # CRF labels a bare number after a field word may carry
@@ -53,8 +54,9 @@ def _fields(pairs: tuple[tuple[str, tuple[str, ...]], ...]) -> tuple[regex.Patte
     label_of = {" ".join(w.lower().split()): label for label, words in pairs for w in words}
     if not label_of:
         return None
-    words = phrase_alternation(tuple(label_of))
-    # a field word as a word of its own; 'S/N', 'Med Rec #' written with their marks
+    # a field word as a word of its own, its words apart by blanks or tabs, a '#' glued or not ('Unit #', 'Unit#')
+    words = "|".join(r"[ \t]+".join(regex.escape(w) for w in p.split()).replace(r"[ \t]+\#", r"[ \t]*\#")
+                     for p in sorted(label_of, key=len, reverse=True))
     return regex.compile(r"(?<![\p{L}\d])(?:" + words + r")(?![\p{L}\d])", regex.IGNORECASE), label_of
 
 
@@ -157,10 +159,13 @@ def field_id_labels(spans: Sequence[Span], text: str, table: Mapping[str, Sequen
                 if p.label in ids and (age := _age_form(p, text)) is not None:
                     out.append(age)
                     continue
-                got = _take_field(p, text, pattern, label_of, strict=p.label not in ids)
+                proposed = p.source == FIELD_RULE
+                got = _take_field(p, text, pattern, label_of, strict=proposed or p.label not in ids)
                 if got is not None:
                     named.setdefault(text[got.start:got.end], got.label)
                     out.append(got)
+                elif proposed:
+                    continue  # no field word of the table right before it
                 elif p.label in ids:
                     out.append(p)
                 else:
