@@ -37,12 +37,15 @@ _BREAK = regex.compile(r"[ \t]*[;|\t][ \t]*|[ ]{2,}")
 _SEP = r"(?:[ \t]*+(?:[:#=(/.\-]|(?i:no|nbr|num|number|id|is|of)(?![\p{L}\d])))*+[ \t]*+"
 # An age form: 1-3 digits and 'yo', 'y/o', 'y', 'yr', '-year-old' (the span may end before the unit: '[48]y F').
 _AGE = regex.compile(r"(\d{1,3})[ \t-]?(?i:yo|y/o|y\.o\.?|yrs?|y|years?)(?![\p{L}\d/])")
-_DATE_GUESS = regex.compile(r"\d[\d -]*\d")  # a CRF DATE guess an id may be: digits, blanks, dashes
-_ISO = regex.compile(r"(?:19|20)\d\d-[01]\d-[0-3]\d")
+# A CRF DATE guess an id may be: six digits or more with blanks or dashes, in no date's shape ('2742-11-2051';
+# not '2019', '03-04-2020', '2020-05-01').
+_DATE_GUESS = regex.compile(r"(?=(?:[ -]?\d){6})\d[\d -]*\d")
+_DATE_SHAPE = regex.compile(r"(?:19|20)\d\d[ -][01]?\d[ -][0-3]?\d|[0-3]?\d[ -][0-3]?\d[ -](?:19|20)?\d\d")
 _PHONE = regex.compile(r"(?:1[ .-]?)?\(?\d{3}\)?[ .-]?\d{3}[ .-]\d{4}")  # stays a PHONE or FAX
 _LOGIN = regex.compile(r"(?=[\p{L}\d._-]*\d)(?=[\p{L}\d._-]*\p{L})[\p{L}\d][\p{L}\d._-]*")
 
 
+@lru_cache(maxsize=1)
 def id_labels() -> frozenset[str]:
     """The labels of category ID (conf/taxonomy.toml)."""
     return frozenset(taxonomy.labels_of("ID"))
@@ -127,19 +130,18 @@ def _age_form(s: Span, text: str) -> Span | None:
 
 
 def _id_guess(s: Span, text: str) -> bool:
-    """May this CRF PHONE, FAX or DATE span be an id? Not when phone-shaped; a DATE only when digits, blanks
-    and dashes and no ISO date."""
+    """May this CRF PHONE, FAX or DATE span be an id? Not when phone-shaped; a DATE only as _DATE_GUESS."""
     if _PHONE.match(text, s.start, s.end):
         return False
     return s.label != "DATE" or bool(_DATE_GUESS.fullmatch(text, s.start, s.end)
-                                     and not _ISO.fullmatch(text, s.start, s.end))
+                                     and not _DATE_SHAPE.fullmatch(text, s.start, s.end))
 
 
-def field_id_labels(spans: Sequence[Span], text: str, table: Mapping[str, Sequence[str]],
+def field_id_labels(spans: Sequence[Span], text: str, table: tuple[tuple[str, tuple[str, ...]], ...],
                     deciding: Sequence[str]) -> list[Span]:
     """Merged spans with id labels and extents read from the field words before them (module docstring);
-    `deciding`: the rule sources whose label stands (rule_label_sources)."""
-    compiled = _fields(table_pairs(table))
+    `table`: table_pairs of [merge] id_fields; `deciding`: the rule sources whose label stands (rule_label_sources)."""
+    compiled = _fields(table)
     if compiled is None:
         return list(spans)
     pattern, label_of = compiled
@@ -156,6 +158,8 @@ def field_id_labels(spans: Sequence[Span], text: str, table: Mapping[str, Sequen
                 continue
             pieces = _split_breaks(s, text) if s.label in ids else [s]
             for p in pieces:
+                if len(pieces) > 1 and pattern.fullmatch(text, p.start, p.end):
+                    continue  # a field word alone ('X  NPI' of 'License X  NPI Y') is no id
                 if p.label in ids and (age := _age_form(p, text)) is not None:
                     out.append(age)
                     continue
@@ -170,7 +174,8 @@ def field_id_labels(spans: Sequence[Span], text: str, table: Mapping[str, Sequen
                     out.append(p)
                 else:
                     out.append(s)
-        elif s.label in _PERSON and _LOGIN.fullmatch(text, s.start, s.end):
+        elif s.label in _PERSON and any(c.isdigit() for c in text[s.start:s.end]) and _LOGIN.fullmatch(
+                text, s.start, s.end):
             out.append(s.with_label("USERNAME"))
         else:
             out.append(s)
