@@ -180,7 +180,8 @@ def _types(tp) -> list:
 # Tables whose keys are names (stages, labels, patterns), not keys of the schema.
 NAME_TABLES = {("registry", "stages"), ("registry", "modes"), ("registry", "merge"), ("crf", "labels", "map"),
                ("crf", "models"), ("surrogates", "label_modes"), ("surrogates", "generators"),
-               ("surrogates", "dates", "holiday_dates"), ("surrogates", "profiles")}
+               ("surrogates", "dates", "holiday_dates"), ("surrogates", "profiles"),
+               ("merge", "id_fields")}
 # Name tables whose entries are tables of the schema (their keys are checked, not their names).
 NAMED_SCHEMA_TABLES = {("crf", "models"), ("surrogates", "profiles")}
 

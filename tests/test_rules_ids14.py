@@ -1,5 +1,5 @@
 """Round 14 (issue 14): field-word ids ([merge] id_fields, engine/field_ids.py), the generic field reader
-`id-field-value`, and the merge-only ssn / login / age rules of conf/rules/{ids,ages}.toml.
+`id-field-value`, and the merge-only ssn / login / age rules of conf/rules/ids14.toml and ages.toml.
 
 The rules' own examples and negatives run in tests/test_rules.py; here: the rules stay out of the CRF's
 features, the reader's triggers are the table's words, field_id_labels decides labels and extents on
@@ -25,7 +25,7 @@ from tests.helpers_rules import shipped_deidentifier, span_stands
 RULES = Path(__file__).resolve().parents[1] / "conf" / "rules"
 ROUND14 = ("id-field-value", "ssn-last-four", "username-by-login", "age-turned-comma", "age-y-sex", "age-decade-hundred")
 DECIDING14 = ("username-by-login",)
-RULES14 = {r["id"]: r for f in ("ids", "ages") for r in tomllib.loads((RULES / f"{f}.toml").read_text())["rule"]
+RULES14 = {r["id"]: r for f in ("ids14", "ages") for r in tomllib.loads((RULES / f"{f}.toml").read_text())["rule"]
            if r["id"] in ROUND14}
 TABLE = effective_config().merge.id_fields
 PAIRS = table_pairs(TABLE)
