@@ -192,3 +192,17 @@ def test_look_alikes_get_no_id_or_login(deid, text):
     assert res.ok
     got = [(text[s.start:s.end], s.label) for s in res.spans if s.label in id_labels() | {"USERNAME", "SSN"}]
     assert got == []
+
+
+def test_a_login_is_a_login_wherever_it_stands_again_in_the_note():
+    text = "Called by kq77 at 0800.\nkq77 left a message; Dr. Ames (kq77x) aware"
+    spans = [Span(10, 14, "USERNAME", "username-by-login", 1.0), _crf(text, "kq77", "DOCTOR", nth=1)]
+    got = [(text[s.start:s.end], s.start, s.label) for s in field_id_labels(spans, text, PAIRS, DECIDING)]
+    assert got == [("kq77", 10, "USERNAME"), ("kq77", 24, "USERNAME")]  # 'kq77x' is another word
+
+
+def test_an_untagged_repeat_of_a_login_is_tagged_and_a_plain_word_login_is_not_spread():
+    text = "Scanned by rkl8.\nrkl8 called back. Signed by alee; alee aware"
+    spans = [Span(11, 15, "USERNAME", "username-by-login", 1.0), _crf(text, "alee", "USERNAME")]
+    got = {(text[s.start:s.end], s.start) for s in field_id_labels(spans, text, PAIRS, DECIDING)}
+    assert got == {("rkl8", 11), ("rkl8", 17), ("alee", text.index("alee"))}

@@ -17,6 +17,7 @@ Spans of the deciding rules ([merge] rule_label_sources) keep their label: their
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
 
@@ -42,6 +43,7 @@ _AGE = regex.compile(r"(\d{1,3})[ \t-]?(?i:yo|y/o|y\.o\.?|yrs?|y|years?)(?![\p{L
 _DATE_GUESS = regex.compile(r"(?=(?:[ -]?\d){6})\d[\d -]*\d")
 _DATE_SHAPE = regex.compile(r"(?:19|20)\d\d[ -][01]?\d[ -][0-3]?\d|[0-3]?\d[ -][0-3]?\d[ -](?:19|20)?\d\d")
 _PHONE = regex.compile(r"(?:1[ .-]?)?\(?\d{3}\)?[ .-]?\d{3}[ .-]\d{4}")  # stays a PHONE or FAX
+_LOGIN_MARK = regex.compile(r"[\d._]")  # a login's mark: a digit, a dot or an underscore
 _LOGIN = regex.compile(r"(?=[\p{L}\d._-]*\d)(?=[\p{L}\d._-]*\p{L})[\p{L}\d][\p{L}\d._-]*")
 
 
@@ -183,4 +185,38 @@ def field_id_labels(spans: Sequence[Span], text: str, table: tuple[tuple[str, tu
         out = [s.with_label(named[text[s.start:s.end]])
                if s.label in ids and s.label != named.get(text[s.start:s.end], s.label)
                and not (not is_crf(s) and source_in(s.source, deciding)) else s for s in out]
-    return out
+    return login_repeats(out, text)
+
+
+def login_repeats(spans: list[Span], text: str) -> list[Span]:
+    """A login (a USERNAME span with a digit, '.' or '_', 4 characters or more) is a login wherever it stands
+    again in the note as a whole word: a person or id span of the same string becomes USERNAME, an untagged
+    repeat a USERNAME span ('signed by kq77' ... 'kq77 called back')."""
+    logins = {text[s.start:s.end] for s in spans if s.label == "USERNAME" and s.end - s.start >= 4
+              and _LOGIN_MARK.search(text, s.start, s.end)}
+    if not logins:
+        return spans
+    out = [s.with_label("USERNAME") if text[s.start:s.end] in logins and s.label != "USERNAME" else s for s in spans]
+    taken = sorted((s.start, s.end) for s in out)
+    for login in logins:
+        pos = text.find(login)
+        while pos >= 0:
+            end = pos + len(login)
+            if _whole(text, pos, end) and not _covered(taken, pos, end):
+                out.append(Span(pos, end, "USERNAME", "login-repeat", 0.9))
+            pos = text.find(login, end)
+    return sorted(out, key=lambda x: (x.start, x.end))
+
+
+def _whole(text: str, start: int, end: int) -> bool:
+    """Is text[start:end] a word of its own (no letter, digit, '.', '_', '-' or '@' glued on either side)?"""
+    before = text[start - 1] if start > 0 else " "
+    after = text[end] if end < len(text) else " "
+    return not (before.isalnum() or before in "._-@" or after.isalnum() or after in "_-@"
+                or (after == "." and end + 1 < len(text) and text[end + 1].isalnum()))
+
+
+def _covered(taken: list[tuple[int, int]], start: int, end: int) -> bool:
+    """Does a span of `taken` (sorted, not overlapping one another: the merged spans) overlap [start, end)?"""
+    i = bisect_right(taken, (start, 1 << 62))
+    return (i > 0 and taken[i - 1][1] > start) or (i < len(taken) and taken[i][0] < end)
