@@ -206,3 +206,25 @@ def test_an_untagged_repeat_of_a_login_is_tagged_and_a_plain_word_login_is_not_s
     spans = [Span(11, 15, "USERNAME", "username-by-login", 1.0), _crf(text, "alee", "USERNAME")]
     got = {(text[s.start:s.end], s.start) for s in field_id_labels(spans, text, PAIRS, DECIDING)}
     assert got == {("rkl8", 11), ("rkl8", 17), ("alee", text.index("alee"))}
+
+
+# Review round 14: look-alikes the field reader or the relabelling took (invented examples).
+@pytest.mark.parametrize("text", [
+    # clock times and time ranges after a field word: a group session or a shift, no id
+    "Pt attended group 1500 and was engaged.", "Attended group 1000-1100, participated.",
+    "Group: 1300-1400 coping skills", "Job: 0700-1900 shifts as RN", "Ref: 0800 draw",
+    # calories after a field word
+    "Group: 1800 kcal ADA diet", "Claim 1200 kcal diet",
+])
+def test_times_and_calories_after_a_field_word_are_no_id(deid, text):
+    res = deid.process(Note("ids14", text))
+    assert res.ok
+    assert [(text[s.start:s.end], s.label) for s in res.spans if s.label in id_labels()] == []
+
+
+@pytest.mark.parametrize("text,phi,label", [
+    ("Group # 1230\n", "1230", "HEALTHPLAN"),  # a number mark before it: an id even in a clock's shape
+    ("Job No. 0715\n", "0715", "IDNUM"),
+])
+def test_a_numbered_field_keeps_a_clock_shaped_id(deid, text, phi, label):
+    assert span_stands(deid, "ids14", text, phi, label)

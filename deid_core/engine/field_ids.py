@@ -43,6 +43,10 @@ _AGE = regex.compile(r"(\d{1,3})[ \t-]?(?i:yo|y/o|y\.o\.?|yrs?|y|years?)(?![\p{L
 _DATE_GUESS = regex.compile(r"(?=(?:[ -]?\d){6})\d[\d -]*\d")
 _DATE_SHAPE = regex.compile(r"(?:19|20)\d\d[ -][01]?\d[ -][0-3]?\d|[0-3]?\d[ -][0-3]?\d[ -](?:19|20)?\d\d")
 _PHONE = regex.compile(r"(?:1[ .-]?)?\(?\d{3}\)?[ .-]?\d{3}[ .-]\d{4}")  # stays a PHONE or FAX
+# A clock time or a time range ('1500', '0700-1900'): after a field word with no number mark ('#', 'No.',
+# 'number', 'ID') before it, a session or a shift ('attended group 1500', 'Job: 0700-1900'), no id.
+_CLOCK = regex.compile(r"(?:[01]\d|2[0-3])[0-5]\d(?:[ \t]*-[ \t]*(?:[01]\d|2[0-3])[0-5]\d)?")
+_NUMBERED = regex.compile(r"(?:\#|(?<![\p{L}\d])(?i:no|nbr|num|number|id)\.?)[ \t:.\-]*$")
 _LOGIN_MARK = regex.compile(r"[\d._]")  # a login's mark: a digit, a dot or an underscore
 _LOGIN = regex.compile(r"(?=[\p{L}\d._-]*\d)(?=[\p{L}\d._-]*\p{L})[\p{L}\d][\p{L}\d._-]*")
 
@@ -166,6 +170,9 @@ def field_id_labels(spans: Sequence[Span], text: str, table: tuple[tuple[str, tu
                     out.append(age)
                     continue
                 proposed = p.source == FIELD_RULE
+                if proposed and _CLOCK.fullmatch(text, p.start, p.end) and not _NUMBERED.search(
+                        text, max(0, p.start - 12), p.start):
+                    continue  # a time after a field word: 'group 1500', 'Job: 0700-1900'
                 got = _take_field(p, text, pattern, label_of, strict=proposed or p.label not in ids)
                 if got is not None:
                     named.setdefault(text[got.start:got.end], got.label)
