@@ -228,3 +228,15 @@ def test_times_and_calories_after_a_field_word_are_no_id(deid, text):
 ])
 def test_a_numbered_field_keeps_a_clock_shaped_id(deid, text, phi, label):
     assert span_stands(deid, "ids14", text, phi, label)
+
+
+def test_a_year_range_guess_after_a_field_word_stays_a_date():
+    text = "Policy 2021-2022 renewal"
+    assert _decide(text, [_crf(text, "2021-2022", "DATE")]) == {("2021-2022", "DATE")}
+
+
+@pytest.mark.parametrize("text", ["Policy 2021-2022 renewal", "Auth 2019 - 2020 on file"])
+def test_a_year_range_after_a_field_word_is_no_id(deid, text):
+    res = deid.process(Note("ids14", text))
+    assert res.ok
+    assert [(text[s.start:s.end], s.label) for s in res.spans if s.label in id_labels()] == []

@@ -39,9 +39,10 @@ _SEP = r"(?:[ \t]*+(?:[:#=(/.\-]|(?i:no|nbr|num|number|id|is|of)(?![\p{L}\d])))*
 # An age form: 1-3 digits and 'yo', 'y/o', 'y', 'yr', '-year-old' (the span may end before the unit: '[48]y F').
 _AGE = regex.compile(r"(\d{1,3})[ \t-]?(?i:yo|y/o|y\.o\.?|yrs?|y|years?)(?![\p{L}\d/])")
 # A CRF DATE guess an id may be: six digits or more with blanks or dashes, in no date's shape ('2742-11-2051';
-# not '2019', '03-04-2020', '2020-05-01').
+# not '2019', '03-04-2020', '2020-05-01', '2021-2022').
 _DATE_GUESS = regex.compile(r"(?=(?:[ -]?\d){6})\d[\d -]*\d")
-_DATE_SHAPE = regex.compile(r"(?:19|20)\d\d[ -][01]?\d[ -][0-3]?\d|[0-3]?\d[ -][0-3]?\d[ -](?:19|20)?\d\d")
+_DATE_SHAPE = regex.compile(r"(?:19|20)\d\d[ -][01]?\d[ -][0-3]?\d|[0-3]?\d[ -][0-3]?\d[ -](?:19|20)?\d\d"
+                           r"|(?:19|20)\d\d[ ]?-[ ]?(?:19|20)?\d\d")  # and a year range ('2021-2022')
 _PHONE = regex.compile(r"(?:1[ .-]?)?\(?\d{3}\)?[ .-]?\d{3}[ .-]\d{4}")  # stays a PHONE or FAX
 # A clock time or a time range ('1500', '0700-1900'): after a field word with no number mark ('#', 'No.',
 # 'number', 'ID') before it, a session or a shift ('attended group 1500', 'Job: 0700-1900'), no id.
