@@ -240,3 +240,11 @@ def test_a_year_range_after_a_field_word_is_no_id(deid, text):
     res = deid.process(Note("ids14", text))
     assert res.ok
     assert [(text[s.start:s.end], s.label) for s in res.spans if s.label in id_labels()] == []
+
+
+def test_a_field_word_glued_inside_an_id_is_part_of_it():
+    """'MR' of an MRI accession 'MR-21-004433' is no field word: the id keeps its extent and its field word's label."""
+    text = "Accession: MR-21-004433\n"
+    assert _decide(text, [_crf(text, "MR-21-004433", "IDNUM")]) == {("MR-21-004433", "IDNUM")}
+    text = "Ref: LAB-REF-20334 sent"
+    assert _decide(text, [_crf(text, "LAB-REF-20334", "IDNUM")]) == {("LAB-REF-20334", "IDNUM")}

@@ -115,8 +115,12 @@ def _take_field(s: Span, text: str, pattern: regex.Pattern, label_of: dict[str, 
     inner = None
     for m in pattern.finditer(text, max(0, s.start - 8), s.end):
         if m.end() > s.start and m.start() < s.end:  # a field word inside the span or across its start
+            if m.start() > s.start and not text[m.start() - 1].isspace():
+                continue  # glued to the id before it: a piece of it ('LAB-REF-20334')
             sep = regex.match(_SEP, text, pos=m.end(), endpos=s.end)
             rest = sep.end() if sep else m.end()
+            if not text[m.end():rest].strip("-."):
+                continue  # glued to the id after it by '-' or '.': a piece of it ('MR-21-004433', an MRI accession)
             if rest < s.end and any(c.isdigit() for c in text[rest:s.end]):
                 inner = (m, rest)
     if inner is not None:
