@@ -48,6 +48,9 @@ _PHONE = regex.compile(r"(?:1[ .-]?)?\(?\d{3}\)?[ .-]?\d{3}[ .-]\d{4}")  # stays
 # 'number', 'ID') before it, a session or a shift ('attended group 1500', 'Job: 0700-1900'), no id.
 _CLOCK = regex.compile(r"(?:[01]\d|2[0-3])[0-5]\d(?:[ \t]*-[ \t]*(?:[01]\d|2[0-3])[0-5]\d)?")
 _NUMBERED = regex.compile(r"(?:\#|(?<![\p{L}\d])(?i:no|nbr|num|number|id)\.?)[ \t:.\-]*$")
+# A run of the characters _whole reads as glued (letters, digits, '.', '_', '-', '@'): a login is made of them
+# (not 'VIN 1HGCM8263'), and a whole-word repeat of it starts a run.
+_WORD_RUN = regex.compile(r"[\p{L}\p{N}._@-]+")
 _LOGIN_MARK = regex.compile(r"[\d._]")  # a login's mark: a digit, a dot or an underscore
 _LOGIN = regex.compile(r"(?=[\p{L}\d._-]*\d)(?=[\p{L}\d._-]*\p{L})[\p{L}\d][\p{L}\d._-]*")
 
@@ -205,18 +208,21 @@ def login_repeats(spans: list[Span], text: str) -> list[Span]:
     again in the note as a whole word: a person or id span of the same string becomes USERNAME, an untagged
     repeat a USERNAME span ('signed by kq77' ... 'kq77 called back')."""
     logins = {text[s.start:s.end] for s in spans if s.label == "USERNAME" and s.end - s.start >= 4
-              and _LOGIN_MARK.search(text, s.start, s.end)}
+              and _LOGIN_MARK.search(text, s.start, s.end) and _WORD_RUN.fullmatch(text, s.start, s.end)}
     if not logins:
         return spans
     out = [s.with_label("USERNAME") if text[s.start:s.end] in logins and s.label != "USERNAME" else s for s in spans]
     taken = sorted((s.start, s.end) for s in out)
-    for login in logins:
-        pos = text.find(login)
-        while pos >= 0:
-            end = pos + len(login)
-            if _whole(text, pos, end) and not _covered(taken, pos, end):
-                out.append(Span(pos, end, "USERNAME", "login-repeat", 0.9))
-            pos = text.find(login, end)
+    longest = max(map(len, logins))
+    for m in _WORD_RUN.finditer(text):  # one pass over the text, whatever the number of logins
+        pos = m.start()
+        # a whole word starts a run and ends it or stops before a '.' ('kq77.' ending a sentence)
+        ends = [e for e in range(pos + 1, min(m.end(), pos + longest + 1)) if text[e] == "."] + [m.end()]
+        for end in ends:
+            if end - pos <= longest and text[pos:end] in logins and _whole(text, pos, end):
+                if not _covered(taken, pos, end):
+                    out.append(Span(pos, end, "USERNAME", "login-repeat", 0.9))
+                break
     return sorted(out, key=lambda x: (x.start, x.end))
 
 
