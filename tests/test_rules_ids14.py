@@ -260,3 +260,15 @@ def test_login_repeats_is_linear_in_the_number_of_logins():
         field_id_labels(spans, text, PAIRS, DECIDING)
         times.append(time.process_time() - t)
     assert times[1] < 12 * max(times[0], 1e-3)
+
+
+def test_with_the_table_off_the_reader_proposes_nothing():
+    """Every label's list empty turns the field words off ({} in a file over conf/ keeps the shipped table: tables
+    merge); the reader's proposals, kept only after a table word, must then go too ('Unit 4455', 'weight 1820 grams')."""
+    off = table_pairs({label: [] for label in TABLE})
+    text = "Pt walked to Unit 4455; weight 1820 grams"
+    spans = [_crf(text, "4455", "IDNUM"), _crf(text, "1820", "IDNUM")]
+    spans = [Span(s.start, s.end, "IDNUM", FIELD_RULE, 1.0) for s in spans]
+    assert field_id_labels(spans, text, off, DECIDING) == []
+    kept = _crf(text, "4455", "IDNUM")  # a CRF id stands as it was
+    assert field_id_labels([kept], text, off, DECIDING) == [kept]

@@ -156,8 +156,8 @@ def field_id_labels(spans: Sequence[Span], text: str, table: tuple[tuple[str, tu
     """Merged spans with id labels and extents read from the field words before them (module docstring);
     `table`: table_pairs of [merge] id_fields; `deciding`: the rule sources whose label stands (rule_label_sources)."""
     compiled = _fields(table)
-    if compiled is None:
-        return list(spans)
+    if compiled is None:  # no field word: the reader's proposals stand after none
+        return [s for s in spans if s.source != FIELD_RULE]
     pattern, label_of = compiled
     ids = id_labels()
     out: list[Span] = []
