@@ -272,3 +272,20 @@ def test_with_the_table_off_the_reader_proposes_nothing():
     assert field_id_labels(spans, text, off, DECIDING) == []
     kept = _crf(text, "4455", "IDNUM")  # a CRF id stands as it was
     assert field_id_labels([kept], text, off, DECIDING) == [kept]
+
+
+@pytest.mark.parametrize("text,piece,want", [
+    # a CRF id span that took in a name before the field word: the name stays covered (main tagged the whole span)
+    ("Ames Lic 4455667\n", "Ames Lic 4455667", {("Ames", "LICENSE"), ("4455667", "LICENSE")}),
+    ("Pt Lee MRN 4455667\n", "Lee MRN 4455667", {("Lee", "MEDICALRECORD"), ("4455667", "MEDICALRECORD")}),
+    ("AMES, ANN  ACCT 99812207\n", "ANN  ACCT 99812207", {("ANN", "MEDICALRECORD"), ("99812207", "ACCOUNT")}),
+])
+def test_words_before_a_field_word_inside_an_id_span_stay_covered(text, piece, want):
+    assert _decide(text, [_crf(text, piece, "LICENSE" if "Lic" in piece else "MEDICALRECORD")]) == want
+
+
+def test_a_name_before_a_field_word_is_no_leak_in_the_pipeline(deid):
+    text = "Ames Lic 4455667\n"
+    res = deid.process(Note("ids14", text))
+    covered = {i for s in res.spans for i in range(s.start, s.end)}
+    assert res.ok and set(range(0, 4)) <= covered and set(range(9, 16)) <= covered

@@ -112,9 +112,8 @@ def _split_breaks(s: Span, text: str) -> list[Span]:
     return [Span(a, b, s.label, s.source, s.confidence) for a, b in parts if b > a]
 
 
-def _take_field(s: Span, text: str, pattern: regex.Pattern, label_of: dict[str, str],
-                strict: bool) -> Span | None:
-    """`s` without a field word it took in, labelled by its field word; None when no field word names it."""
+def _inner_field(s: Span, text: str, pattern: regex.Pattern) -> tuple[regex.Match, int] | None:
+    """(the field word `s` took in, where its id starts after the separator), None when it took in none."""
     inner = None
     for m in pattern.finditer(text, max(0, s.start - 8), s.end):
         if m.end() > s.start and m.start() < s.end:  # a field word inside the span or across its start
@@ -126,6 +125,26 @@ def _take_field(s: Span, text: str, pattern: regex.Pattern, label_of: dict[str, 
                 continue  # glued to the id after it by '-' or '.': a piece of it ('MR-21-004433', an MRI accession)
             if rest < s.end and any(c.isdigit() for c in text[rest:s.end]):
                 inner = (m, rest)
+    return inner
+
+
+def _lead(s: Span, text: str, pattern: regex.Pattern) -> Span | None:
+    """The words of `s` before the field word it took in ('Ames' of 'Ames Lic 4455667'), None when none: they stay
+    covered with the span's label (a name a CRF span took in is no leak once the id is cut after its field word)."""
+    inner = _inner_field(s, text, pattern)
+    if inner is None or inner[0].start() <= s.start:
+        return None
+    head = text[s.start:inner[0].start()]
+    if not any(c.isalnum() for c in head):
+        return None
+    end = s.start + len(head.rstrip(" \t,;:|/(-"))
+    return Span(s.start, end, s.label, s.source, s.confidence)
+
+
+def _take_field(s: Span, text: str, pattern: regex.Pattern, label_of: dict[str, str],
+                strict: bool) -> Span | None:
+    """`s` without a field word it took in, labelled by its field word; None when no field word names it."""
+    inner = _inner_field(s, text, pattern)
     if inner is not None:
         m, rest = inner
         return Span(rest, s.end, label_of[" ".join(m.group().lower().split())], s.source, s.confidence)
@@ -183,6 +202,8 @@ def field_id_labels(spans: Sequence[Span], text: str, table: tuple[tuple[str, tu
                     continue  # a time after a field word: 'group 1500', 'Job: 0700-1900'
                 got = _take_field(p, text, pattern, label_of, strict=proposed or p.label not in ids)
                 if got is not None:
+                    if got.start > p.start and (lead := _lead(p, text, pattern)) is not None:
+                        out.append(lead)  # words the span took in before its field word ('Ames' of 'Ames Lic 4455667')
                     named.setdefault(text[got.start:got.end], got.label)
                     out.append(got)
                 elif proposed:
