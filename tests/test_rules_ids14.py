@@ -289,3 +289,19 @@ def test_a_name_before_a_field_word_is_no_leak_in_the_pipeline(deid):
     res = deid.process(Note("ids14", text))
     covered = {i for s in res.spans for i in range(s.start, s.end)}
     assert res.ok and set(range(0, 4)) <= covered and set(range(9, 16)) <= covered
+
+
+@pytest.mark.parametrize("text", [
+    # a lab, virus, stage or service abbreviation with a digit after '<participle> by' in mixed-case text is no login
+    "Acidosis compensated by HCO3 of 30", "Caused by HSV2 reactivation", "Driven by IL6 elevation",
+    "Complicated by AKI2 stage", "Confirmed by PCR2 panel", "Evaluated by SLP2 today",
+])
+def test_clinical_abbreviations_after_by_are_no_login(deid, text):
+    res = deid.process(Note("ids14", text))
+    assert res.ok and [text[s.start:s.end] for s in res.spans if s.label == "USERNAME"] == []
+
+
+@pytest.mark.parametrize("text,phi", [("MESSAGE TAKEN BY XT41 AT 0800\n", "XT41"), ("Called by kq77 at 0800.\n", "kq77"),
+                                      ("Seen by DrSmith1 today\n", "DrSmith1")])
+def test_logins_after_by_stay_logins(deid, text, phi):
+    assert span_stands(deid, "ids14", text, phi, "USERNAME")
