@@ -242,6 +242,20 @@ def test_a_year_range_after_a_field_word_is_no_id(deid, text):
     assert [(text[s.start:s.end], s.label) for s in res.spans if s.label in id_labels()] == []
 
 
+@pytest.mark.parametrize("text,piece,want", [
+    ("Device: SN-4455667\n", "SN-4455667", {("4455667", "DEVICE")}),  # no field word before: 'SN-' is the field word
+    ("pump serial-4455667\n", "serial-4455667", {("4455667", "DEVICE")}),
+])
+def test_a_field_word_glued_to_its_id_with_no_field_word_before_is_cut_off(text, piece, want):
+    assert _decide(text, [_crf(text, piece, "DEVICE")]) == want
+
+
+def test_a_model_number_before_a_field_word_is_not_kept():
+    """Words with a digit before the field word ('ADDR01' of 'model ADDR01 SN PJN445566') are a model, no name."""
+    text = "Pacer model ADDR01 SN PJN445566\n"
+    assert _decide(text, [_crf(text, "ADDR01 SN PJN445566", "DEVICE")]) == {("PJN445566", "DEVICE")}
+
+
 def test_a_field_word_glued_inside_an_id_is_part_of_it():
     """'MR' of an MRI accession 'MR-21-004433' is no field word: the id keeps its extent and its field word's label."""
     text = "Accession: MR-21-004433\n"

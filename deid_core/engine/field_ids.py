@@ -115,28 +115,33 @@ def _split_breaks(s: Span, text: str) -> list[Span]:
 def _inner_field(s: Span, text: str, pattern: regex.Pattern) -> tuple[regex.Match, int] | None:
     """(the field word `s` took in, where its id starts after the separator), None when it took in none."""
     inner = None
+    outer = None  # is a field word right before the span (computed once, when asked)
     for m in pattern.finditer(text, max(0, s.start - 8), s.end):
         if m.end() > s.start and m.start() < s.end:  # a field word inside the span or across its start
             if m.start() > s.start and not text[m.start() - 1].isspace():
                 continue  # glued to the id before it: a piece of it ('LAB-REF-20334')
             sep = regex.match(_SEP, text, pos=m.end(), endpos=s.end)
             rest = sep.end() if sep else m.end()
-            if not text[m.end():rest].strip("-."):
-                continue  # glued to the id after it by '-' or '.': a piece of it ('MR-21-004433', an MRI accession)
+            if not text[m.end():rest].strip("-."):  # glued to the id after it by '-' or '.'
+                if outer is None:
+                    near = _nearest_field(text, s.start, pattern)
+                    outer = near is not None and _gap_ok(text, near.end(), s.start, strict=True)
+                if outer:
+                    continue  # another field word names the id: a piece of it ('Accession: MR-21-004433')
             if rest < s.end and any(c.isdigit() for c in text[rest:s.end]):
                 inner = (m, rest)
     return inner
 
 
 def _lead(s: Span, text: str, pattern: regex.Pattern) -> Span | None:
-    """The words of `s` before the field word it took in ('Ames' of 'Ames Lic 4455667'), None when none: they stay
-    covered with the span's label (a name a CRF span took in is no leak once the id is cut after its field word)."""
+    """The words of `s` before the field word it took in ('Ames' of 'Ames Lic 4455667'), None when none or when they
+    hold a digit: they stay covered with the span's label (a name a CRF span took in is no leak once the id is cut)."""
     inner = _inner_field(s, text, pattern)
     if inner is None or inner[0].start() <= s.start:
         return None
     head = text[s.start:inner[0].start()]
-    if not any(c.isalnum() for c in head):
-        return None
+    if not any(c.isalpha() for c in head) or any(c.isdigit() for c in head):
+        return None  # nothing, or a model number ('ADDR01 SN PJN445566'): no name
     end = s.start + len(head.rstrip(" \t,;:|/(-"))
     return Span(s.start, end, s.label, s.source, s.confidence)
 
