@@ -250,6 +250,12 @@ def test_a_field_word_glued_to_its_id_with_no_field_word_before_is_cut_off(text,
     assert _decide(text, [_crf(text, piece, "DEVICE")]) == want
 
 
+def test_a_make_before_a_device_field_word_is_not_kept():
+    """Before a serial number stand the device's make and model ('Medtronic SN 4455667'), not a name."""
+    text = "Pacemaker: Medtronic SN 4455667\n"
+    assert _decide(text, [_crf(text, "Medtronic SN 4455667", "DEVICE")]) == {("4455667", "DEVICE")}
+
+
 def test_a_model_number_before_a_field_word_is_not_kept():
     """Words with a digit before the field word ('ADDR01' of 'model ADDR01 SN PJN445566') are a model, no name."""
     text = "Pacer model ADDR01 SN PJN445566\n"

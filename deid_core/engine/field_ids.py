@@ -51,6 +51,7 @@ _NUMBERED = regex.compile(r"(?:\#|(?<![\p{L}\d])(?i:no|nbr|num|number|id)\.?)[ \
 # A run of the characters _whole reads as glued (letters, digits, '.', '_', '-', '@'): a login is made of them
 # (not 'VIN 1HGCM8263'), and a whole-word repeat of it starts a run.
 _WORD_RUN = regex.compile(r"[\p{L}\p{N}._@-]+")
+_MAKE_BEFORE = frozenset({"DEVICE", "VEHICLE"})  # labels whose field word follows a make and model, not a name
 _LOGIN_MARK = regex.compile(r"[\d._]")  # a login's mark: a digit, a dot or an underscore
 _LOGIN = regex.compile(r"(?=[\p{L}\d._-]*\d)(?=[\p{L}\d._-]*\p{L})[\p{L}\d][\p{L}\d._-]*")
 
@@ -133,12 +134,15 @@ def _inner_field(s: Span, text: str, pattern: regex.Pattern) -> tuple[regex.Matc
     return inner
 
 
-def _lead(s: Span, text: str, pattern: regex.Pattern) -> Span | None:
-    """The words of `s` before the field word it took in ('Ames' of 'Ames Lic 4455667'), None when none or when they
-    hold a digit: they stay covered with the span's label (a name a CRF span took in is no leak once the id is cut)."""
+def _lead(s: Span, text: str, pattern: regex.Pattern, label_of: dict[str, str]) -> Span | None:
+    """The words of `s` before the field word it took in ('Ames' of 'Ames Lic 4455667'), None when none, when they
+    hold a digit or when the field word names a device or vehicle: they stay covered with the span's label (a name
+    a CRF span took in is no leak once the id is cut)."""
     inner = _inner_field(s, text, pattern)
     if inner is None or inner[0].start() <= s.start:
         return None
+    if label_of[" ".join(inner[0].group().lower().split())] in _MAKE_BEFORE:
+        return None  # a device's or vehicle's make and model ('Medtronic SN 4455667'), no name
     head = text[s.start:inner[0].start()]
     if not any(c.isalpha() for c in head) or any(c.isdigit() for c in head):
         return None  # nothing, or a model number ('ADDR01 SN PJN445566'): no name
@@ -207,7 +211,7 @@ def field_id_labels(spans: Sequence[Span], text: str, table: tuple[tuple[str, tu
                     continue  # a time after a field word: 'group 1500', 'Job: 0700-1900'
                 got = _take_field(p, text, pattern, label_of, strict=proposed or p.label not in ids)
                 if got is not None:
-                    if got.start > p.start and (lead := _lead(p, text, pattern)) is not None:
+                    if got.start > p.start and (lead := _lead(p, text, pattern, label_of)) is not None:
                         out.append(lead)  # words the span took in before its field word ('Ames' of 'Ames Lic 4455667')
                     named.setdefault(text[got.start:got.end], got.label)
                     out.append(got)
