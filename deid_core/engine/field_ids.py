@@ -4,11 +4,15 @@ table ([merge] id_fields: label -> field words) instead of one rule frame per la
 policy, on the merged spans only (no scan of the note):
 
 - an id span (category ID) is cut at a column break inside it (two blanks, a tab, ';', '|': 'X  NPI Y'
-  is two ids), loses a field word it took in ('MR 3546262', 'N 181863DZ' of 'S/N'), and takes the label
-  of the nearest field word before it on its line, a few words at most away with no digit between
-  ('Medical Record Number: 003 93 182', 'License 22989784');
+  is two ids), loses a field word it took in ('MR 3546262', 'N 181863DZ' of 'S/N'; not one glued inside
+  an id another field word names: 'Accession: MR-21-004433'; words before it stay covered unless they are a
+  model number or a device's make: 'Ames Lic 4455667'), and takes the label of the nearest field word
+  before it on its line, a few words at most away with no digit between ('Medical Record Number: 003 93 182');
+- the reader's proposal (id-field-value) stands only right after a table word, and not when it is a clock
+  time or time range with no number mark before it ('attended group 1500'; 'Group # 1230' stands);
 - a CRF span of another label made of digits (a PHONE, FAX or DATE guess) right after a field word and
-  its separator is that id ('Lic. 17342694', '(serial 2742-11-2051)', 'claim 15728720416');
+  its separator is that id ('Lic. 17342694', '(serial 2742-11-2051)', 'claim 15728720416'; a year range
+  stays a DATE: 'Policy 2021-2022');
 - an id span that is an age form ('73yo' after 'Assessment/Plan:') is the AGE it starts with;
 - a one-word person span with a digit ('jdoe42') is a login, USERNAME;
 - an id string labelled by its field word gives that label to the spans of the same string elsewhere in
