@@ -180,7 +180,8 @@ def _types(tp) -> list:
 # Tables whose keys are names (stages, labels, patterns), not keys of the schema.
 NAME_TABLES = {("registry", "stages"), ("registry", "modes"), ("registry", "merge"), ("crf", "labels", "map"),
                ("crf", "models"), ("surrogates", "label_modes"), ("surrogates", "generators"),
-               ("surrogates", "dates", "holiday_dates"), ("surrogates", "profiles")}
+               ("surrogates", "dates", "holiday_dates"), ("surrogates", "profiles"),
+               ("merge", "id_fields")}
 # Name tables whose entries are tables of the schema (their keys are checked, not their names).
 NAMED_SCHEMA_TABLES = {("crf", "models"), ("surrogates", "profiles")}
 
@@ -297,3 +298,16 @@ def test_one_word_lists_refuse_blanks_and_phrases(table, key):
         tables = {section: {sub[0]: {key: bad}} if sub else {key: bad}}
         with pytest.raises(ConfigError, match=key):
             load_config(tables)
+
+
+@pytest.mark.parametrize(("fields", "message"), [
+    # a field word gives an id its label: a label outside category ID would turn an MRN into a name
+    ({"DOCTOR": ["mrn"]}, "[merge.id_fields] DOCTOR = 'DOCTOR' is not accepted; expected a label of category ID"),
+    # one field word under two labels: the label it gave depended on the labels' order
+    ({"IDNUM": ["mrn"], "MEDICALRECORD": ["MRN"]},
+     "[merge] id_fields = "),
+])
+def test_field_words_name_id_labels_one_label_each(fields, message):
+    with pytest.raises(ConfigError) as exc:
+        load_config({"merge": {"id_fields": fields}})
+    assert message in str(exc.value), str(exc.value)

@@ -26,7 +26,21 @@ def _labels() -> tuple[str, ...]:
 
 
 Category = Annotated[str, member_of(_categories, "a category of conf/taxonomy.toml")]
+def _id_labels() -> tuple[str, ...]:
+    from deid_core import taxonomy
+
+    return taxonomy.labels_of("ID")
+
+
+def _one_label_a_word(table: dict) -> bool:
+    """Does every field word (case and blanks aside) stand under one label only?"""
+    words = [" ".join(w.lower().split()) for ws in table.values() for w in ws]
+    return len(words) == len(set(words))
+
+
 Label = Annotated[str, member_of(_labels, "a label of conf/taxonomy.toml")]
+IdLabel = Annotated[str, member_of(_id_labels, "a label of category ID in conf/taxonomy.toml")]
+ONE_LABEL_A_WORD = Check(_one_label_a_word, "each field word under one label only (case and blanks aside)")
 Count = Annotated[int, at_least(0)]
 Positive = Annotated[int, at_least(1)]
 Share = Annotated[float, between(0, 1)]
@@ -129,6 +143,8 @@ class Merge:
     town_label_sources: tuple[str, ...]
     profession_employers: bool
     grow_place_heads: bool
+
+    id_fields: Annotated[dict[IdLabel, tuple[Phrase, ...]], ONE_LABEL_A_WORD]
 
 
 @dataclass(frozen=True)

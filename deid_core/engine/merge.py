@@ -21,6 +21,7 @@ from deid_core.config import Config
 from deid_core.config import Merge as MergeOptions
 from deid_core.doc import Doc
 from deid_core.engine.contract import CrfMarginals, NoteState
+from deid_core.engine.field_ids import field_id_labels, table_pairs
 from deid_core.engine.initials import (
     dictation_initials,
     doctor_initials,
@@ -80,6 +81,7 @@ class Merger:
         self._place_leads = frozenset(w.lower() for w in options.place_lead_words)
         self._heads_of = place_heads(options.hospital_head_words, options.organization_head_words)
         self._not_clinical = not_clinician_initials(options)  # from the options: once, not per note
+        self._id_fields = table_pairs(options.id_fields)
         self._rule_of: dict[str, bool] = {}  # source -> is_rule (the sources are few: rule ids, taggers)
         self._gated_of: dict[str, bool] = {}  # source -> a rule span the rule gate weighs
 
@@ -138,6 +140,7 @@ class Merger:
             if self.options.join_name_pieces:
                 merged = join_name_pieces(merged, doc.text, self.options.name_particles, self._roles,
                                           self.options.hyphen_eponyms)
+            merged = field_id_labels(merged, doc.text, self._id_fields, self.options.rule_label_sources)
             merged = whole_words(merged, doc.text, self.options.whole_word_labels)
             merged = kin_person_labels(merged, doc.text, self.options.propagate_kin_words)
             merged = title_labels(merged, doc.text, self.options.patient_titles, self._title_roles)

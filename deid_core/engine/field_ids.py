@@ -1,0 +1,274 @@
+"""Field-word ids (issue 14, round 14): an identifier's label read from the field word before it on its
+line ('MRN', 'Med Rec #', 'Unit No.', 'Acct', 'Policy', 'Member ID', 'Serial', 'NPI', 'Lic.'), one
+table ([merge] id_fields: label -> field words) instead of one rule frame per layout. After the merge
+policy, on the merged spans only (no scan of the note):
+
+- an id span (category ID) is cut at a column break inside it (two blanks, a tab, ';', '|': 'X  NPI Y'
+  is two ids), loses a field word it took in ('MR 3546262', 'N 181863DZ' of 'S/N'; not one glued inside
+  an id another field word names: 'Accession: MR-21-004433'; words before it stay covered unless they are a
+  model number or a device's make: 'Ames Lic 4455667'), and takes the label of the nearest field word
+  before it on its line, a few words at most away with no digit between ('Medical Record Number: 003 93 182');
+- the reader's proposal (id-field-value) stands only right after a table word, and not when it is a clock
+  time or time range with no number mark before it ('attended group 1500'; 'Group # 1230' stands);
+- a CRF span of another label made of digits (a PHONE, FAX or DATE guess) right after a field word and
+  its separator is that id ('Lic. 17342694', '(serial 2742-11-2051)', 'claim 15728720416'; a year range
+  stays a DATE: 'Policy 2021-2022');
+- an id span that is an age form ('73yo' after 'Assessment/Plan:') is the AGE it starts with;
+- a one-word person span with a digit ('jdoe42') is a login, USERNAME;
+- an id string labelled by its field word gives that label to the spans of the same string elsewhere in
+  the note ('Accession: X' ... 'Prior: X').
+Spans of the deciding rules ([merge] rule_label_sources) keep their label: their context decided it."""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections.abc import Mapping, Sequence
+from functools import lru_cache
+
+import regex
+
+from deid_core import taxonomy
+from deid_core.engine.propagation import is_crf
+from deid_core.spans import Span, source_in
+
+FIELD_RULE = "id-field-value"  # conf/rules/ids.toml: proposes the id after any field word; kept here only where one stands
+_REACH = 48  # characters before an id span read for its field word (bounded: linear on crafted input)
+_PERSON = frozenset({"DOCTOR", "PATIENT"})
+_DIGIT_GUESSES = frozenset({"PHONE", "FAX", "DATE"})  # CRF labels a bare number after a field word may carry
+# A column break inside an id span: two blanks, a tab, ';' or '|' (with the blanks around them).
+_BREAK = regex.compile(r"[ \t]*[;|\t][ \t]*|[ ]{2,}")
+# Between a field word and its id: separators (':', '#', '=', '-', '(', '/', '.') and the words of a
+# field name ('no', 'number', 'id', 'is'), blanks or tabs; nothing else.
+_SEP = r"(?:[ \t]*+(?:[:#=(/.\-]|(?i:no|nbr|num|number|id|is|of)(?![\p{L}\d])))*+[ \t]*+"
+# An age form: 1-3 digits and 'yo', 'y/o', 'y', 'yr', '-year-old' (the span may end before the unit: '[48]y F').
+_AGE = regex.compile(r"(\d{1,3})[ \t-]?(?i:yo|y/o|y\.o\.?|yrs?|y|years?)(?![\p{L}\d/])")
+# A CRF DATE guess an id may be: six digits or more with blanks or dashes, in no date's shape ('2742-11-2051';
+# not '2019', '03-04-2020', '2020-05-01', '2021-2022').
+_DATE_GUESS = regex.compile(r"(?=(?:[ -]?\d){6})\d[\d -]*\d")
+_DATE_SHAPE = regex.compile(r"(?:19|20)\d\d[ -][01]?\d[ -][0-3]?\d|[0-3]?\d[ -][0-3]?\d[ -](?:19|20)?\d\d"
+                           r"|(?:19|20)\d\d[ ]?-[ ]?(?:19|20)?\d\d")  # and a year range ('2021-2022')
+_PHONE = regex.compile(r"(?:1[ .-]?)?\(?\d{3}\)?[ .-]?\d{3}[ .-]\d{4}")  # stays a PHONE or FAX
+# A clock time or a time range ('1500', '0700-1900'): after a field word with no number mark ('#', 'No.',
+# 'number', 'ID') before it, a session or a shift ('attended group 1500', 'Job: 0700-1900'), no id.
+_CLOCK = regex.compile(r"(?:[01]\d|2[0-3])[0-5]\d(?:[ \t]*-[ \t]*(?:[01]\d|2[0-3])[0-5]\d)?")
+_NUMBERED = regex.compile(r"(?:\#|(?<![\p{L}\d])(?i:no|nbr|num|number|id)\.?)[ \t:.\-]*$")
+# A run of the characters _whole reads as glued (letters, digits, '.', '_', '-', '@'): a login is made of them
+# (not 'VIN 1HGCM8263'), and a whole-word repeat of it starts a run.
+_WORD_RUN = regex.compile(r"[\p{L}\p{N}._@-]+")
+_MAKE_BEFORE = frozenset({"DEVICE", "VEHICLE"})  # labels whose field word follows a make and model, not a name
+_LOGIN_MARK = regex.compile(r"[\d._]")  # a login's mark: a digit, a dot or an underscore
+_LOGIN = regex.compile(r"(?=[\p{L}\d._-]*\d)(?=[\p{L}\d._-]*\p{L})[\p{L}\d][\p{L}\d._-]*")
+
+
+@lru_cache(maxsize=1)
+def id_labels() -> frozenset[str]:
+    """The labels of category ID (conf/taxonomy.toml)."""
+    return frozenset(taxonomy.labels_of("ID"))
+
+
+@lru_cache(maxsize=8)
+def _fields(pairs: tuple[tuple[str, tuple[str, ...]], ...]) -> tuple[regex.Pattern, dict[str, str]] | None:
+    """(field word pattern, lower-case word with blanks collapsed -> label) of the id_fields table."""
+    label_of = {" ".join(w.lower().split()): label for label, words in pairs for w in words}
+    if not label_of:
+        return None
+    # a field word as a word of its own, its words apart by blanks or tabs, a '#' glued or not ('Unit #', 'Unit#')
+    words = "|".join(r"[ \t]+".join(regex.escape(w) for w in p.split()).replace(r"[ \t]+\#", r"[ \t]*\#")
+                     for p in sorted(label_of, key=len, reverse=True))
+    return regex.compile(r"(?<![\p{L}\d])(?:" + words + r")(?![\p{L}\d])", regex.IGNORECASE), label_of
+
+
+def table_pairs(table: Mapping[str, Sequence[str]]) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """The id_fields table as a hashable, ordered form."""
+    return tuple(sorted((label, tuple(words)) for label, words in table.items()))
+
+
+def _nearest_field(text: str, start: int, pattern: regex.Pattern) -> regex.Match | None:
+    """The last field word on the line before `start` (within _REACH), None when none."""
+    lo = max(0, start - _REACH)
+    nl = text.rfind("\n", lo, start)
+    lo = nl + 1 if nl >= 0 else lo
+    last = None
+    for m in pattern.finditer(text, lo, start):
+        last = m
+    return last
+
+
+def _gap_ok(text: str, a: int, b: int, strict: bool) -> bool:
+    """Is text[a:b] what may stand between a field word and its id? strict: separators only; else also
+    up to three words without a digit ('Medical Record Number (hospital):')."""
+    if regex.fullmatch(_SEP, text, pos=a, endpos=b):
+        return True
+    if strict:
+        return False
+    gap = text[a:b]
+    return not any(c.isdigit() for c in gap) and len(gap.split()) <= 3
+
+
+def _split_breaks(s: Span, text: str) -> list[Span]:
+    """An id span cut at the column breaks inside it, each part trimmed of blanks."""
+    parts, pos = [], s.start
+    for m in _BREAK.finditer(text, s.start, s.end):
+        parts.append((pos, m.start()))
+        pos = m.end()
+    if not parts:
+        return [s]
+    parts.append((pos, s.end))
+    return [Span(a, b, s.label, s.source, s.confidence) for a, b in parts if b > a]
+
+
+def _inner_field(s: Span, text: str, pattern: regex.Pattern) -> tuple[regex.Match, int] | None:
+    """(the field word `s` took in, where its id starts after the separator), None when it took in none."""
+    inner = None
+    outer = None  # is a field word right before the span (computed once, when asked)
+    for m in pattern.finditer(text, max(0, s.start - 8), s.end):
+        if m.end() > s.start and m.start() < s.end:  # a field word inside the span or across its start
+            if m.start() > s.start and not text[m.start() - 1].isspace():
+                continue  # glued to the id before it: a piece of it ('LAB-REF-20334')
+            sep = regex.match(_SEP, text, pos=m.end(), endpos=s.end)
+            rest = sep.end() if sep else m.end()
+            if not text[m.end():rest].strip("-."):  # glued to the id after it by '-' or '.'
+                if outer is None:
+                    near = _nearest_field(text, s.start, pattern)
+                    outer = near is not None and _gap_ok(text, near.end(), s.start, strict=True)
+                if outer:
+                    continue  # another field word names the id: a piece of it ('Accession: MR-21-004433')
+            if rest < s.end and any(c.isdigit() for c in text[rest:s.end]):
+                inner = (m, rest)
+    return inner
+
+
+def _lead(s: Span, text: str, pattern: regex.Pattern, label_of: dict[str, str]) -> Span | None:
+    """The words of `s` before the field word it took in ('Ames' of 'Ames Lic 4455667'), None when none, when they
+    hold a digit or when the field word names a device or vehicle: they stay covered with the span's label (a name
+    a CRF span took in is no leak once the id is cut)."""
+    inner = _inner_field(s, text, pattern)
+    if inner is None or inner[0].start() <= s.start:
+        return None
+    if label_of[" ".join(inner[0].group().lower().split())] in _MAKE_BEFORE:
+        return None  # a device's or vehicle's make and model ('Medtronic SN 4455667'), no name
+    head = text[s.start:inner[0].start()]
+    if not any(c.isalpha() for c in head) or any(c.isdigit() for c in head):
+        return None  # nothing, or a model number ('ADDR01 SN PJN445566'): no name
+    end = s.start + len(head.rstrip(" \t,;:|/(-"))
+    return Span(s.start, end, s.label, s.source, s.confidence)
+
+
+def _take_field(s: Span, text: str, pattern: regex.Pattern, label_of: dict[str, str],
+                strict: bool) -> Span | None:
+    """`s` without a field word it took in, labelled by its field word; None when no field word names it."""
+    inner = _inner_field(s, text, pattern)
+    if inner is not None:
+        m, rest = inner
+        return Span(rest, s.end, label_of[" ".join(m.group().lower().split())], s.source, s.confidence)
+    m = _nearest_field(text, s.start, pattern)
+    if m is None or not _gap_ok(text, m.end(), s.start, strict):
+        return None
+    return s.with_label(label_of[" ".join(m.group().lower().split())])
+
+
+def _age_form(s: Span, text: str) -> Span | None:
+    """The AGE span of an id span that is an age form ('73yo', '48' of '48y F'), None when it is none."""
+    age = _AGE.match(text, s.start, min(len(text), s.end + 12))
+    if age is None or s.end not in (age.end(1), age.end()):
+        return None
+    return Span(s.start, age.end(1), "AGE", s.source, s.confidence)
+
+
+def _id_guess(s: Span, text: str) -> bool:
+    """May this CRF PHONE, FAX or DATE span be an id? Not when phone-shaped; a DATE only as _DATE_GUESS."""
+    if _PHONE.match(text, s.start, s.end):
+        return False
+    return s.label != "DATE" or bool(_DATE_GUESS.fullmatch(text, s.start, s.end)
+                                     and not _DATE_SHAPE.fullmatch(text, s.start, s.end))
+
+
+def field_id_labels(spans: Sequence[Span], text: str, table: tuple[tuple[str, tuple[str, ...]], ...],
+                    deciding: Sequence[str]) -> list[Span]:
+    """Merged spans with id labels and extents read from the field words before them (module docstring);
+    `table`: table_pairs of [merge] id_fields; `deciding`: the rule sources whose label stands (rule_label_sources)."""
+    compiled = _fields(table)
+    if compiled is None:  # no field word: the reader's proposals stand after none
+        return [s for s in spans if s.source != FIELD_RULE]
+    pattern, label_of = compiled
+    ids = id_labels()
+    out: list[Span] = []
+    named: dict[str, str] = {}  # id string -> the label its field word gave it
+    for s in spans:
+        if s.label in ids or (s.label in _DIGIT_GUESSES and is_crf(s) and _id_guess(s, text)):
+            if s.label in ids and (age := _age_form(s, text)) is not None:
+                out.append(age)
+                continue
+            if not is_crf(s) and source_in(s.source, deciding):
+                out.append(s)
+                continue
+            pieces = _split_breaks(s, text) if s.label in ids else [s]
+            for p in pieces:
+                if len(pieces) > 1 and pattern.fullmatch(text, p.start, p.end):
+                    continue  # a field word alone ('X  NPI' of 'License X  NPI Y') is no id
+                if p.label in ids and (age := _age_form(p, text)) is not None:
+                    out.append(age)
+                    continue
+                proposed = p.source == FIELD_RULE
+                if proposed and _CLOCK.fullmatch(text, p.start, p.end) and not _NUMBERED.search(
+                        text, max(0, p.start - 12), p.start):
+                    continue  # a time after a field word: 'group 1500', 'Job: 0700-1900'
+                got = _take_field(p, text, pattern, label_of, strict=proposed or p.label not in ids)
+                if got is not None:
+                    if got.start > p.start and (lead := _lead(p, text, pattern, label_of)) is not None:
+                        out.append(lead)  # words the span took in before its field word ('Ames' of 'Ames Lic 4455667')
+                    named.setdefault(text[got.start:got.end], got.label)
+                    out.append(got)
+                elif proposed:
+                    continue  # no field word of the table right before it
+                elif p.label in ids:
+                    out.append(p)
+                else:
+                    out.append(s)
+        elif s.label in _PERSON and any(c.isdigit() for c in text[s.start:s.end]) and _LOGIN.fullmatch(
+                text, s.start, s.end):
+            out.append(s.with_label("USERNAME"))
+        else:
+            out.append(s)
+    if named:
+        out = [s.with_label(named[text[s.start:s.end]])
+               if s.label in ids and s.label != named.get(text[s.start:s.end], s.label)
+               and not (not is_crf(s) and source_in(s.source, deciding)) else s for s in out]
+    return login_repeats(out, text)
+
+
+def login_repeats(spans: list[Span], text: str) -> list[Span]:
+    """A login (a USERNAME span with a digit, '.' or '_', 4 characters or more) is a login wherever it stands
+    again in the note as a whole word: a person or id span of the same string becomes USERNAME, an untagged
+    repeat a USERNAME span ('signed by kq77' ... 'kq77 called back')."""
+    logins = {text[s.start:s.end] for s in spans if s.label == "USERNAME" and s.end - s.start >= 4
+              and _LOGIN_MARK.search(text, s.start, s.end) and _WORD_RUN.fullmatch(text, s.start, s.end)}
+    if not logins:
+        return spans
+    out = [s.with_label("USERNAME") if text[s.start:s.end] in logins and s.label != "USERNAME" else s for s in spans]
+    taken = sorted((s.start, s.end) for s in out)
+    longest = max(map(len, logins))
+    for m in _WORD_RUN.finditer(text):  # one pass over the text, whatever the number of logins
+        pos = m.start()
+        # a whole word starts a run and ends it or stops before a '.' ('kq77.' ending a sentence)
+        ends = [e for e in range(pos + 1, min(m.end(), pos + longest + 1)) if text[e] == "."] + [m.end()]
+        for end in ends:
+            if end - pos <= longest and text[pos:end] in logins and _whole(text, pos, end):
+                if not _covered(taken, pos, end):
+                    out.append(Span(pos, end, "USERNAME", "login-repeat", 0.9))
+                break
+    return sorted(out, key=lambda x: (x.start, x.end))
+
+
+def _whole(text: str, start: int, end: int) -> bool:
+    """Is text[start:end] a word of its own (no letter, digit, '.', '_', '-' or '@' glued on either side)?"""
+    before = text[start - 1] if start > 0 else " "
+    after = text[end] if end < len(text) else " "
+    return not (before.isalnum() or before in "._-@" or after.isalnum() or after in "_-@"
+                or (after == "." and end + 1 < len(text) and text[end + 1].isalnum()))
+
+
+def _covered(taken: list[tuple[int, int]], start: int, end: int) -> bool:
+    """Does a span of `taken` (sorted, not overlapping one another: the merged spans) overlap [start, end)?"""
+    i = bisect_right(taken, (start, 1 << 62))
+    return (i > 0 and taken[i - 1][1] > start) or (i < len(taken) and taken[i][0] < end)
