@@ -273,13 +273,16 @@ def test_a_field_word_glued_inside_an_id_is_part_of_it():
 def test_login_repeats_is_linear_in_the_number_of_logins():
     """Many distinct logins in one long note: one pass over the text, not one per login."""
     times = []
-    for n in (1000, 8000):
+    for n in (1000, 16000):
         text = "".join(f"by u{i:06d}x. " for i in range(n))
         spans = [Span(13 * i + 3, 13 * i + 11, "USERNAME", "crf:single", 0.9) for i in range(n)]
-        t = time.process_time()
-        field_id_labels(spans, text, PAIRS, DECIDING)
-        times.append(time.process_time() - t)
-    assert times[1] < 12 * max(times[0], 1e-3)
+        best = float("inf")
+        for _ in range(3):  # the best of three: a loaded machine's pauses are not the code's
+            t = time.process_time()
+            field_id_labels(spans, text, PAIRS, DECIDING)
+            best = min(best, time.process_time() - t)
+        times.append(best)
+    assert times[1] < 40 * max(times[0], 1e-3)  # 16x the logins: linear ~16x; the old scan per login was far more
 
 
 def test_with_the_table_off_the_reader_proposes_nothing():
