@@ -48,6 +48,37 @@ def test_union_takes_extent_and_priority_label():
     assert out == [Span(0, 14, "DATE", "date_mdy", 1.0)]
 
 
+CRF_FIRST = options(reconcile=False, propagate=False, priority=["crf", "crf_char", "metadata", "rules"])
+
+
+def test_union_known_name_person_label_beats_the_crf():
+    # 'Dear Ann,': the CRF reads a clinician; the EHR's metadata names the patient Ann (an exact match)
+    crf = Span(5, 8, "DOCTOR", "crf:single", 0.9)
+    known = Span(5, 8, "PATIENT", "metadata", 1.0)
+    net = Span(5, 8, "PATIENT", "names:net", 0.7)
+    assert Merger("union", CRF_FIRST)([crf, known, net]) == [Span(5, 8, "PATIENT", "crf:single", 1.0)]
+    # the known name may be one piece of the union ('Ann Quell' read as a clinician, metadata 'Quell')
+    assert Merger("union", CRF_FIRST)([Span(0, 9, "DOCTOR", "crf:single"), Span(4, 9, "PATIENT", "metadata")])[0].label \
+        == "PATIENT"
+    # without the metadata, the priority's label stands
+    assert Merger("union", CRF_FIRST)([crf, net])[0].label == "DOCTOR"
+
+
+def test_union_known_name_label_yields_to_context_and_fuzzy_matches():
+    crf = Span(4, 7, "DOCTOR", "crf:single", 0.9)
+    known = Span(4, 7, "PATIENT", "metadata", 1.0)
+    # a rule's context gives the CRF's label ('Dr. Ann'): it stays
+    title = Span(0, 7, "DOCTOR", "name-doctor-title", 1.0)
+    assert Merger("union", CRF_FIRST)([crf, known, title])[0].label == "DOCTOR"
+    # a one-edit (fuzzy) known-name match is no evidence against the CRF
+    assert Merger("union", CRF_FIRST)([crf, Span(4, 7, "PATIENT", "metadata-fuzzy", 0.8)])[0].label == "DOCTOR"
+    # known names of both roles on the same string: the priority decides
+    assert Merger("union", CRF_FIRST)([crf, known, Span(4, 7, "DOCTOR", "metadata")])[0].label == "DOCTOR"
+    # only person labels: a login the CRF found keeps its label against a clinician's known name
+    login = Span(0, 6, "USERNAME", "crf:single", 0.9)
+    assert Merger("union", CRF_FIRST)([login, Span(0, 6, "DOCTOR", "metadata")])[0].label == "USERNAME"
+
+
 def test_reconcile_majority_label_and_propagation():
     text = "Dr. Moreau called. Moreau agreed. Later moreau left; Moreauville is a town."
     doc = Doc(Note("n", text))

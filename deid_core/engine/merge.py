@@ -3,7 +3,8 @@
 - rules_win (seed 000): a CRF span overlapping a rule span is dropped; the rest longest-first.
 - cascade (seed 001): priority order of sources (rules > char CRF > token CRF), then length.
 - union (max recall): overlapping spans become one span covering their union; the label is
-  the highest-priority source's (then the longest span's).
+  the highest-priority source's (then the longest span's), but a person label the note's metadata
+  gives the name (an exact known-name match) wins over a tagger's other person label.
 Then, with the document at hand (seed 000 §3.3.4): type agreement (one label per surface
 string: the majority, ties to priority) and propagation (engine/propagation.py: other whole-word
 occurrences of a tagged name or location string, and of the words of a name, are tagged too).
@@ -49,6 +50,7 @@ from deid_core.engine.place_decisions import (
     trim_place_leads,
 )
 from deid_core.engine.propagation import PatientPropagation, propagate_note, source_kind
+from deid_core.engine.rules.metadata import SOURCE as KNOWN_NAME
 from deid_core.engine.vetoes import guard_crf_context, guard_crf_names, guard_crf_places
 from deid_core.spans import Span, default_rank, resolve_overlaps, sort_spans, source_in
 
@@ -231,7 +233,23 @@ def _union_of(m: Merger, group: list[Span]) -> Span:
     best = min(group, key=lambda s: (m.priority(s), -(s.end - s.start), -s.confidence))
     start = min(s.start for s in group)
     end = max(s.end for s in group)
-    return Span(start, end, best.label, best.source, max(s.confidence for s in group))
+    label = known_person_label(m, group, best.label) if best.label in _PERSON else best.label
+    return Span(start, end, label, best.source, max(s.confidence for s in group))
+
+
+_PERSON = frozenset({"PATIENT", "DOCTOR"})
+
+
+def known_person_label(m: Merger, group: Sequence[Span], label: str) -> str:
+    """The person label of a union: the note's metadata's over a tagger's other person label ('Dear Ann,' read as
+    a clinician by the CRF, while the EHR names the patient Ann; i2b2 2014: the patient's name is PATIENT),
+    unless a rule's span of the group (a context: 'Dr. X', 'X, MD') or another known-name match gives `label`.
+    Exact known-name matches only: a one-edit (fuzzy) match is no evidence against the CRF."""
+    known = {s.label for s in group if s.source == KNOWN_NAME}
+    if len(known) != 1 or label in known or any(s.label == label and m.is_rule(s) for s in group):
+        return label
+    other = known.pop()
+    return other if other in _PERSON else label
 
 
 POLICIES: dict[str, Callable[[Merger, Sequence[Span]], list[Span]]] = {
