@@ -49,6 +49,27 @@ def test_deciding_rule_keeps_its_label_and_the_crf_keeps_its_remainder():
     assert rule_labels_win([same, rule], text, ["healthplan-*"]) == [same, rule]
 
 
+def test_deciding_rule_keeps_its_extent_against_a_longer_crf_number_of_its_label():
+    text = "Tel 555 201 3344  Fax +1 555 201 9988\nMR 0012345 | bed 4"
+    crf = _at(text, "Fax +1 555 201 9988", "FAX", "crf:single")
+    rule = _at(text, "+1 555 201 9988", "FAX", "fax")
+    out = rule_labels_win([crf, rule], text, ["fax"])
+    # the rule's number stands; the CRF keeps its remainder (the same tokens stay tagged)
+    assert sorted((text[s.start:s.end], s.source) for s in out) == [("+1 555 201 9988", "fax"), ("Fax", "crf:single")]
+    mr = _at(text, "MR 0012345", "MEDICALRECORD", "crf:single")
+    mrn = _at(text, "0012345", "MEDICALRECORD", "mrn")
+    assert sorted(text[s.start:s.end] for s in rule_labels_win([mr, mrn], text, ["mrn"])) == ["0012345", "MR"]
+    # a rule not listed does not decide; a shorter or equal CRF span is left to the policy
+    assert rule_labels_win([crf, rule], text, ["mrn"]) == [crf, rule]
+    short = _at(text, "555 201 9988", "FAX", "crf:single")
+    assert rule_labels_win([short, rule], text, ["fax"]) == [short, rule]
+    # names and places: the CRF's longer extent is often the whole name ('stepdaughter [Tao] Tang')
+    text = "stepdaughter Tao Tang visits"
+    name = _at(text, "Tao Tang", "PATIENT", "crf:single")
+    kin = _at(text, "Tao", "PATIENT", "name-kin")
+    assert rule_labels_win([name, kin], text, ["name-kin"]) == [name, kin]
+
+
 def test_username_grows_to_its_whole_word_but_not_over_an_address():
     text = "Verified by: gracem9  (kq.lo77@host.org) u307621."
     spans = [_at(text, "gracem", "USERNAME", "crf:single"), _at(text, "kq.lo", "USERNAME", "crf:single"),

@@ -14,6 +14,7 @@ from functools import lru_cache
 
 import regex
 
+from deid_core import taxonomy
 from deid_core.engine.propagation import (
     back_over,
     is_crf,
@@ -116,9 +117,14 @@ def _whole_word(text: str, start: int, end: int) -> tuple[int, int]:
     return start, end
 
 
+_DELIMITED = frozenset({"CONTACT", "ID"})  # categories whose value a rule's pattern delimits (numbers, addresses)
+
+
 def rule_labels_win(spans: Sequence[Span], text: str, sources: Sequence[str]) -> list[Span]:
     """A CRF span of another label overlapping a span of the deciding rules (`sources`, globs over
-    rule ids) keeps only its parts outside the rule span, so the rule's label and extent stand."""
+    rule ids) keeps only its parts outside the rule span, so the rule's label and extent stand; so
+    does a CRF span of the same label that runs past a deciding rule's number or address (CONTACT, ID:
+    'Fax +1 555 201 3344', 'MR 0012345', the union would take the cue word in)."""
     if not sources:
         return list(spans)
     crf = [is_crf(s) for s in spans]
@@ -127,9 +133,15 @@ def rule_labels_win(spans: Sequence[Span], text: str, sources: Sequence[str]) ->
         return list(spans)
     out: list[Span] = []
     for s, c in zip(spans, crf, strict=True):
-        rivals = [r for r in deciding if r.label != s.label and r.overlaps(s)] if c else None
+        rivals = [r for r in deciding if r.overlaps(s) and (r.label != s.label or _runs_past(s, r))] if c else None
         out.extend(parts_outside(s, rivals, text) if rivals else [s])
     return out
+
+
+def _runs_past(s: Span, r: Span) -> bool:
+    """Does `s` cover the rule span `r` of its own label and more, in a category whose extent the rule delimits?"""
+    return (s.start <= r.start and s.end >= r.end and s.end - s.start > r.end - r.start
+            and taxonomy.category_of(r.label) in _DELIMITED)
 
 
 def parts_outside(s: Span, rivals: Sequence[Span], text: str) -> list[Span]:
