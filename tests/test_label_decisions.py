@@ -61,6 +61,12 @@ def test_deciding_rule_keeps_its_extent_against_a_longer_crf_number_of_its_label
     assert sorted(text[s.start:s.end] for s in rule_labels_win([mr, mrn], text, ["mrn"])) == ["0012345", "MR"]
     # a rule not listed does not decide; a shorter or equal CRF span is left to the policy
     assert rule_labels_win([crf, rule], text, ["mrn"]) == [crf, rule]
+    # more digits past the rule's number (a grouped number the rule cut) or a prefix glued to it: the CRF stands
+    text2 = "UNIT NUMBER: 549 76 7 | member IDF2664287907"
+    grouped, cut = _at(text2, "549 76 7", "MEDICALRECORD", "crf:single"), _at(text2, "549 76", "MEDICALRECORD", "mrn")
+    assert rule_labels_win([grouped, cut], text2, ["mrn"]) == [grouped, cut]
+    glued, plan = _at(text2, "IDF2664287907", "HEALTHPLAN", "crf:single"), _at(text2, "F2664287907", "HEALTHPLAN", "healthplan")
+    assert rule_labels_win([glued, plan], text2, ["healthplan"]) == [glued, plan]
     short = _at(text, "555 201 9988", "FAX", "crf:single")
     assert rule_labels_win([short, rule], text, ["fax"]) == [short, rule]
     # names and places: the CRF's longer extent is often the whole name ('stepdaughter [Tao] Tang')

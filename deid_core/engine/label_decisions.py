@@ -123,8 +123,8 @@ _DELIMITED = frozenset({"CONTACT", "ID"})  # categories whose value a rule's pat
 def rule_labels_win(spans: Sequence[Span], text: str, sources: Sequence[str]) -> list[Span]:
     """A CRF span of another label overlapping a span of the deciding rules (`sources`, globs over
     rule ids) keeps only its parts outside the rule span, so the rule's label and extent stand; so
-    does a CRF span of the same label that runs past a deciding rule's number or address (CONTACT, ID:
-    'Fax +1 555 201 3344', 'MR 0012345', the union would take the cue word in)."""
+    does a CRF span of the same label that runs past a deciding rule's number or address into a cue word
+    (CONTACT, ID: 'Fax +1 555 201 3344', 'MR 0012345'; the union would take the cue word in)."""
     if not sources:
         return list(spans)
     crf = [is_crf(s) for s in spans]
@@ -133,15 +133,20 @@ def rule_labels_win(spans: Sequence[Span], text: str, sources: Sequence[str]) ->
         return list(spans)
     out: list[Span] = []
     for s, c in zip(spans, crf, strict=True):
-        rivals = [r for r in deciding if r.overlaps(s) and (r.label != s.label or _runs_past(s, r))] if c else None
+        rivals = [r for r in deciding if r.overlaps(s) and (r.label != s.label or _runs_past(s, r, text))] if c else None
         out.extend(parts_outside(s, rivals, text) if rivals else [s])
     return out
 
 
-def _runs_past(s: Span, r: Span) -> bool:
-    """Does `s` cover the rule span `r` of its own label and more, in a category whose extent the rule delimits?"""
-    return (s.start <= r.start and s.end >= r.end and s.end - s.start > r.end - r.start
-            and taxonomy.category_of(r.label) in _DELIMITED)
+def _runs_past(s: Span, r: Span, text: str) -> bool:
+    """Does `s` cover the rule span `r` of its own label (a category whose extent the rule delimits) and more,
+    only whole words without a digit ('Fax', 'MR'; not more digits of a grouped number: '2857 [8937]')?"""
+    if not (s.start <= r.start and s.end >= r.end and s.end - s.start > r.end - r.start
+            and taxonomy.category_of(r.label) in _DELIMITED):
+        return False
+    before, after = text[s.start:r.start], text[r.end:s.end]
+    return (not any(ch.isdigit() for ch in before + after)
+            and not (before and before[-1].isalnum()) and not (after and after[0].isalnum()))
 
 
 def parts_outside(s: Span, rivals: Sequence[Span], text: str) -> list[Span]:
