@@ -118,6 +118,7 @@ def _whole_word(text: str, start: int, end: int) -> tuple[int, int]:
 
 
 _DELIMITED = frozenset({"CONTACT", "ID"})  # categories whose value a rule's pattern delimits (numbers, addresses)
+_CUE_REACH = 24  # characters a CRF span may add to a rule's number as cue words (linear on a crafted long span)
 
 
 def rule_labels_win(spans: Sequence[Span], text: str, sources: Sequence[str]) -> list[Span]:
@@ -141,7 +142,8 @@ def rule_labels_win(spans: Sequence[Span], text: str, sources: Sequence[str]) ->
 def _runs_past(s: Span, r: Span, text: str) -> bool:
     """Does `s` cover the rule span `r` of its own label (a category whose extent the rule delimits) and more,
     only whole words without a digit ('Fax', 'MR'; not more digits of a grouped number: '2857 [8937]')?"""
-    if not (s.start <= r.start and s.end >= r.end and s.end - s.start > r.end - r.start
+    extra = (r.start - s.start) + (s.end - r.end)
+    if not (s.start <= r.start and s.end >= r.end and 0 < extra <= _CUE_REACH
             and taxonomy.category_of(r.label) in _DELIMITED):
         return False
     before, after = text[s.start:r.start], text[r.end:s.end]
