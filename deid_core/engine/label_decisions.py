@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import lru_cache
+from itertools import accumulate
 
 import regex
 
@@ -118,7 +119,6 @@ def _whole_word(text: str, start: int, end: int) -> tuple[int, int]:
 
 
 _DELIMITED = frozenset({"CONTACT", "ID"})  # categories whose value a rule's pattern delimits (numbers, addresses)
-_CUE_REACH = 24  # characters a CRF span may add to a rule's number as cue words (linear on a crafted long span)
 
 
 def rule_labels_win(spans: Sequence[Span], text: str, sources: Sequence[str]) -> list[Span]:
@@ -132,30 +132,49 @@ def rule_labels_win(spans: Sequence[Span], text: str, sources: Sequence[str]) ->
     deciding = [s for s, c in zip(spans, crf, strict=True) if not c and source_in(s.source, sources)]
     if not deciding:
         return list(spans)
+    digits = _DigitCount(text)
     out: list[Span] = []
     for s, c in zip(spans, crf, strict=True):
-        rivals = [r for r in deciding if r.overlaps(s) and (r.label != s.label or _runs_past(s, r, text))] if c else None
+        rivals = [r for r in deciding if r.overlaps(s) and (r.label != s.label or _runs_past(s, r, text, digits))] \
+            if c else None
         out.extend(parts_outside(s, rivals, text) if rivals else [s])
     return out
 
 
-def _runs_past(s: Span, r: Span, text: str) -> bool:
+class _DigitCount:
+    """Digits in text[a:b] in constant time, the prefix counts made on the first question (linear: a crafted
+    long CRF span over many rule spans asks once per pair)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.prefix: list[int] | None = None
+
+    def between(self, a: int, b: int) -> int:
+        """How many digits text[a:b] holds."""
+        if self.prefix is None:
+            self.prefix = [0, *accumulate(ch.isdigit() for ch in self.text)]
+        return self.prefix[b] - self.prefix[a]
+
+
+def _runs_past(s: Span, r: Span, text: str, digits: _DigitCount) -> bool:
     """Does `s` cover the rule span `r` of its own label (a category whose extent the rule delimits) and more,
     only whole words without a digit ('Fax', 'MR'; not more digits of a grouped number: '2857 [8937]')?"""
-    extra = (r.start - s.start) + (s.end - r.end)
-    if not (s.start <= r.start and s.end >= r.end and 0 < extra <= _CUE_REACH
+    if not (s.start <= r.start and s.end >= r.end and s.end - s.start > r.end - r.start
             and taxonomy.category_of(r.label) in _DELIMITED):
         return False
-    before, after = text[s.start:r.start], text[r.end:s.end]
-    return (not any(ch.isdigit() for ch in before + after)
-            and not (before and before[-1].isalnum()) and not (after and after[0].isalnum()))
+    return (not (s.start < r.start and text[r.start - 1].isalnum()) and not (r.end < s.end and text[r.end].isalnum())
+            and digits.between(s.start, r.start) + digits.between(r.end, s.end) == 0)
 
 
 def parts_outside(s: Span, rivals: Sequence[Span], text: str) -> list[Span]:
     """The parts of `s` outside every rival span, trimmed of blanks and punctuation, of 2 characters or more."""
-    pieces = [(s.start, s.end)]
-    for r in rivals:
-        pieces = [p for a, b in pieces for p in ((a, min(b, r.start)), (max(a, r.end), b)) if p[1] > p[0]]
+    pieces, pos = [], s.start  # one sweep over the rivals by start (linear in their number, not quadratic)
+    for r in sorted(rivals, key=lambda r: r.start):
+        if min(r.start, s.end) > pos:
+            pieces.append((pos, min(r.start, s.end)))
+        pos = max(pos, r.end)
+    if s.end > pos:
+        pieces.append((pos, s.end))
     out: list[Span] = []
     for a, b in pieces:
         part = _trimmed(text, a, b)
