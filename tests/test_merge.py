@@ -79,6 +79,37 @@ def test_union_known_name_label_yields_to_context_and_fuzzy_matches():
     assert Merger("union", CRF_FIRST)([login, Span(0, 6, "DOCTOR", "metadata")])[0].label == "USERNAME"
 
 
+def test_union_known_name_label_yields_to_the_name_nets_clinician_cue():
+    # review14: 'Dr. Jordan Park' when the patient is Jordan Lee. The rules stage resolves the title rule's span
+    # under the known-name match (metadata_priority 90 > 60), so no rule reaches the union; the name net's
+    # DOCTOR (a title, role or credential it read) is that context: the clinician stays DOCTOR
+    crf = Span(4, 15, "DOCTOR", "crf:single", 0.9)
+    known = Span(4, 10, "PATIENT", "metadata", 1.0)
+    net = Span(4, 15, "DOCTOR", "names:net", 0.7)
+    assert Merger("union", CRF_FIRST)([crf, known, net])[0].label == "DOCTOR"
+    # the net's PATIENT is its default (no cue): no evidence either way, the known name decides
+    assert Merger("union", CRF_FIRST)([crf, known, Span(4, 15, "PATIENT", "names:net", 0.7)])[0].label == "PATIENT"
+    # a clinician's known name against the CRF's PATIENT: the net's PATIENT is no kin context
+    crf_p, known_d = Span(4, 10, "PATIENT", "crf:single", 0.9), Span(4, 10, "DOCTOR", "metadata", 1.0)
+    assert Merger("union", CRF_FIRST)([crf_p, known_d, Span(4, 10, "PATIENT", "names:net")])[0].label == "DOCTOR"
+
+
+def test_known_patient_first_name_leaves_a_titled_or_credentialed_clinician_doctor():
+    from tests.helpers_rules import shipped_deidentifier
+
+    deid = shipped_deidentifier("merge-known-clinician")
+    known = (("Jordan", "PATIENT"), ("Lee", "PATIENT"), ("Maria Okafor", "DOCTOR"))
+    for text in ("Pt Jordan Lee seen today. Plan reviewed by Dr. Jordan Park.",
+                 "Pt Jordan Lee seen today. Spoke with Dr Jordan re plan.",
+                 "Pt Jordan Lee seen today. Care by Jordan, RN overnight."):
+        spans = deid.tag(Note("n", text, known_phi=known))
+        start = text.index("Jordan", 20)
+        assert [s.label for s in spans if s.start <= start < s.end] == ["DOCTOR"], text
+    # the patient's own name and 'Dear Jordan,' stay PATIENT
+    text = "Dear Jordan,\nThank you for coming in. Jordan Lee is doing well."
+    assert {s.label for s in deid.tag(Note("n", text, known_phi=known))} == {"PATIENT"}
+
+
 def test_reconcile_majority_label_and_propagation():
     text = "Dr. Moreau called. Moreau agreed. Later moreau left; Moreauville is a town."
     doc = Doc(Note("n", text))

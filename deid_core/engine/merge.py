@@ -43,6 +43,7 @@ from deid_core.engine.label_decisions import (
     whole_words,
 )
 from deid_core.engine.name_pieces import join_name_pieces
+from deid_core.engine.names import SOURCE as NAME_NET
 from deid_core.engine.place_decisions import (
     person_records_organizations,
     place_rules_cut_net,
@@ -243,13 +244,21 @@ _PERSON = frozenset({"PATIENT", "DOCTOR"})
 def known_person_label(m: Merger, group: Sequence[Span], label: str) -> str:
     """The person label of a union: the note's metadata's over a tagger's other person label ('Dear Ann,' read as
     a clinician by the CRF, while the EHR names the patient Ann; i2b2 2014: the patient's name is PATIENT),
-    unless a rule's span of the group (a context: 'Dr. X', 'X, MD') or another known-name match gives `label`.
+    unless a context gives `label`: a rule's span of the group ('Dr. X', 'X, MD'), or the name net's DOCTOR (a
+    title, role or credential it read: the rules stage resolves a title rule's span under the known-name match,
+    'Dr. Jordan Park' when the patient is Jordan Lee), or another known-name match gives `label`.
     Exact known-name matches only: a one-edit (fuzzy) match is no evidence against the CRF."""
     known = {s.label for s in group if s.source == KNOWN_NAME}
-    if len(known) != 1 or label in known or any(s.label == label and m.is_rule(s) for s in group):
+    if len(known) != 1 or label in known or any(s.label == label and (m.is_rule(s) or _net_cue(s)) for s in group):
         return label
     other = known.pop()
     return other if other in _PERSON else label
+
+
+def _net_cue(s: Span) -> bool:
+    """A name-net span whose label a context cue gave (DOCTOR: a title, role or credential; its PATIENT is the
+    default of a name without a clinician cue, no evidence)."""
+    return s.label == "DOCTOR" and s.source == NAME_NET
 
 
 POLICIES: dict[str, Callable[[Merger, Sequence[Span]], list[Span]]] = {
