@@ -76,6 +76,17 @@ def test_deciding_rule_keeps_its_extent_against_a_longer_crf_number_of_its_label
     assert rule_labels_win([name, kin], text, ["name-kin"]) == [name, kin]
 
 
+def test_same_label_extent_cut_never_drops_a_one_character_remainder():
+    # review14: the CRF's remainder is kept only as a piece of 2 characters or more; a check letter past the
+    # rule's number ('MRN 4412983 K', 'Fax (555) 201-9988 B') was cut off and dropped: the CRF's extent stands
+    text = "MRN 4412983 K\nFax (555) 201-9988 B\nID A-4412983"
+    for crf_text, rule_text, label, source in (("4412983 K", "4412983", "MEDICALRECORD", "mrn"),
+                                               ("(555) 201-9988 B", "(555) 201-9988", "FAX", "fax"),
+                                               ("A-4412983", "4412983", "IDNUM", "mrn")):
+        crf, rule = _at(text, crf_text, label, "crf:single"), _at(text, rule_text, label, source)
+        assert rule_labels_win([crf, rule], text, [source]) == [crf, rule], crf_text
+
+
 def test_username_grows_to_its_whole_word_but_not_over_an_address():
     text = "Verified by: gracem9  (kq.lo77@host.org) u307621."
     spans = [_at(text, "gracem", "USERNAME", "crf:single"), _at(text, "kq.lo", "USERNAME", "crf:single"),

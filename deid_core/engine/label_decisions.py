@@ -118,6 +118,7 @@ def _whole_word(text: str, start: int, end: int) -> tuple[int, int]:
     return start, end
 
 
+_MIN_PART = 2  # parts_outside keeps a remainder of at least this many characters
 _DELIMITED = frozenset({"CONTACT", "ID"})  # categories whose value a rule's pattern delimits (numbers, addresses)
 
 
@@ -163,7 +164,15 @@ def _runs_past(s: Span, r: Span, text: str, digits: _DigitCount) -> bool:
             and taxonomy.category_of(r.label) in _DELIMITED):
         return False
     return (not (s.start < r.start and text[r.start - 1].isalnum()) and not (r.end < s.end and text[r.end].isalnum())
-            and digits.between(s.start, r.start) + digits.between(r.end, s.end) == 0)
+            and digits.between(s.start, r.start) + digits.between(r.end, s.end) == 0
+            and _kept(text, s.start, r.start) and _kept(text, r.end, s.end))
+
+
+def _kept(text: str, a: int, b: int) -> bool:
+    """Would parts_outside keep text[a:b] (nothing of it a letter or digit, or a piece of 2 characters or more)?
+    A one-letter remainder ('4412983 K') would be dropped and leave a character of the id untagged."""
+    part = _trimmed(text, a, b)
+    return part is None or part[1] - part[0] >= _MIN_PART
 
 
 def parts_outside(s: Span, rivals: Sequence[Span], text: str) -> list[Span]:
@@ -178,7 +187,7 @@ def parts_outside(s: Span, rivals: Sequence[Span], text: str) -> list[Span]:
     out: list[Span] = []
     for a, b in pieces:
         part = _trimmed(text, a, b)
-        if part and part[1] - part[0] >= 2:
+        if part and part[1] - part[0] >= _MIN_PART:
             out.append(Span(part[0], part[1], s.label, s.source, s.confidence))
     return out
 
