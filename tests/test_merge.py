@@ -62,6 +62,9 @@ def test_union_known_name_person_label_beats_the_crf():
         == "PATIENT"
     # without the metadata, the priority's label stands
     assert Merger("union", CRF_FIRST)([crf, net])[0].label == "DOCTOR"
+    # [merge] known_person_label = false turns it off: the priority's label, as before round 14
+    off = options(reconcile=False, propagate=False, priority=list(CRF_FIRST.priority), known_person_label=False)
+    assert Merger("union", off)([crf, known, net])[0].label == "DOCTOR"
 
 
 def test_union_known_name_label_yields_to_context_and_fuzzy_matches():

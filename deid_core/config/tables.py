@@ -123,6 +123,7 @@ class Merge:
     place_lead_words: tuple[Token, ...]
     state_after_town: bool
     organization_record_words: tuple[Phrase, ...]
+    known_person_label: bool
 
 
 @dataclass(frozen=True)

@@ -234,7 +234,8 @@ def _union_of(m: Merger, group: list[Span]) -> Span:
     best = min(group, key=lambda s: (m.priority(s), -(s.end - s.start), -s.confidence))
     start = min(s.start for s in group)
     end = max(s.end for s in group)
-    label = known_person_label(m, group, best.label) if best.label in _PERSON else best.label
+    label = known_person_label(m, group, best.label) if best.label in _PERSON and m.options.known_person_label \
+        else best.label
     return Span(start, end, label, best.source, max(s.confidence for s in group))
 
 
