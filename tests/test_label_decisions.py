@@ -50,6 +50,44 @@ def test_deciding_rule_keeps_its_label_and_the_crf_keeps_its_remainder():
     assert rule_labels_win([same, rule], text, ["healthplan-*"]) == [same, rule]
 
 
+def test_deciding_rule_keeps_its_extent_against_a_longer_crf_number_of_its_label():
+    text = "Tel 555 201 3344  Fax +1 555 201 9988\nMR 0012345 | bed 4"
+    crf = _at(text, "Fax +1 555 201 9988", "FAX", "crf:single")
+    rule = _at(text, "+1 555 201 9988", "FAX", "fax")
+    out = rule_labels_win([crf, rule], text, ["fax"])
+    # the rule's number stands; the CRF keeps its remainder (the same tokens stay tagged)
+    assert sorted((text[s.start:s.end], s.source) for s in out) == [("+1 555 201 9988", "fax"), ("Fax", "crf:single")]
+    mr = _at(text, "MR 0012345", "MEDICALRECORD", "crf:single")
+    mrn = _at(text, "0012345", "MEDICALRECORD", "mrn")
+    assert sorted(text[s.start:s.end] for s in rule_labels_win([mr, mrn], text, ["mrn"])) == ["0012345", "MR"]
+    # a rule not listed does not decide; a shorter or equal CRF span is left to the policy
+    assert rule_labels_win([crf, rule], text, ["mrn"]) == [crf, rule]
+    # more digits past the rule's number (a grouped number the rule cut) or a prefix glued to it: the CRF stands
+    text2 = "UNIT NUMBER: 549 76 7 | member IDF2664287907"
+    grouped, cut = _at(text2, "549 76 7", "MEDICALRECORD", "crf:single"), _at(text2, "549 76", "MEDICALRECORD", "mrn")
+    assert rule_labels_win([grouped, cut], text2, ["mrn"]) == [grouped, cut]
+    glued, plan = _at(text2, "IDF2664287907", "HEALTHPLAN", "crf:single"), _at(text2, "F2664287907", "HEALTHPLAN", "healthplan")
+    assert rule_labels_win([glued, plan], text2, ["healthplan"]) == [glued, plan]
+    short = _at(text, "555 201 9988", "FAX", "crf:single")
+    assert rule_labels_win([short, rule], text, ["fax"]) == [short, rule]
+    # names and places: the CRF's longer extent is often the whole name ('stepdaughter [Tao] Tang')
+    text = "stepdaughter Tao Tang visits"
+    name = _at(text, "Tao Tang", "PATIENT", "crf:single")
+    kin = _at(text, "Tao", "PATIENT", "name-kin")
+    assert rule_labels_win([name, kin], text, ["name-kin"]) == [name, kin]
+
+
+def test_same_label_extent_cut_never_drops_a_one_character_remainder():
+    # review14: the CRF's remainder is kept only as a piece of 2 characters or more; a check letter past the
+    # rule's number ('MRN 4412983 K', 'Fax (555) 201-9988 B') was cut off and dropped: the CRF's extent stands
+    text = "MRN 4412983 K\nFax (555) 201-9988 B\nID A-4412983"
+    for crf_text, rule_text, label, source in (("4412983 K", "4412983", "MEDICALRECORD", "mrn"),
+                                               ("(555) 201-9988 B", "(555) 201-9988", "FAX", "fax"),
+                                               ("A-4412983", "4412983", "IDNUM", "mrn")):
+        crf, rule = _at(text, crf_text, label, "crf:single"), _at(text, rule_text, label, source)
+        assert rule_labels_win([crf, rule], text, [source]) == [crf, rule], crf_text
+
+
 def test_username_grows_to_its_whole_word_but_not_over_an_address():
     text = "Verified by: gracem9  (kq.lo77@host.org) u307621."
     spans = [_at(text, "gracem", "USERNAME", "crf:single"), _at(text, "kq.lo", "USERNAME", "crf:single"),

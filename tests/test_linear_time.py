@@ -286,6 +286,41 @@ def test_round14_place_decisions_are_linear():
         "employers": lambda n: ("roofer at Quellmart Dorr " * n)[:n],
         "heads": lambda n: ("Quell High School " * n)[:n]})
 
+def test_round14_rule_extents_are_linear_on_one_long_crf_span():
+    """Round 14: a long CRF span of a deciding rule's own label over many of its numbers: digits are counted once
+    per note and the CRF's remainder is cut in one sweep over the rules."""
+    import regex
+
+    from deid_core.engine.label_decisions import rule_labels_win
+    from deid_core.spans import Span
+
+    def run(text: str) -> None:
+        rules = [Span(m.start(), m.end(), "EMAIL", "email") for m in regex.finditer(r"\S+@\S+", text)]
+        rules += [Span(m.start(), m.end(), "FAX", "fax") for m in regex.finditer(r"\d{3} \d{4}", text)]
+        label = "EMAIL" if "@" in text else "FAX"
+        rule_labels_win([Span(0, len(text), label, "crf:single"), *rules], text, ["fax", "email"])
+
+    assert_linear(run, "same-label rule extents", {"fax numbers": lambda n: ("Fax 555 2013 " * n)[:n],
+                                                   "addresses without digits": lambda n: ("mail ann@quell.org " * n)[:n]})
+
+
+def test_round14_rule_label_rivals_are_found_by_bisection():
+    """Review14: a note of many numbers that both the CRF and a deciding rule find: each CRF span's rivals are
+    found by bisection over the rule spans, not by comparing it with every one (quadratic before)."""
+    import regex
+
+    from deid_core.engine.label_decisions import rule_labels_win
+    from deid_core.spans import Span
+
+    def run(text: str) -> None:
+        rules = [Span(m.start(), m.end(), "FAX", "fax") for m in regex.finditer(r"\d{3} \d{4}", text)]
+        crf = [Span(m.start(), m.end(), "FAX", "crf:single") for m in regex.finditer(r"Fax \d{3} \d{4}", text)]
+        crf += [Span(m.start(), m.end(), "PHONE", "crf:single") for m in regex.finditer(r"\d{3}-\d{4}", text)]
+        rule_labels_win([*crf, *rules], text, ["fax"])
+
+    assert_linear(run, "rule_labels_win's rivals", {"fax lines": lambda n: ("Fax 555 2013\n" * n)[:n],
+                                                   "phone lines": lambda n: ("Tel 555-2013 555 2013\n" * n)[:n]})
+
 
 @pytest.mark.slow
 def test_whole_deidentifier_is_linear():

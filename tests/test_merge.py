@@ -48,6 +48,71 @@ def test_union_takes_extent_and_priority_label():
     assert out == [Span(0, 14, "DATE", "date_mdy", 1.0)]
 
 
+CRF_FIRST = options(reconcile=False, propagate=False, priority=["crf", "crf_char", "metadata", "rules"])
+
+
+def test_union_known_name_person_label_beats_the_crf():
+    # 'Dear Ann,': the CRF reads a clinician; the EHR's metadata names the patient Ann (an exact match)
+    crf = Span(5, 8, "DOCTOR", "crf:single", 0.9)
+    known = Span(5, 8, "PATIENT", "metadata", 1.0)
+    net = Span(5, 8, "PATIENT", "names:net", 0.7)
+    assert Merger("union", CRF_FIRST)([crf, known, net]) == [Span(5, 8, "PATIENT", "crf:single", 1.0)]
+    # the known name may be one piece of the union ('Ann Quell' read as a clinician, metadata 'Quell')
+    assert Merger("union", CRF_FIRST)([Span(0, 9, "DOCTOR", "crf:single"), Span(4, 9, "PATIENT", "metadata")])[0].label \
+        == "PATIENT"
+    # without the metadata, the priority's label stands
+    assert Merger("union", CRF_FIRST)([crf, net])[0].label == "DOCTOR"
+    # [merge] known_person_label = false turns it off: the priority's label, as before round 14
+    off = options(reconcile=False, propagate=False, priority=list(CRF_FIRST.priority), known_person_label=False)
+    assert Merger("union", off)([crf, known, net])[0].label == "DOCTOR"
+
+
+def test_union_known_name_label_yields_to_context_and_fuzzy_matches():
+    crf = Span(4, 7, "DOCTOR", "crf:single", 0.9)
+    known = Span(4, 7, "PATIENT", "metadata", 1.0)
+    # a rule's context gives the CRF's label ('Dr. Ann'): it stays
+    title = Span(0, 7, "DOCTOR", "name-doctor-title", 1.0)
+    assert Merger("union", CRF_FIRST)([crf, known, title])[0].label == "DOCTOR"
+    # a one-edit (fuzzy) known-name match is no evidence against the CRF
+    assert Merger("union", CRF_FIRST)([crf, Span(4, 7, "PATIENT", "metadata-fuzzy", 0.8)])[0].label == "DOCTOR"
+    # known names of both roles on the same string: the priority decides
+    assert Merger("union", CRF_FIRST)([crf, known, Span(4, 7, "DOCTOR", "metadata")])[0].label == "DOCTOR"
+    # only person labels: a login the CRF found keeps its label against a clinician's known name
+    login = Span(0, 6, "USERNAME", "crf:single", 0.9)
+    assert Merger("union", CRF_FIRST)([login, Span(0, 6, "DOCTOR", "metadata")])[0].label == "USERNAME"
+
+
+def test_union_known_name_label_yields_to_the_name_nets_clinician_cue():
+    # review14: 'Dr. Jordan Park' when the patient is Jordan Lee. The rules stage resolves the title rule's span
+    # under the known-name match (metadata_priority 90 > 60), so no rule reaches the union; the name net's
+    # DOCTOR (a title, role or credential it read) is that context: the clinician stays DOCTOR
+    crf = Span(4, 15, "DOCTOR", "crf:single", 0.9)
+    known = Span(4, 10, "PATIENT", "metadata", 1.0)
+    net = Span(4, 15, "DOCTOR", "names:net", 0.7)
+    assert Merger("union", CRF_FIRST)([crf, known, net])[0].label == "DOCTOR"
+    # the net's PATIENT is its default (no cue): no evidence either way, the known name decides
+    assert Merger("union", CRF_FIRST)([crf, known, Span(4, 15, "PATIENT", "names:net", 0.7)])[0].label == "PATIENT"
+    # a clinician's known name against the CRF's PATIENT: the net's PATIENT is no kin context
+    crf_p, known_d = Span(4, 10, "PATIENT", "crf:single", 0.9), Span(4, 10, "DOCTOR", "metadata", 1.0)
+    assert Merger("union", CRF_FIRST)([crf_p, known_d, Span(4, 10, "PATIENT", "names:net")])[0].label == "DOCTOR"
+
+
+def test_known_patient_first_name_leaves_a_titled_or_credentialed_clinician_doctor():
+    from tests.helpers_rules import shipped_deidentifier
+
+    deid = shipped_deidentifier("merge-known-clinician")
+    known = (("Jordan", "PATIENT"), ("Lee", "PATIENT"), ("Maria Okafor", "DOCTOR"))
+    for text in ("Pt Jordan Lee seen today. Plan reviewed by Dr. Jordan Park.",
+                 "Pt Jordan Lee seen today. Spoke with Dr Jordan re plan.",
+                 "Pt Jordan Lee seen today. Care by Jordan, RN overnight."):
+        spans = deid.tag(Note("n", text, known_phi=known))
+        start = text.index("Jordan", 20)
+        assert [s.label for s in spans if s.start <= start < s.end] == ["DOCTOR"], text
+    # the patient's own name and 'Dear Jordan,' stay PATIENT
+    text = "Dear Jordan,\nThank you for coming in. Jordan Lee is doing well."
+    assert {s.label for s in deid.tag(Note("n", text, known_phi=known))} == {"PATIENT"}
+
+
 def test_reconcile_majority_label_and_propagation():
     text = "Dr. Moreau called. Moreau agreed. Later moreau left; Moreauville is a town."
     doc = Doc(Note("n", text))

@@ -146,6 +146,8 @@ class Merge:
 
     id_fields: Annotated[dict[IdLabel, tuple[Phrase, ...]], ONE_LABEL_A_WORD]
 
+    known_person_label: bool
+
 
 @dataclass(frozen=True)
 class NameWeights:

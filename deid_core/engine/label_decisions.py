@@ -9,11 +9,14 @@ doctor_field_keys, patient_titles, hospital_head_words and organization_head_wor
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Sequence
 from functools import lru_cache
+from itertools import accumulate
 
 import regex
 
+from deid_core import taxonomy
 from deid_core.engine.propagation import (
     back_over,
     is_crf,
@@ -116,31 +119,96 @@ def _whole_word(text: str, start: int, end: int) -> tuple[int, int]:
     return start, end
 
 
+_MIN_PART = 2  # parts_outside keeps a remainder of at least this many characters
+_DELIMITED = frozenset({"CONTACT", "ID"})  # categories whose value a rule's pattern delimits (numbers, addresses)
+
+
 def rule_labels_win(spans: Sequence[Span], text: str, sources: Sequence[str]) -> list[Span]:
     """A CRF span of another label overlapping a span of the deciding rules (`sources`, globs over
-    rule ids) keeps only its parts outside the rule span, so the rule's label and extent stand."""
+    rule ids) keeps only its parts outside the rule span, so the rule's label and extent stand; so
+    does a CRF span of the same label that runs past a deciding rule's number or address into a cue word
+    (CONTACT, ID: 'Fax +1 555 201 3344', 'MR 0012345'; the union would take the cue word in)."""
     if not sources:
         return list(spans)
     crf = [is_crf(s) for s in spans]
     deciding = [s for s, c in zip(spans, crf, strict=True) if not c and source_in(s.source, sources)]
     if not deciding:
         return list(spans)
+    digits = _DigitCount(text)
+    overlapping = _Overlaps(deciding)
     out: list[Span] = []
     for s, c in zip(spans, crf, strict=True):
-        rivals = [r for r in deciding if r.label != s.label and r.overlaps(s)] if c else None
+        rivals = [r for r in overlapping(s) if r.label != s.label or _runs_past(s, r, text, digits)] if c else None
         out.extend(parts_outside(s, rivals, text) if rivals else [s])
     return out
 
 
+class _Overlaps:
+    """The spans overlapping a query span, found by bisection (not every CRF span against every rule span: a long
+    note of many numbers that both taggers find)."""
+
+    def __init__(self, spans: Sequence[Span]) -> None:
+        self.spans = sorted(spans, key=lambda r: r.start)
+        self.starts = [r.start for r in self.spans]
+        self.reach = list(accumulate((r.end for r in self.spans), max))  # the furthest end among the first k+1
+
+    def __call__(self, s: Span) -> list[Span]:
+        """The spans sharing a character with `s`."""
+        found = []
+        k = bisect_left(self.starts, s.end) - 1  # spans starting before s ends, latest first
+        while k >= 0 and self.reach[k] > s.start:  # none before k reaches into s once the running end stops short
+            if self.spans[k].end > s.start:
+                found.append(self.spans[k])
+            k -= 1
+        return found
+
+
+class _DigitCount:
+    """Digits in text[a:b] in constant time, the prefix counts made on the first question (linear: a crafted
+    long CRF span over many rule spans asks once per pair)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.prefix: list[int] | None = None
+
+    def between(self, a: int, b: int) -> int:
+        """How many digits text[a:b] holds."""
+        if self.prefix is None:
+            self.prefix = [0, *accumulate(ch.isdigit() for ch in self.text)]
+        return self.prefix[b] - self.prefix[a]
+
+
+def _runs_past(s: Span, r: Span, text: str, digits: _DigitCount) -> bool:
+    """Does `s` cover the rule span `r` of its own label (a category whose extent the rule delimits) and more,
+    only whole words without a digit ('Fax', 'MR'; not more digits of a grouped number: '2857 [8937]')?"""
+    if not (s.start <= r.start and s.end >= r.end and s.end - s.start > r.end - r.start
+            and taxonomy.category_of(r.label) in _DELIMITED):
+        return False
+    return (not (s.start < r.start and text[r.start - 1].isalnum()) and not (r.end < s.end and text[r.end].isalnum())
+            and digits.between(s.start, r.start) + digits.between(r.end, s.end) == 0
+            and _kept(text, s.start, r.start) and _kept(text, r.end, s.end))
+
+
+def _kept(text: str, a: int, b: int) -> bool:
+    """Would parts_outside keep text[a:b] (nothing of it a letter or digit, or a piece of 2 characters or more)?
+    A one-letter remainder ('4412983 K') would be dropped and leave a character of the id untagged."""
+    part = _trimmed(text, a, b)
+    return part is None or part[1] - part[0] >= _MIN_PART
+
+
 def parts_outside(s: Span, rivals: Sequence[Span], text: str) -> list[Span]:
     """The parts of `s` outside every rival span, trimmed of blanks and punctuation, of 2 characters or more."""
-    pieces = [(s.start, s.end)]
-    for r in rivals:
-        pieces = [p for a, b in pieces for p in ((a, min(b, r.start)), (max(a, r.end), b)) if p[1] > p[0]]
+    pieces, pos = [], s.start  # one sweep over the rivals by start (linear in their number, not quadratic)
+    for r in sorted(rivals, key=lambda r: r.start):
+        if min(r.start, s.end) > pos:
+            pieces.append((pos, min(r.start, s.end)))
+        pos = max(pos, r.end)
+    if s.end > pos:
+        pieces.append((pos, s.end))
     out: list[Span] = []
     for a, b in pieces:
         part = _trimmed(text, a, b)
-        if part and part[1] - part[0] >= 2:
+        if part and part[1] - part[0] >= _MIN_PART:
             out.append(Span(part[0], part[1], s.label, s.source, s.confidence))
     return out
 

@@ -3,7 +3,8 @@
 - rules_win (seed 000): a CRF span overlapping a rule span is dropped; the rest longest-first.
 - cascade (seed 001): priority order of sources (rules > char CRF > token CRF), then length.
 - union (max recall): overlapping spans become one span covering their union; the label is
-  the highest-priority source's (then the longest span's).
+  the highest-priority source's (then the longest span's), but a person label the note's metadata
+  gives the name (an exact known-name match) wins over a tagger's other person label.
 Then, with the document at hand (seed 000 §3.3.4): type agreement (one label per surface
 string: the majority, ties to priority) and propagation (engine/propagation.py: other whole-word
 occurrences of a tagged name or location string, and of the words of a name, are tagged too).
@@ -44,6 +45,7 @@ from deid_core.engine.label_decisions import (
     whole_words,
 )
 from deid_core.engine.name_pieces import join_name_pieces
+from deid_core.engine.names import SOURCE as NAME_NET
 from deid_core.engine.place_decisions import (
     GROWN_LABELS,
     gazetteer_place_labels,
@@ -56,6 +58,7 @@ from deid_core.engine.place_decisions import (
     trim_place_leads,
 )
 from deid_core.engine.propagation import PatientPropagation, propagate_note, source_kind
+from deid_core.engine.rules.metadata import SOURCE as KNOWN_NAME
 from deid_core.engine.vetoes import guard_crf_context, guard_crf_names, guard_crf_places
 from deid_core.spans import Span, default_rank, resolve_overlaps, sort_spans, source_in
 
@@ -249,7 +252,32 @@ def _union_of(m: Merger, group: list[Span]) -> Span:
     best = min(group, key=lambda s: (m.priority(s), -(s.end - s.start), -s.confidence))
     start = min(s.start for s in group)
     end = max(s.end for s in group)
-    return Span(start, end, best.label, best.source, max(s.confidence for s in group))
+    label = known_person_label(m, group, best.label) if best.label in _PERSON and m.options.known_person_label \
+        else best.label
+    return Span(start, end, label, best.source, max(s.confidence for s in group))
+
+
+_PERSON = frozenset({"PATIENT", "DOCTOR"})
+
+
+def known_person_label(m: Merger, group: Sequence[Span], label: str) -> str:
+    """The person label of a union: the note's metadata's over a tagger's other person label ('Dear Ann,' read as
+    a clinician by the CRF, while the EHR names the patient Ann; i2b2 2014: the patient's name is PATIENT),
+    unless a context gives `label`: a rule's span of the group ('Dr. X', 'X, MD'), or the name net's DOCTOR (a
+    title, role or credential it read: the rules stage resolves a title rule's span under the known-name match,
+    'Dr. Jordan Park' when the patient is Jordan Lee), or another known-name match gives `label`.
+    Exact known-name matches only: a one-edit (fuzzy) match is no evidence against the CRF."""
+    known = {s.label for s in group if s.source == KNOWN_NAME}
+    if len(known) != 1 or label in known or any(s.label == label and (m.is_rule(s) or _net_cue(s)) for s in group):
+        return label
+    other = known.pop()
+    return other if other in _PERSON else label
+
+
+def _net_cue(s: Span) -> bool:
+    """A name-net span whose label a context cue gave (DOCTOR: a title, role or credential; its PATIENT is the
+    default of a name without a clinician cue, no evidence)."""
+    return s.label == "DOCTOR" and s.source == NAME_NET
 
 
 POLICIES: dict[str, Callable[[Merger, Sequence[Span]], list[Span]]] = {
