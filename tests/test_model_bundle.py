@@ -83,12 +83,14 @@ def test_resolution_order():
 
 
 def test_shipped_physionet_bundle_is_the_recipe_with_easyadapt():
-    """models/physionet: every file checked, EasyAdapt, the default bundle's data and recipe, its license."""
+    """models/physionet: every file checked, EasyAdapt, the default bundle's notes (its recipe `previous`; the
+    default bundle's is the configuration's [model] recipe, since round 14 `previous` plus breadth overlays), its license."""
     phys, default = load_bundle(named_bundle_path("physionet")), load_bundle(default_bundle_path())
     crf = phys.manifest["components"]["crf"]
     assert crf["easyadapt"] is True and crf.get("target_domain", "T") == "T"
     pt, dt_ = phys.manifest["training"], default.manifest["training"]
-    assert pt["recipe_name"] == dt_["recipe_name"] == "previous" and pt["notes"] == dt_["notes"]
+    assert pt["recipe_name"] == "previous" and dt_["recipe_name"] == load_config().model.recipe == "breadth12b"
+    assert pt["notes"] == dt_["notes"]
     assert pt["target_corpus"] == dt_["target_corpus"] and pt["domains"] == dt_["domains"]
     assert phys.manifest["versions"] == default.manifest["versions"]
     readme = (phys.path / "README.md").read_text()

@@ -11,7 +11,7 @@ recall first).
 
 Each shipped bundle is retrained with the recipe its configuration names ([model] recipe) and, for a
 profile, the profile's [crf.training] (models/<bundle>/README.md has the whole command):
-  models/default    deid train --physionet DIR --recipe previous --output models/default
+  models/default    deid train --physionet DIR --recipe breadth12b --output models/default
   models/physionet  deid train --physionet DIR --recipe physionet --easyadapt on --output models/physionet
 """
 
