@@ -88,3 +88,41 @@ def test_typos_a_crf_or_the_name_net_alone_calls_a_name_are_dropped():
     opts = load_config({"merge": {"crf_name_guard": False, "crf_place_guard": False, "propagate": False}}).merge
     out = Merger("union", opts)(spans, Doc(Note("x", text)), NoteState())
     assert [text[s.start:s.end] for s in out] == ["Qqplorvik", "wondr", "leavng", "Statign"]
+
+
+def _login(text: str, word: str, source: str = "crf:single") -> Span:
+    start = text.index(word)
+    return Span(start, start + len(word), "USERNAME", source)
+
+
+def test_a_crf_login_opening_with_a_clinical_code_is_none_in_mixed_case():
+    """Lead, round 14: breadth12b reads '<participle> by <code>' as a login; the code is no login, a Title-case
+    name after it is the clinician's, a capitals note or a rule's login keeps it."""
+    from deid_core.engine.vetoes import guard_crf_logins
+
+    def out(text: str, spans: list[Span]) -> list[tuple[str, str]]:
+        return [(text[s.start:s.end], s.label) for s in guard_crf_logins(spans, text)]
+
+    text = "Acidosis compensated by HCO3 of 30"
+    assert out(text, [_login(text, "HCO3 of")]) == []
+    text = "Caused by HSV2 reactivation"
+    assert out(text, [_login(text, "HSV")]) == []  # the CRF's piece of the word: the whole word is the code
+    text = "reviewed by PGY2 Ames"
+    assert out(text, [_login(text, "PGY2 Ames")]) == [("Ames", "DOCTOR")]
+    text = "Thank you. -- J. Quell, MD (NHJ70)"
+    assert out(text, [_login(text, "NHJ70")]) == [("NHJ70", "USERNAME")]  # not after "by"
+    text = "MESSAGE TAKEN BY XT41"
+    assert out(text, [_login(text, "XT41")]) == [("XT41", "USERNAME")]  # a note in capitals
+    text = "Signed by kq77 at 10:00; reviewed by AB12 ok"
+    assert out(text, [_login(text, "kq77")]) == [("kq77", "USERNAME")]  # no code shape
+    spans = [_login(text, "AB12"), _login(text, "AB12", "username-by-login")]
+    assert ("AB12", "USERNAME") in out(text, spans)  # a rule's login beside it keeps the CRF's
+
+
+def test_the_login_guard_can_be_turned_off():
+    text = "Caused by HSV2 reactivation"
+    doc = Doc(Note("n", text))
+    on = Merger("union", load_config({"merge": {"propagate": False}}).merge)([_login(text, "HSV2")], doc, NoteState())
+    off_opts = load_config({"merge": {"crf_login_guard": False, "propagate": False}}).merge
+    off = Merger("union", off_opts)([_login(text, "HSV2")], doc, NoteState())
+    assert [s.label for s in on] == [] and [s.label for s in off] == ["USERNAME"]

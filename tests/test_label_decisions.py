@@ -329,3 +329,28 @@ def test_a_clinicians_credential_after_a_titled_name_keeps_it_doctor_through_the
         span = _at(text, part, "DOCTOR", "crf:single")
         out = merger([span], Doc(Note("n", text)), NoteState())
         assert [s.label for s in out if s.start == span.start] == [want], text
+
+
+def test_a_clinicians_title_or_credential_makes_a_patient_span_doctor_but_not_a_relatives():
+    """Lead, round 14: "Dr. X" / "X, RN" is the clinician even when the patient shares the name (the breadth12b model
+    reads "Dr. Jordan Park" as PATIENT when the patient is a Jordan); a relative stays PATIENT."""
+    from deid_core.engine.label_decisions import clinician_labels
+
+    def out(text: str, word: str) -> list[str]:
+        start = text.index(word)
+        spans = clinician_labels([Span(start, start + len(word), "PATIENT", "crf:single")], text, ["dr", "doctor"],
+                                 frozenset({"rn", "crna"}))
+        return [s.label for s in spans]
+
+    assert out("Plan reviewed by Dr. Jordan Park.", "Jordan Park") == ["DOCTOR"]
+    assert out("Spoke with Doctor Quell re plan.", "Quell") == ["DOCTOR"]
+    assert out("Care by Jordan, RN overnight.", "Jordan") == ["DOCTOR"]
+    assert out("Hi Angela, Dr. Quell reviewed your message.", "Angela") == ["PATIENT"]  # a title after it
+    assert out("Mr. Jordan Lee seen today.", "Jordan Lee") == ["PATIENT"]
+    assert out("Drew Quell seen today.", "Quell") == ["PATIENT"]  # 'Drew' is no title
+    assert out("Dr.\n\nMadison Quell was referred", "Madison Quell") == ["PATIENT"]  # not across a line break
+    text = "Her daughter Ann Quell, RN called for update."
+    from tests.helpers_rules import shipped_deidentifier
+
+    spans = shipped_deidentifier("clinician-titles").tag(Note("n", text))
+    assert [(text[s.start:s.end], s.label) for s in spans] == [("Ann Quell", "PATIENT")]  # kin decides after

@@ -112,6 +112,7 @@ class Merge:
     nonphi_veto: tuple[Category, ...]
     crf_name_guard: bool
     crf_place_guard: bool
+    crf_login_guard: bool
     crf_place_heads: tuple[str, ...]
     crf_split_lines: bool
     rule_label_sources: tuple[str, ...]
@@ -122,6 +123,7 @@ class Merge:
     patient_field_keys: tuple[str, ...]
     doctor_field_keys: tuple[str, ...]
     patient_titles: tuple[Token, ...]
+    clinician_titles: tuple[Token, ...]
     title_roles: tuple[Token, ...]
     patient_initials: bool
     patient_initials_verbs: tuple[str, ...]

@@ -423,6 +423,22 @@ def title_labels(spans: Sequence[Span], text: str, titles: Sequence[str], roles:
     return out
 
 
+def clinician_labels(spans: Sequence[Span], text: str, titles: Sequence[str], roles: frozenset[str]) -> list[Span]:
+    """PATIENT spans (any source) right after a clinician's title ("Dr. X", "Doctor X") or followed by a role or
+    credential word (`roles`, no kin word or title: "X, RN", "X (CRNA)") made DOCTOR (lead, round 14; i2b2 2014:
+    the title or credential says who is the clinician, also when the patient shares the name: "Pt Jordan Lee ...
+    reviewed by Dr. Jordan Park"). Runs before the relatives' decision, which makes a span beside a kin word
+    PATIENT again."""
+    pattern = _title_before(tuple(titles))
+    out: list[Span] = []
+    for s in spans:
+        if s.label == "PATIENT" and ((pattern is not None and pattern.search(text, max(0, s.start - _TITLE_REACH), s.start))
+                                     or _role_after(text, s.end, roles)):
+            s = s.with_label("DOCTOR")
+        out.append(s)
+    return out
+
+
 def _opens_with(pattern: regex.Pattern, text: str, s: Span) -> bool:
     """Does the span open with the title, then a name ('[Mr. Quell]')?"""
     gap = text.find(" ", s.start, min(s.end, s.start + _TITLE_REACH))

@@ -32,6 +32,7 @@ from deid_core.engine.initials import (
     patient_initials,
 )
 from deid_core.engine.label_decisions import (
+    clinician_labels,
     drop_role_word_logins,
     kin_person_labels,
     person_field_labels,
@@ -59,7 +60,12 @@ from deid_core.engine.place_decisions import (
 )
 from deid_core.engine.propagation import PatientPropagation, propagate_note, source_kind
 from deid_core.engine.rules.metadata import SOURCE as KNOWN_NAME
-from deid_core.engine.vetoes import guard_crf_context, guard_crf_names, guard_crf_places
+from deid_core.engine.vetoes import (
+    guard_crf_context,
+    guard_crf_logins,
+    guard_crf_names,
+    guard_crf_places,
+)
 from deid_core.spans import Span, default_rank, resolve_overlaps, sort_spans, source_in
 
 
@@ -81,6 +87,9 @@ class Merger:
         self._heads = frozenset(w.lower() for w in options.crf_place_heads)
         self._roles = frozenset(options.crf_name_lead_words)
         self._title_roles = self._roles | frozenset(w.lower() for w in options.title_roles)  # "Ms. X, LCSW"
+        # a clinician's role or credential after a name, no kin word or title ("X, RN"; not "X, son", "Hi X, Dr. Y")
+        self._credentials = self._title_roles - {w.lower() for w in (*options.propagate_kin_words, *options.clinician_titles,
+                                                                     *options.patient_titles)}
         self._place_leads = frozenset(w.lower() for w in options.place_lead_words)
         self._heads_of = place_heads(options.hospital_head_words, options.organization_head_words)
         self._not_clinical = not_clinician_initials(options)  # from the options: once, not per note
@@ -144,7 +153,10 @@ class Merger:
                 merged = join_name_pieces(merged, doc.text, self.options.name_particles, self._roles,
                                           self.options.hyphen_eponyms)
             merged = field_id_labels(merged, doc.text, self._id_fields, self.options.rule_label_sources)
+            if self.options.crf_login_guard:  # after field_ids, which makes a person span with a digit a login
+                merged = guard_crf_logins(merged, doc.text)
             merged = whole_words(merged, doc.text, self.options.whole_word_labels)
+            merged = clinician_labels(merged, doc.text, self.options.clinician_titles, self._credentials)
             merged = kin_person_labels(merged, doc.text, self.options.propagate_kin_words)
             merged = title_labels(merged, doc.text, self.options.patient_titles, self._title_roles)
             merged = person_field_labels(merged, doc.text, self.options.patient_field_keys,

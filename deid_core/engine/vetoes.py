@@ -130,6 +130,35 @@ def _title(word: str) -> bool:
     return len(word) > 1 and word[0].isupper() and word[1:].islower()
 
 
+_CODE_TOKEN = regex.compile(r"\p{Lu}{1,4}\d{1,2}(?![\p{L}\d])")  # "HCO3", "HSV2", "IL6", "PGY2"
+_LOWER = regex.compile(r"\p{Ll}")
+_BY_BEFORE = regex.compile(r"(?<![\p{L}\d])by:?[ \t]+\Z", regex.IGNORECASE)  # "compensated by HCO3"
+_TITLE_WORD = regex.compile(r"[ \t]*(\p{Lu}\p{Ll}+(?:[ \t]+\p{Lu}\p{Ll}+)*)[ \t]*\Z")
+
+
+def guard_crf_logins(spans: Sequence[Span], text: str) -> list[Span]:
+    """A USERNAME only the CRF proposes right after "by" that opens with a clinical code (1-4 capitals, 1-2 digits:
+    "compensated by HCO3 of 30", "Caused by HSV2", "by PGY2 Ames") in a note written in mixed case is no login
+    (a login elsewhere, "J. Quell, MD (NHJ70)", is not asked about; lead, round 14: the
+    breadth12b model reads "<participle> by <code>" as a login; the rule username-by-login refuses the same shape):
+    the code is cut off; Title-case words left are a clinician's name (DOCTOR), anything else is dropped.
+    Notes in capitals keep them ("MESSAGE TAKEN BY XT41")."""
+    if not any(s.label == "USERNAME" for s in spans) or not _LOWER.search(text):
+        return list(spans)
+    alone = unsupported(spans)
+    out = []
+    for s in spans:
+        if s.label == "USERNAME" and is_crf(s) and alone(s):
+            m = _CODE_TOKEN.match(text, s.start)  # the whole word: the CRF may tag "HSV" of "HSV2"
+            if m is not None and _BY_BEFORE.search(text, max(0, s.start - 8), s.start):
+                rest = _TITLE_WORD.fullmatch(text, m.end(), s.end) if m.end() < s.end else None
+                if rest is not None:
+                    out.append(Span(rest.start(1), rest.end(1), "DOCTOR", s.source, s.confidence))
+                continue
+        out.append(s)
+    return out
+
+
 def guard_crf_context(spans: Sequence[Span], text: str, opts: MergeOptions) -> list[Span]:
     """Drop person names and places (any label) only the CRF proposes where the note says they are none:
     in a not-name context (propagation.not_name_context: "very SOB", "TAGALOG INTERPRETER", "Fio2"),
