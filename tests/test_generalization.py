@@ -349,3 +349,13 @@ def test_override_files_are_checked_by_the_config_loader_before_any_work(physion
     cfg = settings_file(tmp_path, 'profile = "profiles/physionet.toml"', f'profile = "{profile}"')
     assert run_with_settings(cfg, physionet_dir, tmp_path) == 2
     assert f"{profile}: [crf.tagging] domain = 'physionet' is not accepted" in capsys.readouterr().err
+
+
+def test_the_benchmark_trains_the_recipe_of_the_shipped_bundle_by_default():
+    """[recipe] name = "" follows the configuration's [model] recipe (lead, round 14: the default bundle's recipe
+    changed; one place holds it); --recipe NAME still picks another."""
+    from deid_core.config import load_config
+    from deid_core.training.generalization_config import settings
+
+    assert settings().recipe.name == load_config().model.recipe
+    assert settings(recipe="previous").recipe.name == "previous"

@@ -97,10 +97,20 @@ class Generalization:
                        reinsert=replace(self.reinsert, folds=q.folds))
 
 
+def model_recipe(cfg: Generalization) -> str:
+    """The [model] recipe of the pipeline configuration the benchmark runs (conf/, with [recipe] pipeline_config)."""
+    from deid_core.config import load_config
+
+    config = load_config()
+    return (config.with_file(cfg.recipe.pipeline_config) if cfg.recipe.pipeline_config else config).model.recipe
+
+
 def settings(quick: bool = False, path: str | Path | None = None, recipe: str | None = None) -> Generalization:
     """conf/evaluation/generalization.toml (or a file of its shape), with the [quick] sizes when asked
     and another training recipe (conf/recipes/NAME.toml or a .toml file) when `recipe` names one."""
     cfg = file_table(Generalization, path) if path else conf_table(Generalization, CONF)
+    if not recipe and not cfg.recipe.name:  # "": the recipe the configuration's bundle is trained with
+        recipe = model_recipe(cfg)
     if recipe:
         cfg = dataclasses.replace(cfg, recipe=dataclasses.replace(cfg.recipe, name=recipe))
     if cfg.layouts.test_seed == recipe_settings(cfg.recipe.name).synthetic.seed:
