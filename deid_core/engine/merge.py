@@ -61,6 +61,7 @@ from deid_core.engine.place_decisions import (
 from deid_core.engine.propagation import PatientPropagation, propagate_note, source_kind
 from deid_core.engine.rules.metadata import SOURCE as KNOWN_NAME
 from deid_core.engine.vetoes import (
+    PERSON,
     guard_crf_context,
     guard_crf_logins,
     guard_crf_names,
@@ -264,12 +265,9 @@ def _union_of(m: Merger, group: list[Span]) -> Span:
     best = min(group, key=lambda s: (m.priority(s), -(s.end - s.start), -s.confidence))
     start = min(s.start for s in group)
     end = max(s.end for s in group)
-    label = known_person_label(m, group, best.label) if best.label in _PERSON and m.options.known_person_label \
+    label = known_person_label(m, group, best.label) if best.label in PERSON and m.options.known_person_label \
         else best.label
     return Span(start, end, label, best.source, max(s.confidence for s in group))
-
-
-_PERSON = frozenset({"PATIENT", "DOCTOR"})
 
 
 def known_person_label(m: Merger, group: Sequence[Span], label: str) -> str:
@@ -283,7 +281,7 @@ def known_person_label(m: Merger, group: Sequence[Span], label: str) -> str:
     if len(known) != 1 or label in known or any(s.label == label and (m.is_rule(s) or _net_cue(s)) for s in group):
         return label
     other = known.pop()
-    return other if other in _PERSON else label
+    return other if other in PERSON else label
 
 
 def _net_cue(s: Span) -> bool:

@@ -16,6 +16,8 @@ import regex
 
 from deid_core.engine.label_decisions import parts_outside
 from deid_core.engine.propagation import is_crf, phrase_alternation, source_kind
+from deid_core.engine.rules.filters import country_reading
+from deid_core.engine.vetoes import PERSON
 from deid_core.gazetteers import is_common, is_frequent, is_name, words
 from deid_core.spans import Span, source_in
 
@@ -112,7 +114,6 @@ def state_after_town(spans: Sequence[Span], text: str) -> list[Span]:
     return sorted([*spans, *added], key=lambda s: (s.start, s.end))
 
 
-_PERSON = frozenset({"PATIENT", "DOCTOR"})
 _LISTED_BEFORE = regex.compile(r"(?<![\p{L}\d])(?i:and|per)[ \t]+\Z")  # 'per X records', 'per son Ray and X records'
 _STORE = r"(?:[ \t]+(?:Pharmacy|PHARMACY|pharmacy|Drug[ \t]Store|DRUG[ \t]STORE|drug[ \t]store|Apothecary|APOTHECARY|apothecary))?"
 
@@ -139,7 +140,7 @@ def person_records_organizations(spans: Sequence[Span], text: str, record_words:
         return list(spans)  # a literal prefilter: most notes cite no records
     grown: dict[int, Span] = {}
     for i, s in enumerate(spans):
-        if s.label in _PERSON and (m := after.match(text, s.end)) and _LISTED_BEFORE.search(
+        if s.label in PERSON and (m := after.match(text, s.end)) and _LISTED_BEFORE.search(
                 text, max(0, s.start - 12), s.start):
             grown[i] = Span(s.start, m.end(1), "ORGANIZATION", s.source, s.confidence)
     if not grown:
@@ -179,7 +180,6 @@ def place_rules_cut_net(spans: Sequence[Span], text: str, sources: Sequence[str]
 
 _GAZETTEER_RELABELLED = frozenset({"CITY", "HOSPITAL", "ORGANIZATION", "LOCATION-OTHER", "STREET", "STATE", "COUNTRY"})
 _TOWN_TOO = frozenset({"new york", "washington"})  # a state named as its town: the town reading stands
-_STATE_NAMED = frozenset({"georgia"})  # a country named as a US state: the state reading stands
 
 
 def _gazetteer_label(surface: str) -> str | None:
@@ -187,7 +187,7 @@ def _gazetteer_label(surface: str) -> str | None:
     low = " ".join(surface.lower().split())
     if low in words("us_state") and low not in _TOWN_TOO:
         return "STATE"
-    if low in words("country") and low not in _STATE_NAMED and not (surface.islower() and is_common(low)):
+    if country_reading(surface, low):
         return "COUNTRY"
     return None
 
@@ -224,9 +224,9 @@ def town_labels(spans: Sequence[Span], text: str, sources: Sequence[str]) -> lis
         return list(spans)
     out: list[Span] = []
     for s in spans:
-        if s.label != "CITY" and (s.label in _PLACES or s.label in _PERSON) and (key := text[s.start:s.end].lower()) in towns \
+        if s.label != "CITY" and (s.label in _PLACES or s.label in PERSON) and (key := text[s.start:s.end].lower()) in towns \
                 and (source_kind(s.source).startswith("crf") or s.source.endswith("propagate")) \
-                and not (s.label in _PERSON and any(is_name(w) for w in key.split())):
+                and not (s.label in PERSON and any(is_name(w) for w in key.split())):
             s = s.with_label("CITY")
         out.append(s)
     return out
@@ -237,7 +237,7 @@ _EMPLOYER_WORD = regex.compile(r"\p{L}[\p{L}'’&-]*(?<=\p{L}|')")
 _EMPLOYER_JOIN = regex.compile(r"[ \t]+")
 _CARE_WORDS = frozenset({"hospital", "hosp", "medical", "clinic", "health", "healthcare", "center", "centre", "infirmary",
                          "hospice", "memorial", "nursing", "rehab", "rehabilitation", "va", "vamc", "general"})
-_EMPLOYER_LABELS = _PLACES | _PERSON
+_EMPLOYER_LABELS = _PLACES | PERSON
 
 
 def _employer_run(text: str, pos: int) -> tuple[int, int] | None:

@@ -140,7 +140,13 @@ def city_filter(text: str, start: int, end: int, settings: dict) -> tuple[int, i
     return None
 
 
-_STATE_NAMED = frozenset({"georgia"})  # a country named as a US state: the state reading is left to the CRF
+_STATE_NAMED = frozenset({"georgia"})  # a country named as a US state: the state reading stands
+
+
+def country_reading(surface: str, low: str) -> bool:
+    """Whether a place's words (`low`: lower-cased, single-spaced) name a country: a known country, not "Georgia" (a US
+    state too), and in lower case only one that is no common word ('rwanda', not 'chad')."""
+    return low in words("country") and low not in _STATE_NAMED and not (surface.islower() and is_common(low))
 
 
 def country_filter(text: str, start: int, end: int, settings: dict) -> tuple[int, int] | None:
@@ -150,7 +156,7 @@ def country_filter(text: str, start: int, end: int, settings: dict) -> tuple[int
     for n in range(len(pieces), 0, -1):
         surface = text[pieces[0][0]:pieces[n - 1][1]]
         low = " ".join(base(w) for _, _, w in pieces[:n])
-        if low in words("country") and low not in _STATE_NAMED and not (surface.islower() and is_common(low)):
+        if country_reading(surface, low):
             end = pieces[n - 1][1]
             return (pieces[0][0], end - (text[end - 1] == "."))
     return None
