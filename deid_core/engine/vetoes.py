@@ -133,7 +133,7 @@ def _title(word: str) -> bool:
 _CODE_TOKEN = regex.compile(r"\p{Lu}{1,4}\d{1,2}(?![\p{L}\d])")  # "HCO3", "HSV2", "IL6", "PGY2"
 _LOWER = regex.compile(r"\p{Ll}")
 _BY_BEFORE = regex.compile(r"(?<![\p{L}\d])by:?[ \t]+\Z", regex.IGNORECASE)  # "compensated by HCO3"
-_TITLE_WORD = regex.compile(r"[ \t]*(\p{Lu}\p{Ll}+(?:[ \t]+\p{Lu}\p{Ll}+)*)[ \t]*\Z")
+_TITLE_WORD = regex.compile(r"[ \t]*(\p{Lu}\p{Ll}+(?:[ \t]+\p{Lu}\p{Ll}+)*)[ \t]*")
 
 
 def guard_crf_logins(spans: Sequence[Span], text: str) -> list[Span]:
@@ -145,10 +145,9 @@ def guard_crf_logins(spans: Sequence[Span], text: str) -> list[Span]:
     Notes in capitals keep them ("MESSAGE TAKEN BY XT41")."""
     if not any(s.label == "USERNAME" for s in spans) or not _LOWER.search(text):
         return list(spans)
-    alone = unsupported(spans)
     out = []
-    for s in spans:
-        if s.label == "USERNAME" and is_crf(s) and alone(s):
+    for s in spans:  # merged spans: a CRF source here means no rule or metadata span won or joined it
+        if s.label == "USERNAME" and is_crf(s):
             m = _CODE_TOKEN.match(text, s.start)  # the whole word: the CRF may tag "HSV" of "HSV2"
             if m is not None and _BY_BEFORE.search(text, max(0, s.start - 8), s.start):
                 rest = _TITLE_WORD.fullmatch(text, m.end(), s.end) if m.end() < s.end else None
