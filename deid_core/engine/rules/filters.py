@@ -358,3 +358,14 @@ FILTERS: dict[str, Filter] = {
     "context_name": context_name_filter,
     "place_acronym": place_acronym_filter,
 }
+
+# The filters whose kept span, relative to the hit, depends on the hit's own text only (and the tagger's settings):
+# they read the words of text[start:end] and nothing around it, so the tagger remembers their results per hit text
+# (RuleTagger._span). Not `name_strong` (reads the character before the hit) nor `initials_line` (reads its line).
+# tests/test_rule_filter_memo.py checks every one of them in many contexts, and that it tells those two apart.
+CONTEXT_FREE: frozenset[str] = frozenset({
+    "name", "kin_name", "name_before", "name_role", "known_first_name", "initial_known_surname", "known_name",
+    "listed_name", "location", "place_keyword", "place_keyword_strict", "city", "country", "age", "profession",
+    "not_common", "dotted_login", "no_frequent_word", "place_tail", "landmark", "landmark_tail", "location_named",
+    "location_whole", "proper_head", "named_kind", "firm_partners", "context_name", "place_acronym",
+})

@@ -20,7 +20,7 @@ from deid_core.config import Config, ConfigError, Rules
 from deid_core.doc import Doc
 from deid_core.engine.budget import regex_limit
 from deid_core.engine.contract import NONPHI_SPANS, RULE_SPANS, NoteState, PerNoteStage
-from deid_core.engine.rules.filters import FILTERS
+from deid_core.engine.rules.filters import CONTEXT_FREE, FILTERS
 from deid_core.engine.rules.loader import NONPHI, Rule, load_rules, load_settings
 from deid_core.engine.rules.metadata import MetadataMatcher
 from deid_core.engine.rules.prefilter import gate_shape, guarded
@@ -33,6 +33,8 @@ from deid_core.spans import Span, resolve_overlaps
 # ending within REACH_MARGIN of the bound is redone on the whole text (RuleTagger._apply_at).
 TRIGGER_REACH = 256
 REACH_MARGIN = 64
+# hit texts whose context-free filter result is remembered (per tagger; cleared when full): ~2 MB at most
+FILTER_MEMO = 1 << 14
 
 
 @dataclass(frozen=True)
@@ -142,6 +144,9 @@ class RuleTagger(PerNoteStage):
         self.priority.update({g.id: g.priority for g in self.gazetteer_rules})
         self._gaz = [(g, frozenset(g.lists), frozenset(g.then)) for g in self.gazetteer_rules]
         self._gaz_for: dict[frozenset[str], tuple] = {}  # a hit's lists -> the gazetteer rules reading them, in order
+        # (filter, hit text) -> the kept span relative to the hit, or None: the filters of CONTEXT_FREE read nothing
+        # but the hit's text, and the same hits recur ('is stable', 'son at', 'age 91')
+        self._filtered: dict[tuple[str, str], tuple[int, int] | None] = {}
         for r in self.rules:
             if r.filter and r.filter not in FILTERS:
                 raise ConfigError(f"rule {r.id}: unknown filter {r.filter!r}; accepted: {', '.join(FILTERS)}")
@@ -262,7 +267,7 @@ class RuleTagger(PerNoteStage):
         if ctx_after is not None and not ctx_after.match(text, m.end(), min(len(text), m.end() + rule.window)):
             return None
         if rule.filter:
-            kept = FILTERS[rule.filter](text, start, end, self.filter_settings)
+            kept = self._filter(rule.filter, text, start, end)
             if kept is None:
                 return None
             start, end = kept
@@ -271,6 +276,22 @@ class RuleTagger(PerNoteStage):
         while end > start and text[end - 1].isspace():
             end -= 1
         return Span(start, end, rule.label, rule.id, rule.confidence) if start < end else None
+
+    def _filter(self, name: str, text: str, start: int, end: int) -> tuple[int, int] | None:
+        """The span filter `name` keeps of the hit text[start:end] (None: dropped); a context-free filter's result is
+        remembered per hit text."""
+        if name not in CONTEXT_FREE:
+            return FILTERS[name](text, start, end, self.filter_settings)
+        key = (name, text[start:end])
+        memo = self._filtered
+        if key in memo:
+            rel = memo[key]
+            return None if rel is None else (start + rel[0], start + rel[1])
+        kept = FILTERS[name](text, start, end, self.filter_settings)
+        if len(memo) >= FILTER_MEMO:
+            memo.clear()
+        memo[key] = None if kept is None else (kept[0] - start, kept[1] - start)
+        return kept
 
     def gazetteer_spans(self, doc: Doc) -> list[Span]:
         """Spans of the [[gazetteer]] rules over the gazetteer entries found in the note."""
