@@ -1,12 +1,13 @@
 """Full Deidentifier tagging throughput (rules + CRF + merge) on one core, with a stage profile.
 
 Input: the PhysioNet dev split notes (ICU nursing notes, ~840 characters, ~200 tokens each)
-with patients.tsv metadata, tagged by the Deidentifier that conf/deidentify.toml builds
-(stages, merge) from a bundle (default: models/default), in batches of --batch-size notes
-(default [job] batch_size, as the job hands them to Deidentifier.process_many). Reports notes/s
-of process CPU time (best of --repeat passes; the cross-note step is not included) and where the
-time goes: tokenization, rules, CRF features, CRF scoring (numpy: emissions, forward-backward,
-MAP path; crfsuite: Viterbi + marginals), span decoding, merge.
+with patients.tsv metadata, or with --synthetic N the snapshot's synthetic notes, tagged by the
+Deidentifier that conf/deidentify.toml builds (stages, merge) from a bundle (default:
+models/default), in batches of --batch-size notes (default [job] batch_size, as the job hands
+them to Deidentifier.process_many). Reports notes/s of process CPU time (best of --repeat
+passes; the cross-note step is not included) and where the time goes: tokenization, rules,
+CRF features, CRF scoring (numpy: emissions, forward-backward, MAP path; crfsuite: Viterbi +
+marginals), span decoding, merge.
 """
 
 from __future__ import annotations
