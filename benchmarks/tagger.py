@@ -1,12 +1,13 @@
 """Full Deidentifier tagging throughput (rules + CRF + merge) on one core, with a stage profile.
 
 Input: the PhysioNet dev split notes (ICU nursing notes, ~840 characters, ~200 tokens each)
-with patients.tsv metadata, tagged by the Deidentifier that conf/deidentify.toml builds
-(stages, merge) from a bundle (default: models/default), in batches of --batch-size notes
-(default [job] batch_size, as the job hands them to Deidentifier.process_many). Reports notes/s
-of process CPU time (best of --repeat passes; the cross-note step is not included) and where the
-time goes: tokenization, rules, CRF features, CRF scoring (numpy: emissions, forward-backward,
-MAP path; crfsuite: Viterbi + marginals), span decoding, merge.
+with patients.tsv metadata, or with --synthetic N the snapshot's synthetic notes, tagged by the
+Deidentifier that conf/deidentify.toml builds (stages, merge) from a bundle (default:
+models/default), in batches of --batch-size notes (default [job] batch_size, as the job hands
+them to Deidentifier.process_many). Reports notes/s of process CPU time (best of --repeat
+passes; the cross-note step is not included) and where the time goes: tokenization, rules,
+CRF features, CRF scoring (numpy: emissions, forward-backward, MAP path; crfsuite: Viterbi +
+marginals), span decoding, merge.
 """
 
 from __future__ import annotations
@@ -90,6 +91,14 @@ def _profile(deid, notes, batch_size: int) -> dict[str, float]:
     return t
 
 
+def synthetic(n: int) -> list:
+    """n synthetic notes with their metadata names (seed 4242, 60 patients per 400 notes: the snapshot's corpus)."""
+    from deid_core.training.synth.generate import generate
+    from deid_core.training.synth.output import to_note
+
+    return [to_note(s) for s in generate(n, seed=4242, n_patients=max(1, n * 60 // 400))]
+
+
 def main(argv: list[str]) -> int:
     """Tag every note --repeat times; print notes/s (best pass) and the stage profile."""
     ap = argparse.ArgumentParser(prog="python -m benchmarks tagger", description=__doc__)
@@ -100,6 +109,8 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--merge", default=None, help="merge policy (default from config)")
     ap.add_argument("--repeat", type=int, default=3, help="passes over the corpus (best is reported)")
     ap.add_argument("--limit", type=int, default=0, help="use only the first N notes")
+    ap.add_argument("--synthetic", type=int, default=0,
+                    help="tag N synthetic notes (deid synth, seed 4242, as scripts/snapshot_spans.py) instead of --corpus")
     ap.add_argument("--marginal-threshold", type=float, default=None,
                     help="override conf/crf.toml [tagging] marginal_threshold (1.0: recall knob off)")
     ap.add_argument("--scorer", choices=("numpy", "crfsuite"), default=None,
@@ -107,7 +118,7 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--batch-size", type=int, default=None,
                     help="notes per Deidentifier._analyse_many call (default: [job] batch_size, as the job)")
     args = ap.parse_args(argv)
-    notes = read_physionet(args.corpus).notes
+    notes = synthetic(args.synthetic) if args.synthetic else read_physionet(args.corpus).notes
     if args.limit:
         notes = notes[: args.limit]
     pipeline = {k: v for k, v in (("stages", args.stages and args.stages.split(",")), ("merge", args.merge)) if v}
@@ -120,7 +131,8 @@ def main(argv: list[str]) -> int:
     deid = build_deidentifier(config, bundle, b"benchmark-key-not-secret-000000")
     load_s = time.process_time() - t0
     chars = sum(len(n.text) for n in notes)
-    print(f"tagger: {len(notes)} PhysioNet nursing notes, {chars / len(notes):.0f} chars/note avg; "
+    kind = "synthetic" if args.synthetic else "PhysioNet nursing"
+    print(f"tagger: {len(notes)} {kind} notes, {chars / len(notes):.0f} chars/note avg; "
           f"stages={list(config.pipeline.stages)} merge={config.pipeline.merge} "
           f"marginal_threshold={config.crf.tagging.marginal_threshold} "
           f"scorer={config.crf.tagging.scorer} domain={config.crf.tagging.domain} batch={batch_size} "

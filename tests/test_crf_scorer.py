@@ -359,6 +359,25 @@ def test_word_bigram_rows_are_the_strings_of_each_pair(default_bundle, config, m
     assert tables.generation > 1
 
 
+def test_doc_rows_are_each_tokens_doc_family_strings(default_bundle, config):
+    """Each token's doc row holds exactly the strings the doc families give it, in their order, also where a
+    token reuses the row of the token before it (equal lists) and where the next list differs only late."""
+    notes = [to_note(n) for n in generate(30, seed=26, n_patients=5)]
+    model, encoded = _encoded(default_bundle, config, notes)
+    docs, rules = _with_rules(default_bundle, config, notes)
+    tables = model.batch.emissions
+    reused = 0
+    for doc, r, enc in zip(docs, rules, encoded, strict=True):
+        extra: list[list[str]] = [[] for _ in doc.tokens[0]]
+        model.extractor.add_doc_features(doc, r, extra)
+        assert [tables.row_keys[k] for k in enc.docs] == [tuple(x) for x in extra]
+        reused += sum(a == b for a, b in zip(extra, extra[1:], strict=False))
+    assert reused > 1000  # the notes reach the reuse path
+    lists = [["a", "b"], ["a", "b"], ["a", "c"], [], [], ["a"], ["a", "b"]]
+    rows = tables.doc_rows(lists)
+    assert [tables.row_keys[k] for k in rows] == [tuple(x) for x in lists]
+
+
 def test_scorer_settings_are_typed_config(default_bundle):
     """[tagging] scorer and batch_tokens come from conf/crf.toml, checked like every key; they reach the models."""
     tagging = load_config().crf.tagging

@@ -122,16 +122,28 @@ class Emissions:
     def encode(self, doc: Doc, rule_spans: Sequence[Span]) -> EncodedNote:
         """The ids of one note (the per-note Python work; may raise for a bad note)."""
         toks = doc.tokens[0]
-        get = self.types.get
-        types = [get(t) for t in toks]
+        types = list(map(self.types.get, toks))
         if None in types:
             types = [self._type(t) if i is None else i for t, i in zip(toks, types, strict=True)]
         extra: list[list[str]] = [[] for _ in toks]
         low = self.type_low  # each type's lower-cased text (TypeEntry.low): no per-token lower()
         self.extractor.add_doc_features(doc, rule_spans, extra, [low[t] for t in types])
+        return EncodedNote(types, self.doc_rows(extra), self.generation)
+
+    def doc_rows(self, extra: list[list[str]]) -> list[int]:
+        """The row of each token's doc-family strings; a token with the same strings as the one before
+        it (three in four: the families mark ranges) reuses its row without a tuple and a lookup."""
         row = self.rows.get
-        docs = [row(tuple(x)) or self.row(x) for x in extra]
-        return EncodedNote(types, docs, self.generation)
+        out: list[int] = []
+        add = out.append
+        last: list[str] | None = None
+        r = 0
+        for x in extra:
+            if x != last:
+                r = row(tuple(x)) or self.row(x)
+                last = x
+            add(r)
+        return out
 
     def start_batch(self) -> None:
         """Empty the tables if they grew past max_rows (notes encoded before this are then stale)."""
