@@ -94,7 +94,7 @@ class NameNet(PerNoteStage):
         self._surname_frames = frozenset(p[0] for p in c.roles if len(p) == 1) | c.titles | c.credentials
         self._kin_words = frozenset(p[0] for p in c.relations if len(p) == 1)  # one-word relations: kin frames
         self._kin_states = frozenset(w.lower() for w in opts.cues.kin_states)  # 'her mother Alive,': no name
-        self._run_cues = self._name_cues | self._kin_words | c.credentials | _COPULAS  # the words run() looks for
+        self._run_cues = self._name_cues | self._kin_words | c.credentials | _COPULAS | {"covering"}  # what run() looks for
         # cue phrase (words) -> (weight, names a clinician): the strongest kind wins a phrase
         self.phrase_cues: dict[tuple[str, ...], tuple[float, bool]] = {}
         for phrases, weight, doctor in ((c.weak, w.weak, False), (c.contacts, w.contact, False),
@@ -171,7 +171,8 @@ class NameNet(PerNoteStage):
         for i in scored:
             proposed[i] = scores[i] >= thr
         for i in self._frame_words(toks, low):  # frequent words a strong frame names ("Dr. Down", "R. DOWN NP")
-            if lex[i] is None and self._framed(i, toks, low, lex, starts, ends, text):
+            if lex[i] is None and (self._framed(i, toks, low, lex, starts, ends, text)
+                                   or self._titled_initials(i, toks, low, starts, ends, text)):
                 scores[i], labels[i], proposed[i] = thr, "DOCTOR", True
             elif low[i] in self._particles and self._particle_framed(i, toks, low, lex, starts, ends, text):
                 for k in (i, i + 1):  # 'M. LA RUE, MD': the particle and the name word
@@ -179,6 +180,9 @@ class NameNet(PerNoteStage):
         if not self._kin_words.isdisjoint(present):  # dictionary-word names after a kin word ("her mother Ginger,")
             for i in self._kin_framed(toks, low, lex, starts, ends, text, present):
                 scores[i], labels[i], proposed[i] = thr, "PATIENT", True
+        if "covering" in present:  # a nurses' break cover ("ann covering bo's pts")
+            for i in self._covering(toks, low, starts, ends, text):
+                scores[i], labels[i], proposed[i] = thr, "DOCTOR", True
         if not _COPULAS.isdisjoint(present):  # a known name that is a word, as the note's subject ("HPI: pearl is a 44 yo")
             for i in self._subjects(toks, low, lex, starts, ends, text, present):
                 scores[i], labels[i], proposed[i] = thr, "PATIENT", True
@@ -260,6 +264,41 @@ class NameNet(PerNoteStage):
             nxt = self._right_word(i, toks, lex, starts, ends, text)
             return nxt is not None and low[nxt] in self.cues.credentials
         return False
+
+    def _titled_initials(self, i: int, toks, low, starts, ends, text) -> bool:
+        """A clinician's initials right after a doctor title in Title case (round 15, DOCTOR): two or three capitals
+        standing alone ("Discussed with Dr. JW.", "Call Dr. BB's office", "resident: Dr. IR pager"), whatever
+        word they spell (initials are no abbreviation here), but a function or cue word ("Dr. ON CALL", "Dr. MD")
+        or inside a capitals run ("DR. BB", "Dr. ED NOTE": capitals after them)."""
+        t = toks[i]
+        k = i - 2 if i >= 2 and toks[i - 1] == "." and ends[i - 2] == starts[i - 1] else i - 1
+        if k < 0 or low[k] not in self.cues.doctor_titles or not (toks[k][0].isupper() and toks[k][1:].islower()):
+            return False
+        if not (2 <= len(t) <= 3 and t.isalpha() and t.isupper()) or text[ends[i - 1]:starts[i]] not in (" ", "\t"):
+            return False
+        if is_function_word(low[i]) or low[i] in self._all_cues or _glued(i, toks, starts, ends):
+            return False
+        return _CAPS_AFTER.match(text, ends[i]) is None
+
+    def _covering(self, toks, low, starts, ends, text) -> list[int]:
+        """The two nurses of a break cover (round 15, DOCTOR): one or two words opening the line (or a clause),
+        "covering", one or two words, then "'s" and "pts" / "patients" ("ann lee covering bo's pts during break").
+        The words are no function, medical or cue word; either side may be left out ("RN covering bo's pts")."""
+        out: list[int] = []
+        for k in _positions(low, frozenset(("covering",)), frozenset(("covering",))):
+            m = _COVERED.match(text, ends[k])
+            if m is None:
+                continue
+            right = [j for j in range(k + 1, bisect_left(starts, m.end("name"))) if toks[j].isalpha()]
+            left: list[int] = []
+            head = _COVER_HEAD.search(text, max(0, starts[k] - SIGNATURE_REACH), starts[k])
+            if head is not None:
+                left = [j for j in range(bisect_left(starts, head.start("name")), k) if toks[j].isalpha()]
+            for side in (left, right):
+                if side and all(len(toks[j]) >= 2 and not is_function_word(low[j]) and low[j] not in self._medical
+                                and low[j] not in self._all_cues for j in side):
+                    out.extend(side)
+        return out
 
     def _particle_framed(self, i: int, toks, low, lex, starts, ends, text) -> bool:
         """A particle after an initial, then one name word and a credential ("M. LA RUE, MD", "O. van Dyke BSN";
@@ -681,6 +720,10 @@ _SIGNATURE_HEAD = regex.compile(r"[ \t]*(?:-{1,2}[ \t]*)?(?P<name>(?:\p{L}\.[ \t
                                 r"(?:[ \t]\p{L}[\p{L}'’-]*)?)[ \t]*,?[ \t]*\Z")
 _TAIL_PIECE = regex.compile(r"\p{L}+|\d+")  # the words and numbers after a signature's credential
 _NOT_NAME_ENDINGS = ("ing", "ed", "ly")  # a dictionary word's endings that no name-like word has ("Regarding")
+_CAPS_AFTER = regex.compile(r"[ \t]+\p{Lu}{2,}(?![\p{L}\d])")  # "Dr. ED NOTE": a capitals run, not initials
+# after "covering": one or two words, "'s" and the patients ("bo's pts", "lee ann's patients")
+_COVERED = regex.compile(r"[ \t]+(?P<name>\p{L}[\p{L}-]*(?:[ \t]\p{L}[\p{L}-]*)?)['’]s[ \t]+(?i:pts|patients)(?![\p{L}\d])")
+_COVER_HEAD = regex.compile(r"(?:^|[;,:]|--)[ \t]*(?P<name>\p{L}[\p{L}-]*(?:[ \t]\p{L}[\p{L}-]*)?)[ \t]+\Z", regex.MULTILINE)
 _COPULAS = frozenset(("is", "was"))  # "pearl is a 44 yo"
 _AGE_NEXT = regex.compile(r"[ \t]+(?i:an?)[ \t]+\d{1,3}[ \t-]*(?i:years?|yrs?|yo|y/o|y\.o\.)(?![\p{L}\d])")
 _SUBJECT_BEFORE = regex.compile(r"(?:^|:)[ \t]*\Z", regex.MULTILINE)  # a field key's ':' or the line's start
