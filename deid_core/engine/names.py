@@ -191,6 +191,8 @@ class NameNet(PerNoteStage):
                 scores[i], labels[i], proposed[i] = thr, "DOCTOR", True
             for i in self._signature_lines(toks, low, starts, ends, text, present):  # "draga pop rn" alone on its line
                 scores[i], labels[i], proposed[i] = thr, "DOCTOR", True
+            for i in self._credited_pairs(toks, low, starts, ends, text, present):  # "Quell MD and ping rn"
+                scores[i], labels[i], proposed[i] = thr, "DOCTOR", True
         if True not in proposed:  # nothing proposed: no neighbour to carry a word, no span
             return []
         for i in scored:  # a name-like word beside a proposed one ("jon peters"), left to right
@@ -434,6 +436,25 @@ class NameNet(PerNoteStage):
                 out.extend((j, i))
         return out
 
+    def _credited_pairs(self, toks, low, starts, ends, text, present: frozenset[str]) -> list[int]:
+        """A word between "and" and a credential right after another credential (round 15, DOCTOR): two clinicians
+        named in one breath ("with W. Quell MD and ping rn"): the first credential says the second word is a
+        name too, whatever word it spells; never a function, medical or cue word."""
+        out: list[int] = []
+        creds = self.cues.credentials
+        for c in _positions(low, creds, present):
+            i, a, b = c - 1, c - 2, c - 3
+            if b < 0 or low[a] not in ("and", "&") or low[b] not in creds or not toks[i].isalpha() or len(toks[i]) < 2:
+                continue
+            if not (text[ends[b]:starts[a]] == text[ends[a]:starts[i]] == text[ends[i]:starts[c]] == " "):
+                continue
+            lw = low[i]
+            if is_function_word(lw) or lw in self._medical or lw in self._all_cues or (
+                    is_frequent(lw) and lw not in self.first and lw not in self.last):  # "MD and charge rn"
+                continue
+            out.append(i)
+        return out
+
     def _signature_lines(self, toks, low, starts, ends, text, present: frozenset[str]) -> list[int]:
         """The words of a signature line (round 14, DOCTOR): a line holding only one or two words, an initial
         before them allowed, then a credential ([names.cues] credentials) and to the line end only more
@@ -592,18 +613,21 @@ class NameNet(PerNoteStage):
         only name words and initials (at most two words, "--" allowed) before it on its line, and one of
         them or word i a known given or last name (not 'Vestibular PT', 'Peds OT', 'AMBULATED PT')."""
         line_start = text.rfind("\n", 0, starts[i]) + 1
-        first, last = self.first, self.last
+        first, last, english = self.first, self.last, self.english
         j, names_before = i - 1, 0
         known = (w := toks[i].lower()) in first or w in last
+        unknown = w not in english  # lexical() gave it a score: no frequent word
         while j >= 0 and starts[j] >= line_start:
             t = toks[j]
             if t.isalpha() and (len(t) == 1 or (lex[j] is not None and lex[j] > 0)):
                 names_before += len(t) > 1
                 known = known or (w := t.lower()) in first or w in last
+                unknown = unknown and (len(t) == 1 or w not in english)
             elif t not in _NAME_MARKS:
                 return False
             j -= 1
-        return known and names_before <= 2
+        # round 15: or two words in no dictionary ("XAVROS QUELLBY, PT, DPT": a name no gazetteer holds)
+        return names_before <= 2 and (known or (unknown and names_before >= 1))
 
     def _adjacent(self, i: int, step: int, starts, ends, text) -> int | None:
         """The word next to word i, past spaces, 'and', '&' or an initial ("mjch and qiludsr",
