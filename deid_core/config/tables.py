@@ -124,6 +124,7 @@ class Merge:
     doctor_field_keys: tuple[str, ...]
     patient_titles: tuple[Token, ...]
     clinician_titles: tuple[Token, ...]
+    clinician_roles: tuple[Token, ...]
     title_roles: tuple[Token, ...]
     patient_initials: bool
     patient_initials_verbs: tuple[str, ...]
