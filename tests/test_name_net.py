@@ -415,3 +415,45 @@ def test_a_signature_line_names_its_words_before_a_credential(text, expected):
 ])
 def test_a_line_without_name_evidence_or_with_words_around_the_credential_is_no_signature(text):
     assert found(text) == []
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    # round 15: a clinician's initials right after "Dr." in Title case
+    ("Discussed with Dr. QX.\n\nPGY-5", [("QX", "DOCTOR")]),
+    ("Questions? Call Dr. ZB's office at 555", [("ZB", "DOCTOR")]),
+    ("Admitting resident: Dr. QVR pager 14470", [("QVR", "DOCTOR")]),
+    # round 15: the two nurses of a break cover
+    ("quorra covering lee ann's pts during break", [("quorra", "DOCTOR"), ("lee ann", "DOCTOR")]),
+    ("bed 4.\nmarisol covering quenby's patients 1900-1930", [("marisol", "DOCTOR"), ("quenby", "DOCTOR")]),
+    ("RN covering zorv's pts", [("zorv", "DOCTOR")]),  # a cue word on one side: the other side only
+    # round 15: RRT, LPN, CNA, CRNA and "rep" are roles before a name
+    ("rrt q. velbrano in for ps 10/5", [("velbrano", "DOCTOR")]),
+    ("RRT K. Zorvath at bedside for cpap", [("K. Zorvath", "DOCTOR")]),
+    ("INSURANCE VERIFIED WITH ACME REP QUOLVEN AT 1 (555) 222-3333", [("QUOLVEN", "DOCTOR")]),
+    # round 15: a word between "and" and a credential, right after another credential
+    ("plan discussed with W. Qorba MD and ping rn. Resources given", [("W. Qorba", "DOCTOR"), ("ping", "DOCTOR")]),
+    # round 15: a signature line of two words in no dictionary before PT, DPT
+    ("NEXT SESSION WEDNESDAY.\nXAVROS QUELBIT, PT, DPT  (XQ14)", [("XAVROS QUELBIT", "DOCTOR")]),
+])
+def test_round15_frames_name_clinicians(text, expected):
+    assert found(text) == expected
+
+
+@pytest.mark.parametrize("text", [
+    "DR. ED NOTE REVIEWED",  # a capitals run, not initials after a title
+    "Dr. ON CALL aware",  # a function word
+    "Dr. MD reviewed",  # a cue word
+    "dressing covering wound's edges",  # no pts after the possessive
+    "2200: covering patients on 5 west",
+    "pt covering her mouth's corner",
+    "RRT called for desat",  # a dictionary word after the role
+    "rrt aware of abg",
+    "3 sets of 10 reps, 1 rep max",
+    "seen by MD and RN today",  # no word between 'and' and the credential
+    "seen with MD and charge rn aware",  # a frequent word between them
+    "Ambulated 200 ft.\nVestibular PT, DPT",  # one word, a dictionary word
+    "Note.\nPeds OT\n",
+    "Resp.\nNEURO REHAB PT, DPT\n",  # dictionary words
+])
+def test_round15_frames_without_name_evidence_propose_nothing(text):
+    assert found(text) == []
