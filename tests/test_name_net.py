@@ -443,6 +443,8 @@ def test_round15_frames_name_clinicians(text, expected):
     "DR. ED NOTE REVIEWED",  # a capitals run, not initials after a title
     "Dr. ON CALL aware",  # a function word
     "Dr. MD reviewed",  # a cue word
+    "Dr. PA aware",  # a line credential
+    "discussed with Dr. ICU team",  # a clinical word of three letters
     "dressing covering wound's edges",  # no pts after the possessive
     "2200: covering patients on 5 west",
     "pt covering her mouth's corner",

@@ -270,16 +270,19 @@ class NameNet(PerNoteStage):
     def _titled_initials(self, i: int, toks, low, starts, ends, text) -> bool:
         """A clinician's initials right after a doctor title in Title case (round 15, DOCTOR): two or three capitals
         standing alone ("Discussed with Dr. JW.", "Call Dr. BB's office", "resident: Dr. IR pager"), whatever
-        word they spell (initials are no abbreviation here), but a function or cue word ("Dr. ON CALL", "Dr. MD")
-        or inside a capitals run ("DR. BB", "Dr. ED NOTE": capitals after them)."""
+        two letters spell (initials are no abbreviation here), but a function, cue or line-credential word ("Dr. ON
+        CALL", "Dr. MD", "Dr. PA"), a clinical word of three ("Dr. ICU team") or inside a capitals run ("DR. BB",
+        "Dr. ED NOTE": capitals after them)."""
         t = toks[i]
         k = i - 2 if i >= 2 and toks[i - 1] == "." and ends[i - 2] == starts[i - 1] else i - 1
         if k < 0 or low[k] not in self.cues.doctor_titles or not (toks[k][0].isupper() and toks[k][1:].islower()):
             return False
         if not (2 <= len(t) <= 3 and t.isalpha() and t.isupper()) or text[ends[i - 1]:starts[i]] not in (" ", "\t"):
             return False
-        if is_function_word(low[i]) or low[i] in self._all_cues or _glued(i, toks, starts, ends):
-            return False
+        lw = low[i]
+        if (is_function_word(lw) or lw in self._all_cues or lw in self.cues.line_credentials
+                or (len(t) == 3 and lw in self._medical) or _glued(i, toks, starts, ends)):
+            return False  # a 3-letter clinical word ("Dr. ICU team"); two letters collide too often to refuse them
         return _CAPS_AFTER.match(text, ends[i]) is None
 
     def _covering(self, toks, low, starts, ends, text) -> list[int]:
