@@ -283,7 +283,7 @@ class NameNet(PerNoteStage):
         if (is_function_word(lw) or lw in self._all_cues or lw in self.cues.line_credentials
                 or (len(t) == 3 and lw in self._medical) or _glued(i, toks, starts, ends)):
             return False  # a 3-letter clinical word ("Dr. ICU team"); two letters collide too often to refuse them
-        return _CAPS_AFTER.match(text, ends[i]) is None
+        return _CAPS_AFTER.match(text, ends[i], ends[i] + TAIL_REACH) is None
 
     def _covering(self, toks, low, starts, ends, text) -> list[int]:
         """The two nurses of a break cover (round 15, DOCTOR): one or two words opening the line (or a clause),
@@ -291,7 +291,8 @@ class NameNet(PerNoteStage):
         The words are no function, medical or cue word; either side may be left out ("RN covering bo's pts")."""
         out: list[int] = []
         for k in _positions(low, frozenset(("covering",)), frozenset(("covering",))):
-            m = _COVERED.match(text, ends[k])
+            m = _COVERED.match(text, ends[k], ends[k] + SIGNATURE_REACH)  # bounded: the regex module looks ahead
+            # for the literal "pts" to the end of the text otherwise (quadratic on a note of "covering")
             if m is None:
                 continue
             right = [j for j in range(k + 1, bisect_left(starts, m.end("name"))) if toks[j].isalpha()]
