@@ -453,6 +453,10 @@ def test_round15_frames_name_clinicians(text, expected):
     "3 sets of 10 reps, 1 rep max",
     "seen by MD and RN today",  # no word between 'and' and the credential
     "seen with MD and charge rn aware",  # a frequent word between them
+    # review 15: a frequent word that is only a surname is the shift, not the nurse's given name
+    "Care discussed with MD and day RN this am.",
+    "float covering night shift's pts during break",  # the shift whose patients are covered
+    "evening covering day's pts",
     "Ambulated 200 ft.\nVestibular PT, DPT",  # one word, a dictionary word
     "Note.\nPeds OT\n",
     "Resp.\nNEURO REHAB PT, DPT\n",  # dictionary words

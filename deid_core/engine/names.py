@@ -302,7 +302,8 @@ class NameNet(PerNoteStage):
                 left = [j for j in range(bisect_left(starts, head.start("name")), k) if toks[j].isalpha()]
             for side in (left, right):
                 if side and all(len(toks[j]) >= 2 and not is_function_word(low[j]) and low[j] not in self._medical
-                                and low[j] not in self._all_cues for j in side):
+                                and low[j] not in self._all_cues and not self._frequent_not_given(low[j])
+                                for j in side):  # review 15: not "night shift's pts"
                     out.extend(side)
         return out
 
@@ -440,6 +441,11 @@ class NameNet(PerNoteStage):
                 out.extend((j, i))
         return out
 
+    def _frequent_not_given(self, lw: str) -> bool:
+        """A frequent word that is no known given name: the shift or unit in the nurses' frames ("day RN",
+        "night shift's pts"), where a nurse goes by the given name ("ping rn", "rose covering")."""
+        return is_frequent(lw) and lw not in self.first
+
     def _credited_pairs(self, toks, low, starts, ends, text, present: frozenset[str]) -> list[int]:
         """A word between "and" and a credential right after another credential (round 15, DOCTOR): two clinicians
         named in one breath ("with W. Quell MD and ping rn"): the first credential says the second word is a
@@ -453,9 +459,8 @@ class NameNet(PerNoteStage):
             if not (text[ends[b]:starts[a]] == text[ends[a]:starts[i]] == text[ends[i]:starts[c]] == " "):
                 continue
             lw = low[i]
-            if is_function_word(lw) or lw in self._medical or lw in self._all_cues or (
-                    is_frequent(lw) and lw not in self.first and lw not in self.last):  # "MD and charge rn"
-                continue
+            if is_function_word(lw) or lw in self._medical or lw in self._all_cues or self._frequent_not_given(lw):
+                continue  # "MD and charge rn", "MD and day rn" (review 15: 'day' is a surname, not a given name)
             out.append(i)
         return out
 
