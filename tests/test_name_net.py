@@ -426,10 +426,9 @@ def test_a_line_without_name_evidence_or_with_words_around_the_credential_is_no_
     ("quorra covering lee ann's pts during break", [("quorra", "DOCTOR"), ("lee ann", "DOCTOR")]),
     ("bed 4.\nmarisol covering quenby's patients 1900-1930", [("marisol", "DOCTOR"), ("quenby", "DOCTOR")]),
     ("RN covering zorv's pts", [("zorv", "DOCTOR")]),  # a cue word on one side: the other side only
-    # round 15: RRT, LPN, CNA, CRNA and "rep" are roles before a name
+    # round 15: RRT, LPN, CNA and CRNA are roles before a name ("rep" is not: review 15, "rep trop")
     ("rrt q. velbrano in for ps 10/5", [("velbrano", "DOCTOR")]),
     ("RRT K. Zorvath at bedside for cpap", [("K. Zorvath", "DOCTOR")]),
-    ("INSURANCE VERIFIED WITH ACME REP QUOLVEN AT 1 (555) 222-3333", [("QUOLVEN", "DOCTOR")]),
     # round 15: a word between "and" and a credential, right after another credential
     ("plan discussed with W. Qorba MD and ping rn. Resources given", [("W. Qorba", "DOCTOR"), ("ping", "DOCTOR")]),
     # round 15: a signature line of two words in no dictionary before PT, DPT
@@ -451,6 +450,10 @@ def test_round15_frames_name_clinicians(text, expected):
     "RRT called for desat",  # a dictionary word after the role
     "rrt aware of abg",
     "3 sets of 10 reps, 1 rep max",
+    # review 15: "rep" is also "repeat" before a lab or a drug ("rep trop neg", "rep Kayexalate given")
+    "rep lactate 2.1, rep trop neg.",
+    "rep troponin pending.",
+    "rep Kayexalate given.",
     "seen by MD and RN today",  # no word between 'and' and the credential
     "seen with MD and charge rn aware",  # a frequent word between them
     # review 15: a frequent word that is only a surname is the shift, not the nurse's given name
