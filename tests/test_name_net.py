@@ -422,6 +422,7 @@ def test_a_line_without_name_evidence_or_with_words_around_the_credential_is_no_
     ("Discussed with Dr. QX.\n\nPGY-5", [("QX", "DOCTOR")]),
     ("Questions? Call Dr. ZB's office at 555", [("ZB", "DOCTOR")]),
     ("Admitting resident: Dr. QVR pager 14470", [("QVR", "DOCTOR")]),
+    ("Questions? Call Dr. GI's office at 555", [("GI", "DOCTOR")]),  # two clinical letters, no word after
     # round 15: the two nurses of a break cover
     ("quorra covering lee ann's pts during break", [("quorra", "DOCTOR"), ("lee ann", "DOCTOR")]),
     ("bed 4.\nmarisol covering quenby's patients 1900-1930", [("marisol", "DOCTOR"), ("quenby", "DOCTOR")]),
@@ -444,6 +445,11 @@ def test_round15_frames_name_clinicians(text, expected):
     "Dr. MD reviewed",  # a cue word
     "Dr. PA aware",  # a line credential
     "discussed with Dr. ICU team",  # a clinical word of three letters
+    # review 15: a clinical word of two letters before a word ("Dr. GI fellow", "Dr. IR consulted")
+    "Discussed with Dr. GI fellow re scope.",
+    "Spoke with Dr. ER attending.",
+    "Dr. IR consulted for drain.",
+    "Call Dr. ID re abx.",
     "dressing covering wound's edges",  # no pts after the possessive
     "2200: covering patients on 5 west",
     "pt covering her mouth's corner",

@@ -281,8 +281,10 @@ class NameNet(PerNoteStage):
             return False
         lw = low[i]
         if (is_function_word(lw) or lw in self._all_cues or lw in self.cues.line_credentials
-                or (len(t) == 3 and lw in self._medical) or _glued(i, toks, starts, ends)):
-            return False  # a 3-letter clinical word ("Dr. ICU team"); two letters collide too often to refuse them
+                or (lw in self._medical and (len(t) == 3 or _WORD_AFTER.match(text, ends[i], ends[i] + TAIL_REACH) is not None))
+                or _glued(i, toks, starts, ends)):
+            return False  # a 3-letter clinical word ("Dr. ICU team"), or one of 2 before a word (review 15: "Dr. GI
+            # fellow", "Dr. IR consulted"); two letters alone collide too often with initials to refuse them
         return _CAPS_AFTER.match(text, ends[i], ends[i] + TAIL_REACH) is None
 
     def _covering(self, toks, low, starts, ends, text) -> list[int]:
@@ -753,6 +755,7 @@ _SIGNATURE_HEAD = regex.compile(r"[ \t]*(?:-{1,2}[ \t]*)?(?P<name>(?:\p{L}\.[ \t
                                 r"(?:[ \t]\p{L}[\p{L}'’-]*)?)[ \t]*,?[ \t]*\Z")
 _TAIL_PIECE = regex.compile(r"\p{L}+|\d+")  # the words and numbers after a signature's credential
 _NOT_NAME_ENDINGS = ("ing", "ed", "ly")  # a dictionary word's endings that no name-like word has ("Regarding")
+_WORD_AFTER = regex.compile(r"[ \t]+\p{L}")  # "Dr. GI fellow": a word follows the letters
 _CAPS_AFTER = regex.compile(r"[ \t]+\p{Lu}{2,}(?![\p{L}\d])")  # "Dr. ED NOTE": a capitals run, not initials
 # after "covering": one or two words, "'s" and the patients ("bo's pts", "lee ann's patients")
 _COVERED = regex.compile(r"[ \t]+(?P<name>\p{L}[\p{L}-]*(?:[ \t]\p{L}[\p{L}-]*)?)['’]s[ \t]+(?i:pts|patients)(?![\p{L}\d])")
