@@ -393,12 +393,11 @@ def test_round15_name_frames_and_clinician_roles_are_linear():
 
     config = load_config()
     m, net = config.merge, name_stage(config, None)
-    titles = (*m.clinician_titles, *m.clinician_roles)
 
     def run(text: str) -> None:
         net.run(doc_of(text), NoteState())
         spans = [Span(i, i + 5, "PATIENT", "crf:single") for i in range(4, len(text) - 5, 40)]
-        clinician_labels(spans, text, titles, frozenset())
+        clinician_labels(spans, text, m.clinician_titles, frozenset(), m.clinician_roles)
 
     assert_linear(run, "round 15 name frames, clinician roles", {
         "break covers": lambda n: ("ann covering lee bo's pts; " * n)[:n],
