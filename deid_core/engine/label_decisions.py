@@ -394,7 +394,7 @@ def _name_words(piece: str) -> bool:
             and not any(is_frequent(w) for w in regex.findall(r"\p{L}+", piece)))
 
 
-_TITLE_REACH = 12  # characters read before a person span for its title ("Mrs. ", "Dear Ms ")
+_TITLE_REACH = 12  # characters read before a person span for its title ("Mrs. ", "Dear Ms "); [merge] clinician_roles are checked to fit (config/tables.py RoleWord)
 _ROLE_AFTER = regex.compile(r"[ \t]*[,(]?[ \t]*(\p{L}+)")  # the word after a name: "Ms. Ann Quell, RN", "Ms. Quell (SW)"
 
 
