@@ -460,6 +460,10 @@ def test_round15_frames_name_clinicians(text, expected):
     "rep lactate 2.1, rep trop neg.",
     "rep troponin pending.",
     "rep Kayexalate given.",
+    # review 15: a verb's form in no dictionary after a role is no name ("cna ambulated pt", main: "rn repositioned")
+    "cna ambulated pt to bathroom.",
+    "rn repositioned pt q2h.",
+    "CNA Ambulating in hall with pt.",
     "seen by MD and RN today",  # no word between 'and' and the credential
     "seen with MD and charge rn aware",  # a frequent word between them
     # review 15: a frequent word that is only a surname is the shift, not the nurse's given name

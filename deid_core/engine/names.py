@@ -138,8 +138,8 @@ class NameNet(PerNoteStage):
             score, known = score + w.first_name, True
         if low in self.last:
             score, known = score + w.last_name, True
-        if not known:
-            score += w.dictionary if low in self.english else w.unknown
+        if not known:  # review 15: a verb's form the dictionary lacks reads as one ("ambulated", "repositioned")
+            score += w.dictionary if low in self.english or _verb_form(low) else w.unknown
         if word[0].isupper() and word[1:].islower():
             score += w.title_case
         return score
@@ -755,6 +755,11 @@ _SIGNATURE_HEAD = regex.compile(r"[ \t]*(?:-{1,2}[ \t]*)?(?P<name>(?:\p{L}\.[ \t
                                 r"(?:[ \t]\p{L}[\p{L}'’-]*)?)[ \t]*,?[ \t]*\Z")
 _TAIL_PIECE = regex.compile(r"\p{L}+|\d+")  # the words and numbers after a signature's credential
 _NOT_NAME_ENDINGS = ("ing", "ed", "ly")  # a dictionary word's endings that no name-like word has ("Regarding")
+
+
+def _verb_form(low: str) -> bool:
+    """A long word in no name list with a verb's ending: a word the dictionary lacks ("ambulated"), no name."""
+    return len(low) >= 7 and low.endswith(_NOT_NAME_ENDINGS)
 _WORD_AFTER = regex.compile(r"[ \t]+\p{L}")  # "Dr. GI fellow": a word follows the letters
 _CAPS_AFTER = regex.compile(r"[ \t]+\p{Lu}{2,}(?![\p{L}\d])")  # "Dr. ED NOTE": a capitals run, not initials
 # after "covering": one or two words, "'s" and the patients ("bo's pts", "lee ann's patients")
