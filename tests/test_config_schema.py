@@ -311,3 +311,11 @@ def test_field_words_name_id_labels_one_label_each(fields, message):
     with pytest.raises(ConfigError) as exc:
         load_config({"merge": {"id_fields": fields}})
     assert message in str(exc.value), str(exc.value)
+
+
+def test_a_clinician_role_longer_than_the_window_before_a_name_is_refused():
+    """Review 15: [merge] clinician_roles are read in the 12 characters before a PATIENT span (the word and a blank):
+    a longer role ("anesthesiologist") could never match and was silently dead; refused with the configuration."""
+    with pytest.raises(ConfigError, match=r"\[merge\] clinician_roles\[1\] = 'anesthesiologist' is not accepted"):
+        load_config({"merge": {"clinician_roles": ["nurse", "anesthesiologist"]}})
+    assert load_config({"merge": {"clinician_roles": ["intensivist"]}}).merge.clinician_roles == ("intensivist",)

@@ -354,3 +354,38 @@ def test_a_clinicians_title_or_credential_makes_a_patient_span_doctor_but_not_a_
 
     spans = shipped_deidentifier("clinician-titles").tag(Note("n", text))
     assert [(text[s.start:s.end], s.label) for s in spans] == [("Ann Quell", "PATIENT")]  # kin decides after
+
+
+def test_a_clinicians_role_before_a_patient_span_makes_it_doctor_through_the_merge():
+    """Round 15 ([merge] clinician_roles): a role word right before a PATIENT span says it is a clinician, as "Dr."
+    does ("chaplain X with family", "Cigna rep X at"); a relative's kin word still decides after it, "resident" is
+    no such role (a nursing home's resident is the patient), and [] turns the step off."""
+    from deid_core.engine.label_decisions import clinician_labels
+
+    roles = load_config().merge.clinician_roles
+
+    def out(text: str, word: str, titles=("dr", "doctor"), before=roles) -> list[str]:
+        start = text.index(word)
+        spans = clinician_labels([Span(start, start + len(word), "PATIENT", "crf:single")], text, list(titles),
+                                 frozenset(), before)
+        return [s.label for s in spans]
+
+    assert out("Son present; chaplain Quorra Vell with family.", "Quorra Vell") == ["DOCTOR"]
+    assert out("Verified with Acme rep Quorra at 555-0100", "Quorra") == ["DOCTOR"]
+    assert out("FAX to 555-0100 attn Quorra Vell - today", "Quorra Vell") == ["DOCTOR"]
+    assert out("Pt is a resident Quorra Vell of the home", "Quorra Vell") == ["PATIENT"]
+    assert out("Son present; chaplain Quorra Vell with family.", "Quorra Vell", before=()) == ["PATIENT"]
+    # review 15: a role word ends a sentence before the patient's name: no '.' after a role (a title's only)
+    assert out("Plan discussed with attending. Quorra Vell is a 45 yo F.", "Quorra Vell") == ["PATIENT"]
+    assert out("Mother of pt is an RN. Quorra Vell denies pain.", "Quorra Vell") == ["PATIENT"]
+    assert out("Plan discussed with Dr. Quorra Vell today.", "Quorra Vell") == ["DOCTOR"]
+    assert out("Chaplaincy\nQuorra Vell with family.", "Quorra Vell") == ["PATIENT"]  # no role right before it
+    from tests.helpers_rules import shipped_deidentifier
+
+    deid = shipped_deidentifier("clinician-roles")
+    text = "Wife present; chaplain Quorra Vellmont with family.\nHer son Ann Quell at bedside."
+    spans = deid.tag(Note("n", text))
+    assert [(text[s.start:s.end], s.label) for s in spans] == [("Quorra Vellmont", "DOCTOR"), ("Ann Quell", "PATIENT")]
+    text = "Plan discussed with attending. Anna Perez is a 45 yo F with CHF."
+    spans = deid.tag(Note("n", text))
+    assert ("Anna Perez", "PATIENT") in [(text[s.start:s.end], s.label) for s in spans]

@@ -382,6 +382,30 @@ def test_round14_title_labels_signature_lines_and_capitals_kin_are_linear():
         "titles": lambda n: ("Mr. Quellby is a 22 yo man, Ms. Quellby, RN " * n)[:n]})
 
 
+def test_round15_name_frames_and_clinician_roles_are_linear():
+    """Round 15: the break-cover frame reads one match after each "covering" and a bounded window before it, the
+    initials after "Dr." and the pairs of credentials a fixed number of tokens, clinician roles a fixed window
+    before each PATIENT span."""
+    from deid_core.config import load_config
+    from deid_core.engine.label_decisions import clinician_labels
+    from deid_core.engine.names import name_stage
+    from deid_core.spans import Span
+
+    config = load_config()
+    m, net = config.merge, name_stage(config, None)
+
+    def run(text: str) -> None:
+        net.run(doc_of(text), NoteState())
+        spans = [Span(i, i + 5, "PATIENT", "crf:single") for i in range(4, len(text) - 5, 40)]
+        clinician_labels(spans, text, m.clinician_titles, frozenset(), m.clinician_roles)
+
+    assert_linear(run, "round 15 name frames, clinician roles", {
+        "break covers": lambda n: ("ann covering lee bo's pts; " * n)[:n],
+        "coverings without pts": lambda n: ("covering " * n)[:n],
+        "one long word after covering": lambda n: ("ann covering " + "q" * n)[:n],
+        "initials and pairs": lambda n: ("Dr. QX. W. Quell MD and ping rn, chaplain Ann Quell " * n)[:n]})
+
+
 def test_a_200k_space_note_takes_seconds():
     import time
 

@@ -415,3 +415,65 @@ def test_a_signature_line_names_its_words_before_a_credential(text, expected):
 ])
 def test_a_line_without_name_evidence_or_with_words_around_the_credential_is_no_signature(text):
     assert found(text) == []
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    # round 15: a clinician's initials right after "Dr." in Title case
+    ("Discussed with Dr. QX.\n\nPGY-5", [("QX", "DOCTOR")]),
+    ("Questions? Call Dr. ZB's office at 555", [("ZB", "DOCTOR")]),
+    ("Admitting resident: Dr. QVR pager 14470", [("QVR", "DOCTOR")]),
+    ("Questions? Call Dr. GI's office at 555", [("GI", "DOCTOR")]),  # two clinical letters, no word after
+    ("Discussed with Dr. EF at 10:45.", [("EF", "DOCTOR")]),  # review 15: a function word after them
+    ("Your doctors were Dr. TX and Dr. Xqelwtdo.", [("TX", "DOCTOR"), ("Xqelwtdo", "DOCTOR")]),
+    # round 15: the two nurses of a break cover
+    ("quorra covering lee ann's pts during break", [("quorra", "DOCTOR"), ("lee ann", "DOCTOR")]),
+    ("bed 4.\nmarisol covering quenby's patients 1900-1930", [("marisol", "DOCTOR"), ("quenby", "DOCTOR")]),
+    ("RN covering zorv's pts", [("zorv", "DOCTOR")]),  # a cue word on one side: the other side only
+    # round 15: RRT, LPN, CNA and CRNA are roles before a name ("rep" is not: review 15, "rep trop")
+    ("rrt q. velbrano in for ps 10/5", [("velbrano", "DOCTOR")]),
+    ("RRT K. Zorvath at bedside for cpap", [("K. Zorvath", "DOCTOR")]),
+    # round 15: a word between "and" and a credential, right after another credential
+    ("plan discussed with W. Qorba MD and ping rn. Resources given", [("W. Qorba", "DOCTOR"), ("ping", "DOCTOR")]),
+    # round 15: a signature line of two words in no dictionary before PT, DPT
+    ("NEXT SESSION WEDNESDAY.\nXAVROS QUELBIT, PT, DPT  (XQ14)", [("XAVROS QUELBIT", "DOCTOR")]),
+])
+def test_round15_frames_name_clinicians(text, expected):
+    assert found(text) == expected
+
+
+@pytest.mark.parametrize("text", [
+    "DR. ED NOTE REVIEWED",  # a capitals run, not initials after a title
+    "Dr. ON CALL aware",  # a function word
+    "Dr. MD reviewed",  # a cue word
+    "Dr. PA aware",  # a line credential
+    "discussed with Dr. ICU team",  # a clinical word of three letters
+    # review 15: a clinical word of two letters before a word ("Dr. GI fellow", "Dr. IR consulted")
+    "Discussed with Dr. GI fellow re scope.",
+    "Spoke with Dr. ER attending.",
+    "Dr. IR consulted for drain.",
+    "dressing covering wound's edges",  # no pts after the possessive
+    "2200: covering patients on 5 west",
+    "pt covering her mouth's corner",
+    "RRT called for desat",  # a dictionary word after the role
+    "rrt aware of abg",
+    "3 sets of 10 reps, 1 rep max",
+    # review 15: "rep" is also "repeat" before a lab or a drug ("rep trop neg", "rep Kayexalate given")
+    "rep lactate 2.1, rep trop neg.",
+    "rep troponin pending.",
+    "rep Kayexalate given.",
+    # review 15: a verb's form in no dictionary after a role is no name ("cna ambulated pt", main: "rn repositioned")
+    "cna ambulated pt to bathroom.",
+    "rn repositioned pt q2h.",
+    "CNA Ambulating in hall with pt.",
+    "seen by MD and RN today",  # no word between 'and' and the credential
+    "seen with MD and charge rn aware",  # a frequent word between them
+    # review 15: a frequent word that is only a surname is the shift, not the nurse's given name
+    "Care discussed with MD and day RN this am.",
+    "float covering night shift's pts during break",  # the shift whose patients are covered
+    "evening covering day's pts",
+    "Ambulated 200 ft.\nVestibular PT, DPT",  # one word, a dictionary word
+    "Note.\nPeds OT\n",
+    "Resp.\nNEURO REHAB PT, DPT\n",  # dictionary words
+])
+def test_round15_frames_without_name_evidence_propose_nothing(text):
+    assert found(text) == []

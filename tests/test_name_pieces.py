@@ -108,6 +108,9 @@ def test_pieces_of_different_things_stay_apart(text, pieces):
     ("ORDERING: DR. VAN DRUYKE   LOCATION: MERCY", "VAN", "VAN DRUYKE"),
     ("PT eval by Milo O'Neeil Tuesday.", "Milo O", "Milo O'Neeil"),
     ("Results called to BENJAMIN ARIETTA-HOLZBORG RD", "BENJAMIN ARIETTA", "BENJAMIN ARIETTA-HOLZBORG"),
+    # round 15: a half that is a dictionary word but a known name (a double-barrelled surname cut at its hyphen)
+    ("FOLLOWUP: Dr. Quellstad-Page in one week", "Quellstad", "Quellstad-Page"),
+    ("Signed: COX-QUELLBY, NICKOLE, M.D.", "QUELLBY, NICKOLE", "COX-QUELLBY, NICKOLE"),
 ])
 def test_a_person_span_grows_over_untagged_particles_and_glued_name_words(text, piece, expected):
     assert _joined(text, [(piece, "DOCTOR", "crf:single")]) == [(expected, "DOCTOR")]
@@ -124,6 +127,9 @@ def test_a_person_span_grows_over_untagged_particles_and_glued_name_words(text, 
     ("Jackson-Pratt drain placed by Dr. Jackson.", "Jackson"),  # an eponym ([merge] hyphen_eponyms)
     ("MALLORY-WEISS TEAR", "MALLORY"),
     ("h/o Stevens-Johnson", "Johnson"),
+    ("seen by Quellby-Will today", "Quellby"),  # a known name that is a function word ("will")
+    ("Quellby-Cancer center", "Quellby"),  # a medical word
+    ("Dr. Quellby-page", "Quellby"),  # another case
 ])
 def test_no_growth_over_dictionary_words_or_mixed_case(text, piece):
     assert _joined(text, [(piece, "DOCTOR", "crf:single")]) == [(piece, "DOCTOR")]

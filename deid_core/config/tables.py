@@ -46,6 +46,9 @@ Positive = Annotated[int, at_least(1)]
 Share = Annotated[float, between(0, 1)]
 Seconds = Annotated[float, at_least(0)]
 Token = Annotated[str, Check(lambda v: re.fullmatch(r"\S+", v) is not None, "one word (no blank)")]
+# [merge] clinician_roles: read in the 12 characters before a person span (engine/label_decisions.py _TITLE_REACH)
+RoleWord = Annotated[str, Check(lambda v: re.fullmatch(r"\S{1,11}", v) is not None,
+                                "one word of at most 11 characters (the window read before a name)")]
 Phrase = Annotated[str, Check(lambda v: v.strip() != "", "a word or phrase, not blank")]
 Ref = Annotated[str, Check(lambda v: ":" in v, "'package.module:attribute'")]
 BundleName = Annotated[str, Check(lambda v: re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]*", v) is not None,
@@ -124,6 +127,7 @@ class Merge:
     doctor_field_keys: tuple[str, ...]
     patient_titles: tuple[Token, ...]
     clinician_titles: tuple[Token, ...]
+    clinician_roles: tuple[RoleWord, ...]
     title_roles: tuple[Token, ...]
     patient_initials: bool
     patient_initials_verbs: tuple[str, ...]

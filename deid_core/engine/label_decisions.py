@@ -394,16 +394,18 @@ def _name_words(piece: str) -> bool:
             and not any(is_frequent(w) for w in regex.findall(r"\p{L}+", piece)))
 
 
-_TITLE_REACH = 12  # characters read before a person span for its title ("Mrs. ", "Dear Ms ")
+_TITLE_REACH = 12  # characters read before a person span for its title ("Mrs. ", "Dear Ms "); [merge] clinician_roles are checked to fit (config/tables.py RoleWord)
 _ROLE_AFTER = regex.compile(r"[ \t]*[,(]?[ \t]*(\p{L}+)")  # the word after a name: "Ms. Ann Quell, RN", "Ms. Quell (SW)"
 
 
 @lru_cache(maxsize=8)
-def _title_before(titles: tuple[str, ...]) -> regex.Pattern | None:
-    """One of `titles` as a word of its own, '.' optional, then blanks, at the end of the searched text."""
+def _title_before(titles: tuple[str, ...], dot: bool = True) -> regex.Pattern | None:
+    """One of `titles` as a word of its own, '.' optional (unless not `dot`), then blanks, at the end of the
+    searched text."""
     if not titles:
         return None
-    return regex.compile(r"(?<![\p{L}\d'’-])(?:" + phrase_alternation(titles) + r")\.?[ \t]+\Z", regex.IGNORECASE)
+    return regex.compile(r"(?<![\p{L}\d'’-])(?:" + phrase_alternation(titles) + (r")\.?" if dot else ")")
+                         + r"[ \t]+\Z", regex.IGNORECASE)
 
 
 def title_labels(spans: Sequence[Span], text: str, titles: Sequence[str], roles: frozenset[str]) -> list[Span]:
@@ -423,16 +425,18 @@ def title_labels(spans: Sequence[Span], text: str, titles: Sequence[str], roles:
     return out
 
 
-def clinician_labels(spans: Sequence[Span], text: str, titles: Sequence[str], roles: frozenset[str]) -> list[Span]:
-    """PATIENT spans (any source) right after a clinician's title ("Dr. X", "Doctor X") or followed by a role or
-    credential word (`roles`, no kin word or title: "X, RN", "X (CRNA)") made DOCTOR (lead, round 14; i2b2 2014:
-    the title or credential says who is the clinician, also when the patient shares the name: "Pt Jordan Lee ...
-    reviewed by Dr. Jordan Park"). Runs before the relatives' decision, which makes a span beside a kin word
-    PATIENT again."""
-    pattern = _title_before(tuple(titles))
+def clinician_labels(spans: Sequence[Span], text: str, titles: Sequence[str], roles: frozenset[str],
+                     roles_before: Sequence[str] = ()) -> list[Span]:
+    """PATIENT spans (any source) right after a clinician's title ("Dr. X", "Doctor X") or role (`roles_before`,
+    round 15: "chaplain X"; no '.' after a role, which ends a sentence: "discussed with attending. X is a 45 yo") or
+    followed by a role or credential word (`roles`, no kin word or title: "X, RN", "X (CRNA)") made DOCTOR (lead,
+    round 14; i2b2 2014: the title or credential says who is the clinician, also when the patient shares the name:
+    "Pt Jordan Lee ... reviewed by Dr. Jordan Park"). Runs before the relatives' decision, which makes a span beside
+    a kin word PATIENT again."""
+    patterns = [p for p in (_title_before(tuple(titles)), _title_before(tuple(roles_before), dot=False)) if p is not None]
     out: list[Span] = []
     for s in spans:
-        if s.label == "PATIENT" and ((pattern is not None and pattern.search(text, max(0, s.start - _TITLE_REACH), s.start))
+        if s.label == "PATIENT" and (any(p.search(text, max(0, s.start - _TITLE_REACH), s.start) for p in patterns)
                                      or _role_after(text, s.end, roles)):
             s = s.with_label("DOCTOR")
         out.append(s)

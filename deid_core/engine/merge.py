@@ -157,7 +157,8 @@ class Merger:
             if self.options.crf_login_guard:  # after field_ids, which makes a person span with a digit a login
                 merged = guard_crf_logins(merged, doc.text)
             merged = whole_words(merged, doc.text, self.options.whole_word_labels)
-            merged = clinician_labels(merged, doc.text, self.options.clinician_titles, self._credentials)
+            merged = clinician_labels(merged, doc.text, self.options.clinician_titles, self._credentials,
+                                      self.options.clinician_roles)
             merged = kin_person_labels(merged, doc.text, self.options.propagate_kin_words)
             merged = title_labels(merged, doc.text, self.options.patient_titles, self._title_roles)
             merged = person_field_labels(merged, doc.text, self.options.patient_field_keys,

@@ -152,9 +152,12 @@ def _joinable(a: Span, b: Span, text: str, particles: frozenset[str], lead_words
 
 
 def _growable(word: str, piece: str) -> bool:
-    """A word a person span may grow over: no clinical or dictionary word ('CARAFATE-', 'Quellby-like'),
-    in the span's case."""
-    return not is_clinical_word(word) and _same_case(word, piece)
+    """A word a person span may grow over: no clinical or dictionary word ('CARAFATE-', 'Quellby-like') but a
+    known name capitalised, no function or medical word (round 15: 'Quell-Page', 'COX-QUELL': a double-barrelled
+    surname cut at its hyphen; not 'Quell-page'), in the span's case."""
+    low = word.lower()
+    return _same_case(word, piece) and (not is_clinical_word(word) or (
+        word[0].isupper() and is_name(low) and not is_function_word(low) and low not in words("medical_word")))
 
 
 def _after_particle(word: str, text: str, end: int, piece: str) -> bool:

@@ -94,7 +94,7 @@ class NameNet(PerNoteStage):
         self._surname_frames = frozenset(p[0] for p in c.roles if len(p) == 1) | c.titles | c.credentials
         self._kin_words = frozenset(p[0] for p in c.relations if len(p) == 1)  # one-word relations: kin frames
         self._kin_states = frozenset(w.lower() for w in opts.cues.kin_states)  # 'her mother Alive,': no name
-        self._run_cues = self._name_cues | self._kin_words | c.credentials | _COPULAS  # the words run() looks for
+        self._run_cues = self._name_cues | self._kin_words | c.credentials | _COPULAS | {"covering"}  # what run() looks for
         # cue phrase (words) -> (weight, names a clinician): the strongest kind wins a phrase
         self.phrase_cues: dict[tuple[str, ...], tuple[float, bool]] = {}
         for phrases, weight, doctor in ((c.weak, w.weak, False), (c.contacts, w.contact, False),
@@ -138,8 +138,8 @@ class NameNet(PerNoteStage):
             score, known = score + w.first_name, True
         if low in self.last:
             score, known = score + w.last_name, True
-        if not known:
-            score += w.dictionary if low in self.english else w.unknown
+        if not known:  # review 15: a verb's form the dictionary lacks reads as one ("ambulated", "repositioned")
+            score += w.dictionary if low in self.english or _verb_form(low) else w.unknown
         if word[0].isupper() and word[1:].islower():
             score += w.title_case
         return score
@@ -171,7 +171,8 @@ class NameNet(PerNoteStage):
         for i in scored:
             proposed[i] = scores[i] >= thr
         for i in self._frame_words(toks, low):  # frequent words a strong frame names ("Dr. Down", "R. DOWN NP")
-            if lex[i] is None and self._framed(i, toks, low, lex, starts, ends, text):
+            if lex[i] is None and (self._framed(i, toks, low, lex, starts, ends, text)
+                                   or self._titled_initials(i, toks, low, starts, ends, text)):
                 scores[i], labels[i], proposed[i] = thr, "DOCTOR", True
             elif low[i] in self._particles and self._particle_framed(i, toks, low, lex, starts, ends, text):
                 for k in (i, i + 1):  # 'M. LA RUE, MD': the particle and the name word
@@ -179,6 +180,9 @@ class NameNet(PerNoteStage):
         if not self._kin_words.isdisjoint(present):  # dictionary-word names after a kin word ("her mother Ginger,")
             for i in self._kin_framed(toks, low, lex, starts, ends, text, present):
                 scores[i], labels[i], proposed[i] = thr, "PATIENT", True
+        if "covering" in present:  # a nurses' break cover ("ann covering bo's pts")
+            for i in self._covering(toks, low, starts, ends, text):
+                scores[i], labels[i], proposed[i] = thr, "DOCTOR", True
         if not _COPULAS.isdisjoint(present):  # a known name that is a word, as the note's subject ("HPI: pearl is a 44 yo")
             for i in self._subjects(toks, low, lex, starts, ends, text, present):
                 scores[i], labels[i], proposed[i] = thr, "PATIENT", True
@@ -186,6 +190,8 @@ class NameNet(PerNoteStage):
             for i in self._credential_pairs(toks, low, lex, starts, ends, text, present):
                 scores[i], labels[i], proposed[i] = thr, "DOCTOR", True
             for i in self._signature_lines(toks, low, starts, ends, text, present):  # "draga pop rn" alone on its line
+                scores[i], labels[i], proposed[i] = thr, "DOCTOR", True
+            for i in self._credited_pairs(toks, low, starts, ends, text, present):  # "Quell MD and ping rn"
                 scores[i], labels[i], proposed[i] = thr, "DOCTOR", True
         if True not in proposed:  # nothing proposed: no neighbour to carry a word, no span
             return []
@@ -260,6 +266,55 @@ class NameNet(PerNoteStage):
             nxt = self._right_word(i, toks, lex, starts, ends, text)
             return nxt is not None and low[nxt] in self.cues.credentials
         return False
+
+    def _titled_initials(self, i: int, toks, low, starts, ends, text) -> bool:
+        """A clinician's initials right after a doctor title in Title case (round 15, DOCTOR): two or three capitals
+        standing alone ("Discussed with Dr. JW.", "Call Dr. BB's office", "resident: Dr. IR pager"), whatever
+        two letters spell (initials are no abbreviation here), but a function, cue or line-credential word ("Dr. ON
+        CALL", "Dr. MD", "Dr. PA"), a clinical word of three ("Dr. ICU team") or inside a capitals run ("DR. BB",
+        "Dr. ED NOTE": capitals after them)."""
+        t = toks[i]
+        k = i - 2 if i >= 2 and toks[i - 1] == "." and ends[i - 2] == starts[i - 1] else i - 1
+        if k < 0 or low[k] not in self.cues.doctor_titles or not (toks[k][0].isupper() and toks[k][1:].islower()):
+            return False
+        if not (2 <= len(t) <= 3 and t.isalpha() and t.isupper()) or text[ends[i - 1]:starts[i]] not in (" ", "\t"):
+            return False
+        lw = low[i]
+        if (is_function_word(lw) or lw in self._all_cues or lw in self.cues.line_credentials
+                or (lw in self._medical and (len(t) == 3 or self._content_word_after(text, ends[i])))
+                or _glued(i, toks, starts, ends)):
+            return False  # a 3-letter clinical word ("Dr. ICU team"), or one of 2 before a content word (review 15:
+            # "Dr. GI fellow", "Dr. IR consulted"); two letters alone or before "at", "and" ("Dr. EF at 10:45", "Dr.
+            # TX and Dr. X") collide too often with initials to refuse them
+        return _CAPS_AFTER.match(text, ends[i], ends[i] + TAIL_REACH) is None
+
+    @staticmethod
+    def _content_word_after(text: str, end: int) -> bool:
+        """Does a word that is no function word follow, past blanks ("Dr. GI fellow", not "Dr. EF at")?"""
+        m = _WORD_AFTER.match(text, end, end + TAIL_REACH)
+        return m is not None and not is_function_word(m.group(1).lower())
+
+    def _covering(self, toks, low, starts, ends, text) -> list[int]:
+        """The two nurses of a break cover (round 15, DOCTOR): one or two words opening the line (or a clause),
+        "covering", one or two words, then "'s" and "pts" / "patients" ("ann lee covering bo's pts during break").
+        The words are no function, medical or cue word; either side may be left out ("RN covering bo's pts")."""
+        out: list[int] = []
+        for k in _positions(low, frozenset(("covering",)), frozenset(("covering",))):
+            m = _COVERED.match(text, ends[k], ends[k] + SIGNATURE_REACH)  # bounded: the regex module looks ahead
+            # for the literal "pts" to the end of the text otherwise (quadratic on a note of "covering")
+            if m is None:
+                continue
+            right = [j for j in range(k + 1, bisect_left(starts, m.end("name"))) if toks[j].isalpha()]
+            left: list[int] = []
+            head = _COVER_HEAD.search(text, max(0, starts[k] - SIGNATURE_REACH), starts[k])
+            if head is not None:
+                left = [j for j in range(bisect_left(starts, head.start("name")), k) if toks[j].isalpha()]
+            for side in (left, right):
+                if side and all(len(toks[j]) >= 2 and not is_function_word(low[j]) and low[j] not in self._medical
+                                and low[j] not in self._all_cues and not self._frequent_not_given(low[j])
+                                for j in side):  # review 15: not "night shift's pts"
+                    out.extend(side)
+        return out
 
     def _particle_framed(self, i: int, toks, low, lex, starts, ends, text) -> bool:
         """A particle after an initial, then one name word and a credential ("M. LA RUE, MD", "O. van Dyke BSN";
@@ -393,6 +448,29 @@ class NameNet(PerNoteStage):
                 continue
             if (lj in self.first or lj in self.last) and (li in self.first or li in self.last):
                 out.extend((j, i))
+        return out
+
+    def _frequent_not_given(self, lw: str) -> bool:
+        """A frequent word that is no known given name: the shift or unit in the nurses' frames ("day RN",
+        "night shift's pts"), where a nurse goes by the given name ("ping rn", "rose covering")."""
+        return is_frequent(lw) and lw not in self.first
+
+    def _credited_pairs(self, toks, low, starts, ends, text, present: frozenset[str]) -> list[int]:
+        """A word between "and" and a credential right after another credential (round 15, DOCTOR): two clinicians
+        named in one breath ("with W. Quell MD and ping rn"): the first credential says the second word is a
+        name too, whatever word it spells; never a function, medical or cue word."""
+        out: list[int] = []
+        creds = self.cues.credentials
+        for c in _positions(low, creds, present):
+            i, a, b = c - 1, c - 2, c - 3
+            if b < 0 or low[a] not in ("and", "&") or low[b] not in creds or not toks[i].isalpha() or len(toks[i]) < 2:
+                continue
+            if not (text[ends[b]:starts[a]] == text[ends[a]:starts[i]] == text[ends[i]:starts[c]] == " "):
+                continue
+            lw = low[i]
+            if is_function_word(lw) or lw in self._medical or lw in self._all_cues or self._frequent_not_given(lw):
+                continue  # "MD and charge rn", "MD and day rn" (review 15: 'day' is a surname, not a given name)
+            out.append(i)
         return out
 
     def _signature_lines(self, toks, low, starts, ends, text, present: frozenset[str]) -> list[int]:
@@ -553,18 +631,21 @@ class NameNet(PerNoteStage):
         only name words and initials (at most two words, "--" allowed) before it on its line, and one of
         them or word i a known given or last name (not 'Vestibular PT', 'Peds OT', 'AMBULATED PT')."""
         line_start = text.rfind("\n", 0, starts[i]) + 1
-        first, last = self.first, self.last
+        first, last, english = self.first, self.last, self.english
         j, names_before = i - 1, 0
         known = (w := toks[i].lower()) in first or w in last
+        unknown = w not in english  # lexical() gave it a score: no frequent word
         while j >= 0 and starts[j] >= line_start:
             t = toks[j]
             if t.isalpha() and (len(t) == 1 or (lex[j] is not None and lex[j] > 0)):
                 names_before += len(t) > 1
                 known = known or (w := t.lower()) in first or w in last
+                unknown = unknown and (len(t) == 1 or w not in english)
             elif t not in _NAME_MARKS:
                 return False
             j -= 1
-        return known and names_before <= 2
+        # round 15: or two words in no dictionary ("XAVROS QUELLBY, PT, DPT": a name no gazetteer holds)
+        return names_before <= 2 and (known or (unknown and names_before >= 1))
 
     def _adjacent(self, i: int, step: int, starts, ends, text) -> int | None:
         """The word next to word i, past spaces, 'and', '&' or an initial ("mjch and qiludsr",
@@ -681,6 +762,16 @@ _SIGNATURE_HEAD = regex.compile(r"[ \t]*(?:-{1,2}[ \t]*)?(?P<name>(?:\p{L}\.[ \t
                                 r"(?:[ \t]\p{L}[\p{L}'’-]*)?)[ \t]*,?[ \t]*\Z")
 _TAIL_PIECE = regex.compile(r"\p{L}+|\d+")  # the words and numbers after a signature's credential
 _NOT_NAME_ENDINGS = ("ing", "ed", "ly")  # a dictionary word's endings that no name-like word has ("Regarding")
+
+
+def _verb_form(low: str) -> bool:
+    """A long word in no name list with a verb's ending: a word the dictionary lacks ("ambulated"), no name."""
+    return len(low) >= 7 and low.endswith(_NOT_NAME_ENDINGS)
+_WORD_AFTER = regex.compile(r"[ \t]+(\p{L}+)")  # "Dr. GI fellow": the word after the letters
+_CAPS_AFTER = regex.compile(r"[ \t]+\p{Lu}{2,}(?![\p{L}\d])")  # "Dr. ED NOTE": a capitals run, not initials
+# after "covering": one or two words, "'s" and the patients ("bo's pts", "lee ann's patients")
+_COVERED = regex.compile(r"[ \t]+(?P<name>\p{L}[\p{L}-]*(?:[ \t]\p{L}[\p{L}-]*)?)['’]s[ \t]+(?i:pts|patients)(?![\p{L}\d])")
+_COVER_HEAD = regex.compile(r"(?:^|[;,:]|--)[ \t]*(?P<name>\p{L}[\p{L}-]*(?:[ \t]\p{L}[\p{L}-]*)?)[ \t]+\Z", regex.MULTILINE)
 _COPULAS = frozenset(("is", "was"))  # "pearl is a 44 yo"
 _AGE_NEXT = regex.compile(r"[ \t]+(?i:an?)[ \t]+\d{1,3}[ \t-]*(?i:years?|yrs?|yo|y/o|y\.o\.)(?![\p{L}\d])")
 _SUBJECT_BEFORE = regex.compile(r"(?:^|:)[ \t]*\Z", regex.MULTILINE)  # a field key's ':' or the line's start
