@@ -145,6 +145,7 @@ class Merge:
     town_label_sources: tuple[str, ...]
     profession_employers: bool
     grow_place_heads: bool
+    organization_gazetteer: bool
     id_fields: Annotated[dict[IdLabel, tuple[Phrase, ...]], ONE_LABEL_A_WORD]
     known_person_label: bool
 

@@ -1,0 +1,181 @@
+"""Organization decisions after the merge (issue 14, round 15: organizations named with no frame and no kind word):
+a well-known organization of the hand-written lists (deid_core/gazetteers/data/organizations*.txt) is an
+ORGANIZATION span ('Attends [YMCA]', 'To: Human Resources, [General Electric]', 'works for [UPS]'), replacing the
+CRF's, the name net's or propagation's other readings of it ('YMCA' read DOCTOR, 'UnitedHealthcare' HOSPITAL).
+Three lists: names read in any case, names read in Title or capital letters only ('Red Cross', not 'red cross'),
+and names that are common, clinical or person's words ('UPS', 'CVS', 'Target'), read only in a frame ('employer:',
+'works at', 'pharmacy:', '<job> with', '<name> pharmacy'). Configured by [merge] organization_gazetteer."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import lru_cache
+
+import ahocorasick
+import regex
+
+from deid_core.doc import Doc
+from deid_core.engine.propagation import is_crf, source_kind
+from deid_core.engine.rules.metadata import SOURCE as KNOWN_NAME
+from deid_core.gazetteers import is_common, lowered, normalize_phrase, read_list
+from deid_core.spans import Span
+
+SOURCE = "organization-gazetteer"
+ANY, TITLED, FRAMED = 0, 1, 2  # how a list's entries must be written or framed to be read
+FILES = {ANY: "organizations.txt", TITLED: "organizations_titled.txt", FRAMED: "organizations_framed.txt"}
+# labels a CRF, name-net or propagated reading of an organization takes that run past the entry ('LifeCenter Ohio'
+# read DOCTOR): the whole span becomes the organization; a place span past it ('Red Cross Hospital') stands
+_RELABELLED = frozenset({"DOCTOR", "PATIENT", "USERNAME", "CITY", "STATE", "COUNTRY", "HEALTHPLAN"})
+_TOWNS = frozenset({"CITY", "LOCATION-OTHER", "ORGANIZATION"})  # a chapter's town before the entry, as the CRF reads it
+_SMALL = frozenset({"of", "on", "and", "for", "the", "de", "in", "at", "&"})  # lower case in a Title-case name
+_JOINED_BEFORE = frozenset("-/@._'’&")  # a character before the entry that joins it to a longer token ('push-ups')
+_JOINED_AFTER = frozenset("-/@_'’&")
+_WORD = regex.compile(r"[\p{L}\d][\p{L}\d'’.-]*")
+# a work, volunteer, membership, shopping or pharmacy frame right before a framed entry ('employer: UPS', 'works
+# at Target', 'lost her job at ups', 'WORK NOTE FOR UPS', 'pharmacy: cvs', 'volunteers with Goodwill')
+_FRAME_BEFORE = regex.compile(
+    r"(?i:(?<![\p{L}\d])(?:(?:works?|worked|working|employed|employee|employer|job|volunteers?|volunteered|"
+    r"volunteering|retired|member|shops?|shopped|shopping)(?![\p{L}\d])[^\n.;:]{0,24}?(?<![\p{L}\d])"
+    r"(?:at|for|with|by|from|of|in)|employer|pharmacy|pharm))[ \t]*[:-]?[ \t]*(?:the[ \t]+)?\Z")
+_FRAME_REACH = 48  # characters read before an entry for a frame
+_FRAME_AFTER = regex.compile(r"[ \t]+(?i:pharmacy|store|stores|warehouse|distribution[ \t]+center|employee|employees)"
+                             r"(?![\p{L}\d])")
+_PHARMACY = regex.compile(r"[ \t]+((?i:pharmacy))(?![\p{L}\d])")
+_JOB_LINK = regex.compile(r"[ \t]+(?i:at|for|with|from)[ \t]+(?:the[ \t]+)?\Z")  # '<PROFESSION> with Target'
+
+
+@lru_cache(maxsize=1)
+def automaton() -> ahocorasick.Automaton:
+    """The Aho-Corasick automaton over ' entry ' of the three lists: value (entry length, how it must be read).
+    A one-word entry of the any-case list that is a dictionary or clinical word is read only in a frame."""
+    auto = ahocorasick.Automaton()
+    tiers: dict[str, int] = {}
+    for tier in (ANY, TITLED, FRAMED):
+        for entry in read_list(FILES[tier]):
+            key = normalize_phrase(entry)
+            read = FRAMED if " " not in key and is_common(key) else tier
+            tiers[key] = max(read, tiers.get(key, ANY))  # an entry in two lists keeps the stricter reading
+    for key, tier in tiers.items():
+        auto.add_word(f" {key} ", (len(key), tier))
+    auto.make_automaton()
+    return auto
+
+
+def entries(tier: int) -> frozenset[str]:
+    """The normalized entries read with that tier (ANY, TITLED, FRAMED): for tests and docs."""
+    return frozenset(k.strip() for k, (_, t) in automaton().items() if t == tier)
+
+
+def named_organizations(spans: Sequence[Span], doc: Doc) -> list[Span]:
+    """ORGANIZATION spans over the listed organizations the note names (see the module's docstring); a rule's span
+    or a known name (metadata) overlapping one stands, and so does a place or other span running past it."""
+    hits = _hits(doc)
+    if not hits:
+        return list(spans)
+    text = doc.text
+    out = sorted(spans, key=lambda s: s.start)
+    for start, end, tier in hits:
+        if not _read(text, start, end, tier, out):
+            continue
+        end = _with_pharmacy(text, start, end)
+        rivals = [s for s in out if s.start < end and start < s.end]
+        if any(not _yields(s, start, end, text) for s in rivals):
+            continue
+        grown = [s for s in rivals if s.label != "ORGANIZATION"]
+        lo = min([start, *(s.start for s in grown)])
+        hi = max([end, *(s.end for s in grown)])
+        town = _town_before(out, lo, text)
+        out = [s for s in out if not (s.start < end and start < s.end) and s is not town]
+        out.append(Span(town.start if town else lo, hi, "ORGANIZATION", SOURCE, 0.9))
+        out.sort(key=lambda s: s.start)
+    return sorted(out, key=lambda s: (s.start, s.end))
+
+
+def _hits(doc: Doc) -> list[tuple[int, int, int]]:
+    """(start, end, tier) of the entries in the note, leftmost-longest, none overlapping."""
+    found = []
+    for end_idx, (length, tier) in automaton().iter(lowered(doc)):
+        end = end_idx - 1  # ' entry ' ends at padded index end_idx: its trailing space is doc offset end_idx - 1
+        found.append((end - length, end, tier))
+    if not found:
+        return []
+    found.sort(key=lambda h: (h[0], -h[1]))
+    out: list[tuple[int, int, int]] = []
+    for h in found:
+        if not out or h[0] >= out[-1][1]:
+            out.append(h)
+    return out
+
+
+def _read(text: str, start: int, end: int, tier: int, spans: Sequence[Span]) -> bool:
+    """Is the entry at [start, end) a whole token, written or framed as its tier asks?"""
+    if (start > 0 and text[start - 1] in _JOINED_BEFORE) or (end < len(text) and (
+            text[end] in _JOINED_AFTER or (text[end] == "." and end + 1 < len(text) and text[end + 1].isalnum()))):
+        return False
+    if tier == ANY:
+        return True
+    if tier == TITLED:
+        return _titled(text[start:end])
+    return _framed(text, start, end, spans)
+
+
+def _titled(name: str) -> bool:
+    """Every word but the small ones starts with a capital ('Red Cross', 'BOY SCOUTS'; not 'red cross')."""
+    return all(w[0].isupper() or w.lower() in _SMALL for w in _WORD.findall(name))
+
+
+def _framed(text: str, start: int, end: int, spans: Sequence[Span]) -> bool:
+    """A work, volunteer, shopping or pharmacy frame before the entry, a store word after it, or a profession span
+    before it and 'at' / 'for' / 'with' ('seismic interpreter with Target')."""
+    if _FRAME_BEFORE.search(text, max(0, start - _FRAME_REACH), start) or _FRAME_AFTER.match(text, end):
+        return True
+    if (m := _JOB_LINK.search(text, max(0, start - 12), start)) is not None:
+        return any(s.label == "PROFESSION" and s.end == m.start() for s in spans)
+    return False
+
+
+def _with_pharmacy(text: str, start: int, end: int) -> int:
+    """The entry's end, past a 'Pharmacy' written in its case right after it ('[Costco Pharmacy]', '[CVS
+    PHARMACY]'; not 'Walgreens pharmacy')."""
+    if (m := _PHARMACY.match(text, end)) is None:
+        return end
+    name, word = text[start:end], m.group(1)
+    same = word.isupper() if name.isupper() else word.islower() if name.islower() else word[0].isupper() and word[1:].islower()
+    return m.end() if same else end
+
+
+def _named_part(s: Span, start: int, end: int, text: str) -> bool:
+    """Does span `s` hold, outside the entry at [start, end), a word that is no dictionary word ('[North Quell]
+    Council on Aging', 'KAISER PERMANENTE REP [WANDA]'; not 'Pharmacy Costco', 'lowe's. country')?"""
+    return any(not is_common(w.group().strip(".'’-")) for lo, hi in ((s.start, start), (end, s.end))
+               for w in _WORD.finditer(text, lo, hi))
+
+
+def _town_before(spans: Sequence[Span], start: int, text: str) -> Span | None:
+    """A CRF, name-net or propagated place span of Title or capital words right before the entry (one blank
+    between): the chapter's town ('[Quellton] Council on Aging', '[QUELLTON] YMCA'), which the entry takes in."""
+    for s in spans:
+        if s.end < start - 1 or s.start >= start:
+            continue
+        if (s.end == start - 1 and text[s.end] == " " and s.label in _TOWNS and _soft(s)
+                and _titled(text[s.start:s.end]) and _titled(text[start:start + 1])):
+            return s
+    return None
+
+
+def _yields(s: Span, start: int, end: int, text: str) -> bool:
+    """Does span `s`, overlapping the entry at [start, end), give way to it? A span inside the entry does (a known
+    name of the note's metadata or a rule's ORGANIZATION stands); a CRF, name-net or propagated person, town or
+    payer reading running past it on the same line is relabelled whole."""
+    if s.source == KNOWN_NAME or (s.label == "ORGANIZATION" and not _soft(s)):
+        return False
+    if start <= s.start and s.end <= end:
+        return True
+    if not _soft(s) or "\n" in text[s.start:s.end]:
+        return False
+    return s.label in _RELABELLED or (s.label == "ORGANIZATION" and not _named_part(s, start, end, text))
+
+
+def _soft(s: Span) -> bool:
+    """A CRF, name-net or propagated span (not a rule's)."""
+    return is_crf(s) or source_kind(s.source) == "names" or s.source.endswith("propagate")
