@@ -41,6 +41,7 @@ _FRAME_REACH = 48  # characters read before an entry for a frame
 _FRAME_AFTER = regex.compile(r"[ \t]+(?i:pharmacy|store|stores|warehouse|distribution[ \t]+center|employee|employees)"
                              r"(?![\p{L}\d])")
 _PHARMACY = regex.compile(r"[ \t]+((?i:pharmacy))(?![\p{L}\d])")
+_STOP = regex.compile(r"[ \t]*[(,;:]")  # after an organization's name: its name ends there
 _JOB_LINK = regex.compile(r"[ \t]+(?i:at|for|with|from)[ \t]+(?:the[ \t]+)?\Z")  # '<PROFESSION> with Target'
 
 
@@ -81,12 +82,13 @@ def named_organizations(spans: Sequence[Span], doc: Doc) -> list[Span]:
         rivals = [s for s in out if s.start < end and start < s.end]
         if any(not _yields(s, start, end, text) for s in rivals):
             continue
+        rest = [p for s in rivals if (p := _after_stop(s, end, text)) is not None]
         grown = [s for s in rivals if s.label != "ORGANIZATION"]
         lo = min([start, *(s.start for s in grown)])
         hi = max([end, *(s.end for s in grown)])
         town = _town_before(out, lo, text)
         out = [s for s in out if not (s.start < end and start < s.end) and s is not town]
-        out.append(Span(town.start if town else lo, hi, "ORGANIZATION", SOURCE, 0.9))
+        out.extend([Span(town.start if town else lo, hi, "ORGANIZATION", SOURCE, 0.9), *rest])
         out.sort(key=lambda s: s.start)
     return sorted(out, key=lambda s: (s.start, s.end))
 
@@ -151,6 +153,15 @@ def _named_part(s: Span, start: int, end: int, text: str) -> bool:
                for w in _WORD.finditer(text, lo, hi))
 
 
+def _after_stop(s: Span, end: int, text: str) -> Span | None:
+    """The words of a CRF, name-net or propagated ORGANIZATION span `s` after the entry ending at `end` and a stop
+    ('(', ',', ';', ':'), which ends the organization's name: 'Aetna [(Quell Ames]' keeps 'Quell Ames' as a span."""
+    if not (_soft(s) and s.label == "ORGANIZATION" and s.end > end and _STOP.match(text, end)):
+        return None
+    words = list(_WORD.finditer(text, end, s.end))
+    return Span(words[0].start(), words[-1].end(), s.label, s.source, s.confidence) if words else None
+
+
 def _town_before(spans: Sequence[Span], start: int, text: str) -> Span | None:
     """A CRF, name-net or propagated place span of Title or capital words right before the entry (one blank
     between): the chapter's town ('[Quellton] Council on Aging', '[QUELLTON] YMCA'), which the entry takes in."""
@@ -173,7 +184,8 @@ def _yields(s: Span, start: int, end: int, text: str) -> bool:
         return True
     if not _soft(s) or "\n" in text[s.start:s.end]:
         return False
-    return s.label in _RELABELLED or (s.label == "ORGANIZATION" and not _named_part(s, start, end, text))
+    return s.label in _RELABELLED or (s.label == "ORGANIZATION" and (not _named_part(s, start, end, text) or (
+        s.start >= start and _STOP.match(text, end) is not None)))
 
 
 def _soft(s: Span) -> bool:

@@ -1,0 +1,168 @@
+"""Round 15 (issue 14, organizations): the hand-written lists of well-known organizations and the merge decision that
+reads them (engine/org_decisions.py), and the merge-only rule of conf/rules/orgs15.toml. Examples are invented.
+
+The rule's own examples and negatives run in tests/test_rules.py; here: the lists' tiers, the decision on hand-made
+spans, its [merge] key, and the shipped pipeline (default bundle) on invented notes, with clinical look-alikes left
+clear."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from deid_core.app.options import effective_config
+from deid_core.config import load_config
+from deid_core.doc import Doc
+from deid_core.engine import org_decisions as od
+from deid_core.engine.contract import NoteState
+from deid_core.engine.merge import Merger
+from deid_core.gazetteers import is_common, read_list
+from deid_core.notes import Note
+from deid_core.spans import Span
+from tests.helpers_rules import shipped_deidentifier, span_stands
+
+CONF = Path(__file__).resolve().parents[1] / "conf"
+ROUND15 = {r["id"]: r for r in tomllib.loads((CONF / "rules" / "orgs15.toml").read_text())["rule"]}
+MERGE = effective_config().merge
+
+
+def _span(text: str, part: str, label: str, source: str = "crf:single") -> Span:
+    start = text.index(part)
+    return Span(start, start + len(part), label, source, 0.9)
+
+
+def _orgs(spans: list[Span], text: str) -> list[tuple[str, str]]:
+    return [(s.label, text[s.start:s.end]) for s in spans]
+
+
+@pytest.fixture(scope="module")
+def deid():
+    return shipped_deidentifier("orgs15")
+
+
+def test_round15_rules_are_merge_only_and_decide_their_label():
+    assert ROUND15
+    for rid, rule in ROUND15.items():
+        assert rule.get("crf_feature") is False, rid
+        assert rid in MERGE.rule_label_sources, rid
+
+
+# -- the lists
+
+def test_one_word_dictionary_entries_are_read_only_in_a_frame():
+    """A one-word entry that is a dictionary or clinical word ('target', 'anthem') is FRAMED whatever its list."""
+    for tier in (od.ANY, od.TITLED):
+        assert all(" " in e or not is_common(e) for e in od.entries(tier)), tier
+    assert {"ups", "cvs", "target", "anthem", "mercy", "kindred", "genesis", "ascension", "apple"} <= od.entries(od.FRAMED)
+    assert {"ymca", "walgreens", "rite aid", "aetna", "meals on wheels"} <= od.entries(od.ANY)
+    assert {"red cross", "united way", "whole foods"} <= od.entries(od.TITLED)
+
+
+def test_the_lists_are_lower_case_entries():
+    for name in od.FILES.values():
+        entries = read_list(name)
+        assert entries and all(e == e.lower() and e == e.strip() for e in entries), name
+
+
+# -- the decision on hand-made spans
+
+@pytest.mark.parametrize("text,rivals,want", [
+    ("Social: attends YMCA twice a week.", [], ("ORGANIZATION", "YMCA")),
+    ("attends ymca.", [("ymca", "DOCTOR", "names:net")], ("ORGANIZATION", "ymca")),
+    ("To the UnitedHealthcare Appeals Department", [("UnitedHealthcare", "HOSPITAL", "crf:single")],
+     ("ORGANIZATION", "UnitedHealthcare")),
+    ("ins HUMANA W400", [("HUMANA", "HEALTHPLAN", "crf:single")], ("ORGANIZATION", "HUMANA")),
+    ("LIFECENTER OHIO NOTIFIED", [("LIFECENTER OHIO", "DOCTOR", "crf:single")], ("ORGANIZATION", "LIFECENTER OHIO")),
+    ("Attends Quellton Council on Aging.", [("Quellton", "CITY", "crf:single")],
+     ("ORGANIZATION", "Quellton Council on Aging")),
+    ("Pharmacy Costco Pharmacy delivers", [("Pharmacy Costco Pharmacy", "ORGANIZATION", "crf:single")],
+     ("ORGANIZATION", "Costco Pharmacy")),
+    ("Employer: UPS\n", [], ("ORGANIZATION", "UPS")),
+    ("lost her job at ups. reports", [], ("ORGANIZATION", "ups")),
+    ("Pharmacy: CVS, 12 Main", [], ("ORGANIZATION", "CVS")),
+    ("seismic interpreter with Target.", [("seismic interpreter", "PROFESSION", "crf:single")], ("ORGANIZATION", "Target")),
+    ("dispo: home with services (Red Cross).", [], ("ORGANIZATION", "Red Cross")),
+])
+def test_a_listed_organization_is_an_organization(text, rivals, want):
+    spans = [_span(text, *r) for r in rivals]
+    assert want in _orgs(od.named_organizations(spans, Doc(Note("x", text))), text)
+
+
+@pytest.mark.parametrize("text,rivals", [
+    ("CVS: RRR, no murmur.", []),  # the cardiovascular system
+    ("did 20 push-ups; ups and downs", []),
+    ("Target HR 60-80, target INR 2-3", []),
+    ("red cross-hatching on film; a red cross on the sign", []),  # lower case
+    ("Genesis of the bleed unclear", []),
+    ("Mercy Hospital transfer", [("Mercy Hospital", "HOSPITAL", "crf:single")]),  # a place past the entry stands
+    ("seen at Red Cross Hospital", [("Red Cross Hospital", "HOSPITAL", "crf:single")]),
+    ("patient Ann Aetna", [("Aetna", "PATIENT", "metadata")]),  # the note's metadata names a person
+    ("KAISER PERMANENTE REP WANDA", [("KAISER PERMANENTE REP WANDA", "ORGANIZATION", "crf:single")]),  # a name past it
+])
+def test_no_listed_organization_where_the_words_say_otherwise(text, rivals):
+    spans = [_span(text, *r) for r in rivals]
+    out = od.named_organizations(spans, Doc(Note("x", text)))
+    assert not [s for s in out if s.source == od.SOURCE]
+
+
+def test_a_crf_organization_run_past_a_stop_keeps_its_other_words():
+    """'Aetna (Quell Ames': the bracket ends the organization; the words after it stay a span of their own."""
+    text = "UR approved by Aetna (Quell Ames, 749 386 6200)"
+    out = od.named_organizations([_span(text, "Aetna (Quell Ames", "ORGANIZATION")], Doc(Note("x", text)))
+    assert _orgs(out, text) == [("ORGANIZATION", "Aetna"), ("ORGANIZATION", "Quell Ames")]
+
+
+def test_a_rule_organization_stands():
+    text = "employer: Walgreens Boots Alliance"
+    spans = [_span(text, "Walgreens Boots Alliance", "ORGANIZATION", "organization-work-frame")]
+    assert od.named_organizations(spans, Doc(Note("x", text))) == spans
+
+
+def test_organization_gazetteer_has_its_own_key():
+    text = "Attends YMCA on Mondays."
+    on = Merger("union", load_config({"merge": {"organization_gazetteer": True}}).merge)([], Doc(Note("x", text)), NoteState())
+    off = Merger("union", load_config({"merge": {"organization_gazetteer": False}}).merge)([], Doc(Note("x", text)), NoteState())
+    assert ("ORGANIZATION", "YMCA") in _orgs(on, text)
+    assert ("ORGANIZATION", "YMCA") not in _orgs(off, text)
+
+
+def test_a_long_note_is_read_in_linear_time():
+    """One automaton pass and a bounded look-behind per hit: 400 hits in a long note stay fast."""
+    import time
+
+    text = "Employer: UPS. Attends YMCA. " * 400
+    doc = Doc(Note("x", text))
+    t = time.process_time()
+    out = od.named_organizations([], doc)
+    assert len(out) == 800 and time.process_time() - t < 2.0
+
+
+# -- the shipped pipeline
+
+@pytest.mark.parametrize("text,phi,label", [
+    ("Social: retired, attends YMCA twice a week. Lives alone.", "YMCA", "ORGANIZATION"),
+    ("Employer: UPS\nOccupation: driver", "UPS", "ORGANIZATION"),
+    ("To: Human Resources, General Electric\n\nPlease excuse", "General Electric", "ORGANIZATION"),
+    ("UR: day 2 approved by Aetna (Quell Ames, 749 386 6200).", "Aetna", "ORGANIZATION"),
+    ("Works at Target as a cashier.", "Target", "ORGANIZATION"),
+    ("Dispo: home with services (United Way). Condition stable.", "United Way", "ORGANIZATION"),
+    ("she developed vomiting while at work at South Quellhaven Fire Department. She is", "South Quellhaven Fire Department",
+     "ORGANIZATION"),
+    ("TRANSPORT BY QUELLMOUTH FIRE RESCUE; DEPARTED 2 PM", "QUELLMOUTH FIRE RESCUE", "ORGANIZATION"),
+])
+def test_the_round15_label_and_extent_stand_in_the_pipeline(deid, text, phi, label):
+    assert span_stands(deid, "orgs15", text, phi, label)
+
+
+@pytest.mark.parametrize("text", [
+    "CVS: RRR, no murmur. Resp: CTA bilaterally.", "Did 20 push-ups; mood ups and downs.", "Target HR 60-80, target INR 2-3.",
+    "Genesis of the bleed unclear.", "Kindred spirits with her sister.", "Ascension of the diaphragm.", "Apple juice given.",
+    "Chase the potassium.", "Shell vial culture sent.", "GAP: anion gap 12.", "Subway stop near home.",
+    "pt eats whole foods; red cross-hatching on film.", "Called the fire department.", "Transferred via medflight.",
+    "Staples removed from incision.", "Amazon basin travel 2019.", "Mercy of the court.",
+])
+def test_clinical_look_alikes_get_no_round15_span(deid, text):
+    res = deid.process(Note("orgs15", text))
+    assert res.ok and not [s for s in res.spans if s.source in ROUND15 or s.source == od.SOURCE]
