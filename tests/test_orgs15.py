@@ -26,6 +26,7 @@ from tests.helpers_rules import shipped_deidentifier, span_stands
 CONF = Path(__file__).resolve().parents[1] / "conf"
 ROUND15 = {r["id"]: r for r in tomllib.loads((CONF / "rules" / "orgs15.toml").read_text())["rule"]}
 MERGE = effective_config().merge
+FRAMES = od.frames(MERGE.organization_frame_words, MERGE.organization_field_words, MERGE.organization_store_words)
 
 
 def _span(text: str, part: str, label: str, source: str = "crf:single") -> Span:
@@ -87,7 +88,7 @@ def test_the_lists_are_lower_case_entries():
 ])
 def test_a_listed_organization_is_an_organization(text, rivals, want):
     spans = [_span(text, *r) for r in rivals]
-    assert want in _orgs(od.named_organizations(spans, Doc(Note("x", text))), text)
+    assert want in _orgs(od.named_organizations(spans, Doc(Note("x", text)), FRAMES), text)
 
 
 @pytest.mark.parametrize("text,rivals", [
@@ -103,21 +104,31 @@ def test_a_listed_organization_is_an_organization(text, rivals, want):
 ])
 def test_no_listed_organization_where_the_words_say_otherwise(text, rivals):
     spans = [_span(text, *r) for r in rivals]
-    out = od.named_organizations(spans, Doc(Note("x", text)))
+    out = od.named_organizations(spans, Doc(Note("x", text)), FRAMES)
     assert not [s for s in out if s.source == od.SOURCE]
 
 
 def test_a_crf_organization_run_past_a_stop_keeps_its_other_words():
     """'Aetna (Quell Ames': the bracket ends the organization; the words after it stay a span of their own."""
     text = "UR approved by Aetna (Quell Ames, 749 386 6200)"
-    out = od.named_organizations([_span(text, "Aetna (Quell Ames", "ORGANIZATION")], Doc(Note("x", text)))
+    out = od.named_organizations([_span(text, "Aetna (Quell Ames", "ORGANIZATION")], Doc(Note("x", text)), FRAMES)
     assert _orgs(out, text) == [("ORGANIZATION", "Aetna"), ("ORGANIZATION", "Quell Ames")]
 
 
 def test_a_rule_organization_stands():
     text = "employer: Walgreens Boots Alliance"
     spans = [_span(text, "Walgreens Boots Alliance", "ORGANIZATION", "organization-work-frame")]
-    assert od.named_organizations(spans, Doc(Note("x", text))) == spans
+    assert od.named_organizations(spans, Doc(Note("x", text)), FRAMES) == spans
+
+
+def test_the_frames_come_from_the_merge_table():
+    """[merge] organization_frame_words / field_words / store_words: [] turns that kind of frame off."""
+    for text, kind in (("works at Target today", "frame"), ("Employer: UPS\n", "field"), ("at the Target store", "store")):
+        doc = Doc(Note("x", text))
+        assert [s for s in od.named_organizations([], doc, FRAMES) if s.source == od.SOURCE], text
+        off = load_config({"merge": {f"organization_{kind}_words": []}}).merge
+        framing = od.frames(off.organization_frame_words, off.organization_field_words, off.organization_store_words)
+        assert not od.named_organizations([], doc, framing), text
 
 
 def test_organization_gazetteer_has_its_own_key():
@@ -135,7 +146,7 @@ def test_a_long_note_is_read_in_linear_time():
     text = "Employer: UPS. Attends YMCA. " * 400
     doc = Doc(Note("x", text))
     t = time.process_time()
-    out = od.named_organizations([], doc)
+    out = od.named_organizations([], doc, FRAMES)
     assert len(out) == 800 and time.process_time() - t < 2.0
 
 

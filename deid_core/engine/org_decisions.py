@@ -15,7 +15,7 @@ import ahocorasick
 import regex
 
 from deid_core.doc import Doc
-from deid_core.engine.propagation import is_crf, source_kind
+from deid_core.engine.propagation import is_crf, phrase_alternation, source_kind
 from deid_core.engine.rules.metadata import SOURCE as KNOWN_NAME
 from deid_core.gazetteers import is_common, lowered, normalize_phrase, read_list
 from deid_core.spans import Span
@@ -31,18 +31,29 @@ _SMALL = frozenset({"of", "on", "and", "for", "the", "de", "in", "at", "&"})  # 
 _JOINED_BEFORE = frozenset("-/@._'’&")  # a character before the entry that joins it to a longer token ('push-ups')
 _JOINED_AFTER = frozenset("-/@_'’&")
 _WORD = regex.compile(r"[\p{L}\d][\p{L}\d'’.-]*")
-# a work, volunteer, membership, shopping or pharmacy frame right before a framed entry ('employer: UPS', 'works
-# at Target', 'lost her job at ups', 'WORK NOTE FOR UPS', 'pharmacy: cvs', 'volunteers with Goodwill')
-_FRAME_BEFORE = regex.compile(
-    r"(?i:(?<![\p{L}\d])(?:(?:works?|worked|working|employed|employee|employer|job|volunteers?|volunteered|"
-    r"volunteering|retired|member|shops?|shopped|shopping)(?![\p{L}\d])[^\n.;:]{0,24}?(?<![\p{L}\d])"
-    r"(?:at|for|with|by|from|of|in)|employer|pharmacy|pharm))[ \t]*[:-]?[ \t]*(?:the[ \t]+)?\Z")
 _FRAME_REACH = 48  # characters read before an entry for a frame
-_FRAME_AFTER = regex.compile(r"[ \t]+(?i:pharmacy|store|stores|warehouse|distribution[ \t]+center|employee|employees)"
-                             r"(?![\p{L}\d])")
 _PHARMACY = regex.compile(r"[ \t]+((?i:pharmacy))(?![\p{L}\d])")
 _STOP = regex.compile(r"[ \t]*[(,;:]")  # after an organization's name: its name ends there
 _JOB_LINK = regex.compile(r"[ \t]+(?i:at|for|with|from)[ \t]+(?:the[ \t]+)?\Z")  # '<PROFESSION> with Target'
+
+
+@lru_cache(maxsize=8)
+def frames(frame_words: tuple[str, ...], field_words: tuple[str, ...],
+           store_words: tuple[str, ...]) -> tuple[regex.Pattern | None, regex.Pattern | None]:
+    """(before, after): a frame right before a framed entry, a frame word of `frame_words` then 'at / for / with /
+    by / from / of / in' within the clause, or a field word of `field_words` ('works at Target', 'lost her job at
+    ups', 'WORK NOTE FOR UPS', 'employer: UPS', 'pharmacy: cvs'), and a store word of `store_words` right after it
+    ('Target pharmacy')."""
+    parts = []
+    if frame_words:
+        parts.append(r"(?:" + phrase_alternation(frame_words) + r")(?![\p{L}\d])[^\n.;:]{0,24}?(?<![\p{L}\d])"
+                     r"(?:at|for|with|by|from|of|in)")
+    if field_words:
+        parts.append(r"(?:" + phrase_alternation(field_words) + r")")
+    before = regex.compile(r"(?i:(?<![\p{L}\d])(?:" + "|".join(parts) + r"))[ \t]*[:-]?[ \t]*(?:the[ \t]+)?\Z"
+                           ) if parts else None
+    after = regex.compile(r"[ \t]+(?i:" + phrase_alternation(store_words) + r")(?![\p{L}\d])") if store_words else None
+    return before, after
 
 
 @lru_cache(maxsize=1)
@@ -67,8 +78,10 @@ def entries(tier: int) -> frozenset[str]:
     return frozenset(k.strip() for k, (_, t) in automaton().items() if t == tier)
 
 
-def named_organizations(spans: Sequence[Span], doc: Doc) -> list[Span]:
-    """ORGANIZATION spans over the listed organizations the note names (see the module's docstring); a rule's span
+def named_organizations(spans: Sequence[Span], doc: Doc,
+                        framing: tuple[regex.Pattern | None, regex.Pattern | None] = (None, None)) -> list[Span]:
+    """ORGANIZATION spans over the listed organizations the note names (see the module's docstring); a framed entry
+    needs `framing` (frames(): [merge] organization_frame_words ...) or a profession span before it; a rule's span
     or a known name (metadata) overlapping one stands, and so does a place or other span running past it."""
     hits = _hits(doc)
     if not hits:
@@ -76,7 +89,7 @@ def named_organizations(spans: Sequence[Span], doc: Doc) -> list[Span]:
     text = doc.text
     out = sorted(spans, key=lambda s: s.start)
     for start, end, tier in hits:
-        if not _read(text, start, end, tier, out):
+        if not _read(text, start, end, tier, out, framing):
             continue
         end = _with_pharmacy(text, start, end)
         rivals = [s for s in out if s.start < end and start < s.end]
@@ -109,7 +122,8 @@ def _hits(doc: Doc) -> list[tuple[int, int, int]]:
     return out
 
 
-def _read(text: str, start: int, end: int, tier: int, spans: Sequence[Span]) -> bool:
+def _read(text: str, start: int, end: int, tier: int, spans: Sequence[Span],
+          framing: tuple[regex.Pattern | None, regex.Pattern | None]) -> bool:
     """Is the entry at [start, end) a whole token, written or framed as its tier asks?"""
     if (start > 0 and text[start - 1] in _JOINED_BEFORE) or (end < len(text) and (
             text[end] in _JOINED_AFTER or (text[end] == "." and end + 1 < len(text) and text[end + 1].isalnum()))):
@@ -118,7 +132,7 @@ def _read(text: str, start: int, end: int, tier: int, spans: Sequence[Span]) -> 
         return True
     if tier == TITLED:
         return _titled(text[start:end])
-    return _framed(text, start, end, spans)
+    return _framed(text, start, end, spans, framing)
 
 
 def _titled(name: str) -> bool:
@@ -126,10 +140,13 @@ def _titled(name: str) -> bool:
     return all(w[0].isupper() or w.lower() in _SMALL for w in _WORD.findall(name))
 
 
-def _framed(text: str, start: int, end: int, spans: Sequence[Span]) -> bool:
+def _framed(text: str, start: int, end: int, spans: Sequence[Span],
+            framing: tuple[regex.Pattern | None, regex.Pattern | None]) -> bool:
     """A work, volunteer, shopping or pharmacy frame before the entry, a store word after it, or a profession span
     before it and 'at' / 'for' / 'with' ('seismic interpreter with Target')."""
-    if _FRAME_BEFORE.search(text, max(0, start - _FRAME_REACH), start) or _FRAME_AFTER.match(text, end):
+    before, after = framing
+    if (before is not None and before.search(text, max(0, start - _FRAME_REACH), start)) or (
+            after is not None and after.match(text, end)):
         return True
     if (m := _JOB_LINK.search(text, max(0, start - 12), start)) is not None:
         return any(s.label == "PROFESSION" and s.end == m.start() for s in spans)
