@@ -115,6 +115,13 @@ def test_a_crf_organization_run_past_a_stop_keeps_its_other_words():
     assert _orgs(out, text) == [("ORGANIZATION", "Aetna"), ("ORGANIZATION", "Quell Ames")]
 
 
+def test_a_small_word_before_the_entry_is_no_chapter_town():
+    """'per friend Ann and Walgreens': a CRF span over 'and' before the entry is not taken in as its town."""
+    text = "per friend Ann and Walgreens records"
+    out = od.named_organizations([_span(text, "and", "ORGANIZATION")], Doc(Note("x", text)), FRAMES)
+    assert ("ORGANIZATION", "Walgreens") in _orgs(out, text)
+
+
 def test_a_rule_organization_stands():
     text = "employer: Walgreens Boots Alliance"
     spans = [_span(text, "Walgreens Boots Alliance", "ORGANIZATION", "organization-work-frame")]

@@ -186,7 +186,8 @@ def _town_before(spans: Sequence[Span], start: int, text: str) -> Span | None:
         if s.end < start - 1 or s.start >= start:
             continue
         if (s.end == start - 1 and text[s.end] == " " and s.label in _TOWNS and _soft(s)
-                and _titled(text[s.start:s.end]) and _titled(text[start:start + 1])):
+                and _titled(town := text[s.start:s.end]) and any(w[0].isupper() for w in _WORD.findall(town))
+                and _titled(text[start:start + 1])):
             return s
     return None
 
