@@ -58,7 +58,8 @@ def test_one_word_dictionary_entries_are_read_only_in_a_frame():
         assert all(" " in e or not is_common(e) for e in od.entries(tier)), tier
     assert {"ups", "cvs", "target", "anthem", "mercy", "kindred", "genesis", "ascension", "apple"} <= od.entries(od.FRAMED)
     assert {"ymca", "walgreens", "rite aid", "aetna", "meals on wheels"} <= od.entries(od.ANY)
-    assert {"red cross", "united way", "whole foods"} <= od.entries(od.TITLED)
+    assert {"red cross", "united way"} <= od.entries(od.TITLED)
+    assert {"ibm", "pfizer", "fresenius", "whole foods"} <= od.entries(od.FRAMED)  # a myositis, drug makers, a diet
 
 
 def test_the_lists_are_lower_case_entries():
@@ -180,6 +181,8 @@ def test_the_round15_label_and_extent_stand_in_the_pipeline(deid, text, phi, lab
     "Chase the potassium.", "Shell vial culture sent.", "GAP: anion gap 12.", "Subway stop near home.",
     "pt eats whole foods; red cross-hatching on film.", "Called the fire department.", "Transferred via medflight.",
     "Staples removed from incision.", "Amazon basin travel 2019.", "Mercy of the court.",
+    "Biopsy for IBM; CK elevated.", "s/p Pfizer vaccine x2.", "HD via Fresenius machine.", "HOME INSTEAD OF REHAB.",
+    "EATS WHOLE FOODS DIET.",
 ])
 def test_clinical_look_alikes_get_no_round15_span(deid, text):
     res = deid.process(Note("orgs15", text))
