@@ -187,3 +187,14 @@ def test_the_round15_label_and_extent_stand_in_the_pipeline(deid, text, phi, lab
 def test_clinical_look_alikes_get_no_round15_span(deid, text):
     res = deid.process(Note("orgs15", text))
     assert res.ok and not [s for s in res.spans if s.source in ROUND15 or s.source == od.SOURCE]
+
+
+# -- review15 (reviewer-fixer) findings; examples invented
+
+@pytest.mark.parametrize("text", [
+    "Work-up for IBM with muscle biopsy; CK 800.",  # inclusion body myositis: 'work-up for' is no work frame
+    "Work up for target lesions on palms.",
+    "Worked up for CVS in the past.",
+])
+def test_a_work_up_is_no_work_frame(text):
+    assert not [s for s in od.named_organizations([], Doc(Note("x", text)), FRAMES) if s.source == od.SOURCE]

@@ -34,6 +34,7 @@ _WORD = regex.compile(r"[\p{L}\d][\p{L}\d'’.-]*")
 _FRAME_REACH = 48  # characters read before an entry for a frame
 _PHARMACY = regex.compile(r"[ \t]+((?i:pharmacy))(?![\p{L}\d])")
 _STOP = regex.compile(r"[ \t]*[(,;:]")  # after an organization's name: its name ends there
+_WORK_UP = r"(?![ \t]*-?[ \t]*(?i:up)(?![\p{L}\d]))"  # 'work-up for IBM', 'worked up for CVS': a clinical work-up
 _JOB_LINK = regex.compile(r"[ \t]+(?i:at|for|with|from)[ \t]+(?:the[ \t]+)?\Z")  # '<PROFESSION> with Target'
 
 
@@ -46,7 +47,7 @@ def frames(frame_words: tuple[str, ...], field_words: tuple[str, ...],
     ('Target pharmacy')."""
     parts = []
     if frame_words:
-        parts.append(r"(?:" + phrase_alternation(frame_words) + r")(?![\p{L}\d])[^\n.;:]{0,24}?(?<![\p{L}\d])"
+        parts.append(r"(?:" + phrase_alternation(frame_words) + r")(?![\p{L}\d])" + _WORK_UP + r"[^\n.;:]{0,24}?(?<![\p{L}\d])"
                      r"(?:at|for|with|by|from|of|in)")
     if field_words:
         parts.append(r"(?:" + phrase_alternation(field_words) + r")")
