@@ -198,3 +198,20 @@ def test_clinical_look_alikes_get_no_round15_span(deid, text):
 ])
 def test_a_work_up_is_no_work_frame(text):
     assert not [s for s in od.named_organizations([], Doc(Note("x", text)), FRAMES) if s.source == od.SOURCE]
+
+
+@pytest.mark.parametrize("text", [
+    "Pt is working with PT for target weight bearing.",  # a frame word and a link word, then a common word's own use
+    "She was shopping for apple juice when she fell.",
+    "Member of the team in shell shock program.",
+    "Job stress; worked for mercy of the court.",
+    "Work for target INR 2.5.",
+])
+def test_a_lower_case_framed_name_that_a_word_follows_is_the_word(text):
+    assert not [s for s in od.named_organizations([], Doc(Note("x", text)), FRAMES) if s.source == od.SOURCE]
+
+
+@pytest.mark.parametrize("text,name", [("lost her job at ups. reports", "ups"), ("works at target\nPlan", "target"),
+                                       ("works at target pharmacy", "target pharmacy"), ("Works at Target Monday", "Target")])
+def test_a_framed_name_that_ends_its_clause_or_is_written_as_a_name_stays(text, name):
+    assert ("ORGANIZATION", name) in _orgs(od.named_organizations([], Doc(Note("x", text)), FRAMES), text)

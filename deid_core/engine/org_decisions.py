@@ -35,6 +35,7 @@ _FRAME_REACH = 48  # characters read before an entry for a frame
 _PHARMACY = regex.compile(r"[ \t]+((?i:pharmacy))(?![\p{L}\d])")
 _STOP = regex.compile(r"[ \t]*[(,;:]")  # after an organization's name: its name ends there
 _WORK_UP = r"(?![ \t]*-?[ \t]*(?i:up)(?![\p{L}\d]))"  # 'work-up for IBM', 'worked up for CVS': a clinical work-up
+_CLAUSE_END = regex.compile(r"[ \t]*(?:[.,;:!?)\]\n]|\Z)")  # after a lower-case framed name ('lost her job at ups.')
 _JOB_LINK = regex.compile(r"[ \t]+(?i:at|for|with|from)[ \t]+(?:the[ \t]+)?\Z")  # '<PROFESSION> with Target'
 
 
@@ -143,11 +144,15 @@ def _titled(name: str) -> bool:
 
 def _framed(text: str, start: int, end: int, spans: Sequence[Span],
             framing: tuple[regex.Pattern | None, regex.Pattern | None]) -> bool:
-    """A work, volunteer, shopping or pharmacy frame before the entry, a store word after it, or a profession span
-    before it and 'at' / 'for' / 'with' ('seismic interpreter with Target')."""
+    """A store word after the entry, or a work, volunteer, shopping or pharmacy frame before it, or a profession span
+    before it and 'at' / 'for' / 'with' ('seismic interpreter with Target'); an entry in lower case needs a store word
+    or the end of its clause after it ('lost her job at ups.', not 'shopping for apple juice')."""
     before, after = framing
-    if (before is not None and before.search(text, max(0, start - _FRAME_REACH), start)) or (
-            after is not None and after.match(text, end)):
+    if after is not None and after.match(text, end):
+        return True
+    if text[start:end].islower() and not _CLAUSE_END.match(text, end):
+        return False  # 'shopping for apple juice', 'working with PT for target weight': the word's own use
+    if before is not None and before.search(text, max(0, start - _FRAME_REACH), start):
         return True
     if (m := _JOB_LINK.search(text, max(0, start - 12), start)) is not None:
         return any(s.label == "PROFESSION" and s.end == m.start() for s in spans)
