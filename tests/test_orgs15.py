@@ -215,3 +215,12 @@ def test_a_lower_case_framed_name_that_a_word_follows_is_the_word(text):
                                        ("works at target pharmacy", "target pharmacy"), ("Works at Target Monday", "Target")])
 def test_a_framed_name_that_ends_its_clause_or_is_written_as_a_name_stays(text, name):
     assert ("ORGANIZATION", name) in _orgs(od.named_organizations([], Doc(Note("x", text)), FRAMES), text)
+
+
+def test_a_crf_organization_over_a_persons_name_keeps_it():
+    """'Worked with Chase Miller at Ford': the CRF span's words past the entry are dictionary words but 'Miller' is a
+    known surname written as a name: the span stands (before the fix it gave way to 'Chase' and 'Miller' leaked)."""
+    text = "Worked with Chase Miller at Ford."
+    out = od.named_organizations([_span(text, "Chase Miller at Ford", "ORGANIZATION")], Doc(Note("x", text)), FRAMES)
+    start = text.index("Miller")
+    assert any(s.start <= start and start + len("Miller") <= s.end for s in out)

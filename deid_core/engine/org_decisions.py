@@ -17,7 +17,7 @@ import regex
 from deid_core.doc import Doc
 from deid_core.engine.propagation import is_crf, phrase_alternation, source_kind
 from deid_core.engine.rules.metadata import SOURCE as KNOWN_NAME
-from deid_core.gazetteers import is_common, lowered, normalize_phrase, read_list
+from deid_core.gazetteers import is_common, is_name, lowered, normalize_phrase, read_list
 from deid_core.spans import Span
 
 SOURCE = "organization-gazetteer"
@@ -170,10 +170,11 @@ def _with_pharmacy(text: str, start: int, end: int) -> int:
 
 
 def _named_part(s: Span, start: int, end: int, text: str) -> bool:
-    """Does span `s` hold, outside the entry at [start, end), a word that is no dictionary word ('[North Quell]
-    Council on Aging', 'KAISER PERMANENTE REP [WANDA]'; not 'Pharmacy Costco', 'lowe's. country')?"""
-    return any(not is_common(w.group().strip(".'’-")) for lo, hi in ((s.start, start), (end, s.end))
-               for w in _WORD.finditer(text, lo, hi))
+    """Does span `s` hold, outside the entry at [start, end), a word that is no dictionary word or a known name written
+    as one ('Chase [Miller] at Ford': dropping it would leak it; '[North Quell] Council on Aging', 'KAISER
+    PERMANENTE REP [WANDA]'; not 'Pharmacy Costco', 'lowe's. country')?"""
+    return any(not is_common(word := w.group().strip(".'’-")) or (word[:1].isupper() and is_name(word))
+               for lo, hi in ((s.start, start), (end, s.end)) for w in _WORD.finditer(text, lo, hi))
 
 
 def _after_stop(s: Span, end: int, text: str) -> Span | None:
