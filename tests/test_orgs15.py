@@ -224,3 +224,14 @@ def test_a_crf_organization_over_a_persons_name_keeps_it():
     out = od.named_organizations([_span(text, "Chase Miller at Ford", "ORGANIZATION")], Doc(Note("x", text)), FRAMES)
     start = text.index("Miller")
     assert any(s.start <= start and start + len("Miller") <= s.end for s in out)
+
+
+@pytest.mark.parametrize("text,clear", [
+    ("Red cross-hatching noted on the lesion. Donated to Red Cross.", "Red cross"),  # lower case: the Title list's 'no'
+    ("Works at Target. Goals: target INR 2-3.", "target INR"),
+])
+def test_a_list_organization_is_not_spread_to_repeats_the_list_reads_otherwise(deid, text, clear):
+    """Propagation copied a list name to a lower-case or unframed repeat the decision had left clear on purpose."""
+    res = deid.process(Note("orgs15", text))
+    start = text.index(clear)
+    assert res.ok and not [s for s in res.spans if s.start < start + len(clear) and start < s.end]

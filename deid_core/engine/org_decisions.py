@@ -15,12 +15,17 @@ import ahocorasick
 import regex
 
 from deid_core.doc import Doc
-from deid_core.engine.propagation import is_crf, phrase_alternation, source_kind
+from deid_core.engine.propagation import (
+    ORGANIZATION_LIST_SOURCE,
+    is_crf,
+    phrase_alternation,
+    source_kind,
+)
 from deid_core.engine.rules.metadata import SOURCE as KNOWN_NAME
 from deid_core.gazetteers import is_common, is_name, lowered, normalize_phrase, read_list
 from deid_core.spans import Span
 
-SOURCE = "organization-gazetteer"
+SOURCE = ORGANIZATION_LIST_SOURCE  # no propagation seed (engine/propagation.py)
 ANY, TITLED, FRAMED = 0, 1, 2  # how a list's entries must be written or framed to be read
 FILES = {ANY: "organizations.txt", TITLED: "organizations_titled.txt", FRAMED: "organizations_framed.txt"}
 # labels a CRF, name-net or propagated reading of an organization takes that run past the entry ('LifeCenter Ohio'
