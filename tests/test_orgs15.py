@@ -235,3 +235,23 @@ def test_a_list_organization_is_not_spread_to_repeats_the_list_reads_otherwise(d
     res = deid.process(Note("orgs15", text))
     start = text.index(clear)
     assert res.ok and not [s for s in res.spans if s.start < start + len(clear) and start < s.end]
+
+
+def test_a_long_note_with_many_spans_is_read_in_linear_time():
+    """Each hit reads and rewrites only the spans near it: four times the note takes about four times the CPU time
+    (it took about 14 times when every hit re-scanned and re-sorted every span of the note)."""
+    import time
+
+    def cpu(n: int) -> float:
+        unit = "Seen by Dr Quell Ames. Attends YMCA. "
+        text = unit * n
+        spans = [Span(i * len(unit) + 11, i * len(unit) + 21, "DOCTOR", "crf:single", 0.9) for i in range(n)]
+        doc = Doc(Note("x", text))
+        od.named_organizations([], Doc(Note("warm", "YMCA")), FRAMES)
+        t = time.process_time()
+        out = od.named_organizations(spans, doc, FRAMES)
+        assert len(out) == 2 * n
+        return time.process_time() - t
+
+    small, large = min(cpu(500) for _ in range(3)), min(cpu(2000) for _ in range(3))
+    assert large < 9 * small + 0.05

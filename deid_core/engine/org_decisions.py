@@ -8,6 +8,7 @@ and names that are common, clinical or person's words ('UPS', 'CVS', 'Target'), 
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Sequence
 from functools import lru_cache
 
@@ -95,21 +96,33 @@ def named_organizations(spans: Sequence[Span], doc: Doc,
         return list(spans)
     text = doc.text
     out = sorted(spans, key=lambda s: s.start)
+    starts = [s.start for s in out]
+    reach = max((s.end - s.start for s in out), default=0)  # the longest span: how far before an entry a rival starts
     for start, end, tier in hits:
-        if not _read(text, start, end, tier, out, framing):
+        # the spans a decision reads (rivals, a town before them, a profession before the entry) start in this window:
+        # each hit reads and rewrites only it, so the pass stays linear in the note (review15)
+        i0 = bisect_left(starts, start - 2 * reach - _FRAME_REACH)
+        if not _read(text, start, end, tier, out[i0:bisect_left(starts, end)], framing):
             continue
         end = _with_pharmacy(text, start, end)
-        rivals = [s for s in out if s.start < end and start < s.end]
+        i1 = bisect_left(starts, end)
+        window = out[i0:i1]
+        rivals = [s for s in window if start < s.end]
         if any(not _yields(s, start, end, text) for s in rivals):
             continue
         rest = [p for s in rivals if (p := _after_stop(s, end, text)) is not None]
         grown = [s for s in rivals if s.label != "ORGANIZATION"]
         lo = min([start, *(s.start for s in grown)])
         hi = max([end, *(s.end for s in grown)])
-        town = _town_before(out, lo, text)
-        out = [s for s in out if not (s.start < end and start < s.end) and s is not town]
-        out.extend([Span(town.start if town else lo, hi, "ORGANIZATION", SOURCE, 0.9), *rest])
-        out.sort(key=lambda s: s.start)
+        town = _town_before(window, lo, text)
+        made = [Span(town.start if town else lo, hi, "ORGANIZATION", SOURCE, 0.9), *rest]
+        window = sorted([*(s for s in window if not start < s.end and s is not town), *made], key=lambda s: s.start)
+        out[i0:i1] = window
+        starts[i0:i1] = [s.start for s in window]
+        reach = max(reach, *(s.end - s.start for s in made))
+        if i0 + len(window) < len(out) and window and window[-1].start > starts[i0 + len(window)]:
+            out.sort(key=lambda s: s.start)  # a span after a stop ('Aetna (Quell Ames') starts past a later span
+            starts = [s.start for s in out]
     return sorted(out, key=lambda s: (s.start, s.end))
 
 
