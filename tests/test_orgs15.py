@@ -268,3 +268,15 @@ def test_a_generic_service_is_read_only_as_a_name(text, name, read):
     """Generic service descriptions in lower case are the kind of service, not an organization's name."""
     got = any(name in t for _, t in _orgs(od.named_organizations([], Doc(Note("x", text)), FRAMES), text))
     assert got == read
+
+
+@pytest.mark.parametrize("text,person", [("Wendy's husband called about her meds.", "Wendy's"),
+                                         ("Dr. Lowe's office faxed the report.", "Lowe's"),
+                                         ("Mrs. Kohl's daughter visited today.", "Kohl's")])
+def test_a_persons_name_with_a_possessive_stays_a_person(text, person):
+    """A list name that is a known name and "'s" ('Wendy's', 'Lowe's', 'Kohl's') is read only in a frame: in
+    running text it is as often a person's possessive (it relabelled the name net's person ORGANIZATION)."""
+    out = od.named_organizations([_span(text, person, "PATIENT", "names:net")], Doc(Note("x", text)), FRAMES)
+    assert ("PATIENT", person) in _orgs(out, text)
+    shop = f"Works at {person}."
+    assert ("ORGANIZATION", person) in _orgs(od.named_organizations([], Doc(Note("x", shop)), FRAMES), shop)
