@@ -255,21 +255,6 @@ def test_a_long_note_with_many_spans_is_read_in_linear_time():
 
     small, large = min(cpu(500) for _ in range(3)), min(cpu(2000) for _ in range(3))
     assert large < 9 * small + 0.05
-
-
-@pytest.mark.parametrize("text,name,read", [
-    ("Plan: council on aging referral for home services.", "council on aging", False),  # a kind of service
-    ("Referred to visiting nurse association for wound care.", "visiting nurse association", False),
-    ("department of public health notified (reportable).", "department of public health", False),
-    ("Attends Quellton Council on Aging.", "Council on Aging", True),
-    ("Dept: Department of Public Health notified.", "Department of Public Health", True),
-])
-def test_a_generic_service_is_read_only_as_a_name(text, name, read):
-    """Generic service descriptions in lower case are the kind of service, not an organization's name."""
-    got = any(name in t for _, t in _orgs(od.named_organizations([], Doc(Note("x", text)), FRAMES), text))
-    assert got == read
-
-
 @pytest.mark.parametrize("text,person", [("Wendy's husband called about her meds.", "Wendy's"),
                                          ("Dr. Lowe's office faxed the report.", "Lowe's"),
                                          ("Mrs. Kohl's daughter visited today.", "Kohl's")])
