@@ -265,3 +265,11 @@ def test_a_persons_name_with_a_possessive_stays_a_person(text, person):
     assert ("PATIENT", person) in _orgs(out, text)
     shop = f"Works at {person}."
     assert ("ORGANIZATION", person) in _orgs(od.named_organizations([], Doc(Note("x", shop)), FRAMES), shop)
+
+
+@pytest.mark.parametrize("text,person,label", [("Seen by Dr. Nordstrom today.", "Nordstrom", "DOCTOR"),
+                                               ("Called wife Wendy Kroger at home.", "Wendy Kroger", "PATIENT")])
+def test_a_person_after_a_title_or_kin_word_stays_a_person(text, person, label):
+    """'Dr. Nordstrom', 'wife Wendy Kroger': a person cue before the span says it is a person, not the list's store."""
+    out = od.named_organizations([_span(text, person, label)], Doc(Note("x", text)), FRAMES, MERGE)
+    assert (label, person) in _orgs(out, text)

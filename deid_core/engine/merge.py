@@ -178,7 +178,8 @@ class Merger:
             if self.options.organization_gazetteer:
                 merged = named_organizations(merged, doc, org_frames(self.options.organization_frame_words,
                                                                      self.options.organization_field_words,
-                                                                     self.options.organization_store_words))
+                                                                     self.options.organization_store_words),
+                                             self.options)
             merged = person_records_organizations(merged, doc.text, self.options.organization_record_words)
             known = doc.note.known_phi
             if self.options.patient_initials:

@@ -15,10 +15,12 @@ from functools import lru_cache
 import ahocorasick
 import regex
 
+from deid_core.config import Merge as MergeOptions
 from deid_core.doc import Doc
 from deid_core.engine.propagation import (
     ORGANIZATION_LIST_SOURCE,
     is_crf,
+    person_cue_before,
     phrase_alternation,
     source_kind,
 )
@@ -32,6 +34,7 @@ FILES = {ANY: "organizations.txt", TITLED: "organizations_titled.txt", FRAMED: "
 # labels a CRF, name-net or propagated reading of an organization takes that run past the entry ('LifeCenter Ohio'
 # read DOCTOR): the whole span becomes the organization; a place span past it ('Red Cross Hospital') stands
 _RELABELLED = frozenset({"DOCTOR", "PATIENT", "USERNAME", "CITY", "STATE", "COUNTRY", "HEALTHPLAN"})
+_PERSONS = frozenset({"DOCTOR", "PATIENT"})
 _TOWNS = frozenset({"CITY", "LOCATION-OTHER", "ORGANIZATION"})  # a chapter's town before the entry, as the CRF reads it
 _SMALL = frozenset({"of", "on", "and", "for", "the", "de", "in", "at", "&"})  # lower case in a Title-case name
 _JOINED_BEFORE = frozenset("-/@._'’&")  # a character before the entry that joins it to a longer token ('push-ups')
@@ -89,10 +92,13 @@ def entries(tier: int) -> frozenset[str]:
 
 
 def named_organizations(spans: Sequence[Span], doc: Doc,
-                        framing: tuple[regex.Pattern | None, regex.Pattern | None] = (None, None)) -> list[Span]:
+                        framing: tuple[regex.Pattern | None, regex.Pattern | None] = (None, None),
+                        opts: MergeOptions | None = None) -> list[Span]:
     """ORGANIZATION spans over the listed organizations the note names (see the module's docstring); a framed entry
     needs `framing` (frames(): [merge] organization_frame_words ...) or a profession span before it; a rule's span
-    or a known name (metadata) overlapping one stands, and so does a place or other span running past it."""
+    or a known name (metadata) overlapping one stands, and so does a place or other span running past it, and (with
+    `opts`) a person span after a title or kin word of [merge] propagate_cue_words / propagate_kin_words ('Dr.
+    Nordstrom', 'wife Wendy Kroger')."""
     hits = _hits(doc)
     if not hits:
         return list(spans)
@@ -110,7 +116,8 @@ def named_organizations(spans: Sequence[Span], doc: Doc,
         i1 = bisect_left(starts, end)
         window = out[i0:i1]
         rivals = [s for s in window if start < s.end]
-        if any(not _yields(s, start, end, text) for s in rivals):
+        if any(not _yields(s, start, end, text) or (opts is not None and s.label in _PERSONS
+                                                     and person_cue_before(text, s.start, opts)) for s in rivals):
             continue
         rest = [p for s in rivals if (p := _after_stop(s, end, text)) is not None]
         grown = [s for s in rivals if s.label != "ORGANIZATION"]
