@@ -273,3 +273,14 @@ def test_a_person_after_a_title_or_kin_word_stays_a_person(text, person, label):
     """'Dr. Nordstrom', 'wife Wendy Kroger': a person cue before the span says it is a person, not the list's store."""
     out = od.named_organizations([_span(text, person, label)], Doc(Note("x", text)), FRAMES, MERGE)
     assert (label, person) in _orgs(out, text)
+
+
+@pytest.mark.parametrize("text,person", [("PCP: Dupont. Follow up 2 weeks.", "Dupont"),
+                                         ("Discussed with Nordstrom, the covering resident.", "Nordstrom")])
+def test_a_list_name_that_is_a_known_surname_needs_a_frame(text, person):
+    """One-word list names that are known names ('Dupont', 'Kroger', 'Nordstrom', 'Meijer') are read only in a
+    frame: a doctor of that name was relabelled ORGANIZATION."""
+    out = od.named_organizations([_span(text, person, "DOCTOR")], Doc(Note("x", text)), FRAMES)
+    assert ("DOCTOR", person) in _orgs(out, text)
+    shop = f"Works at {person}."
+    assert ("ORGANIZATION", person) in _orgs(od.named_organizations([], Doc(Note("x", shop)), FRAMES), shop)

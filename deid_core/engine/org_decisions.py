@@ -70,15 +70,16 @@ def frames(frame_words: tuple[str, ...], field_words: tuple[str, ...],
 @lru_cache(maxsize=1)
 def automaton() -> ahocorasick.Automaton:
     """The Aho-Corasick automaton over ' entry ' of the three lists: value (entry length, how it must be read).
-    A one-word entry of the any-case list that is a dictionary or clinical word, or a known name or a dictionary word
-    and "'s" ('Wendy's', 'Lowe's': a person's possessive, review15), is read only in a frame."""
+    A one-word entry that is a dictionary or clinical word or a known name ('Dupont', 'Kroger': a doctor's surname),
+    also before "'s" ('Wendy's', 'Lowe's': a person's possessive; review15), is read only in a frame."""
     auto = ahocorasick.Automaton()
     tiers: dict[str, int] = {}
     for tier in (ANY, TITLED, FRAMED):
         for entry in read_list(FILES[tier]):
             key = normalize_phrase(entry)
             stem = key[:-2] if key[-2:] in ("'s", "’s") else None  # 'wendy's', 'lowe's': also a person's possessive
-            read = FRAMED if " " not in key and (is_common(key) or (stem and (is_name(stem) or is_common(stem)))) else tier
+            word = stem or key
+            read = FRAMED if " " not in key and (is_common(word) or is_name(word)) else tier
             tiers[key] = max(read, tiers.get(key, ANY))  # an entry in two lists keeps the stricter reading
     for key, tier in tiers.items():
         auto.add_word(f" {key} ", (len(key), tier))
