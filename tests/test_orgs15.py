@@ -18,12 +18,13 @@ from deid_core.doc import Doc
 from deid_core.engine import org_decisions as od
 from deid_core.engine.contract import NoteState
 from deid_core.engine.merge import Merger
-from deid_core.gazetteers import is_common, read_list
+from deid_core.gazetteers import is_common
 from deid_core.notes import Note
 from deid_core.spans import Span
 from tests.helpers_rules import shipped_deidentifier, span_stands
 
-CONF = Path(__file__).resolve().parents[1] / "conf"
+ROOT = Path(__file__).resolve().parents[1]
+CONF = ROOT / "conf"
 ROUND15 = {r["id"]: r for r in tomllib.loads((CONF / "rules" / "orgs15.toml").read_text())["rule"]}
 MERGE = effective_config().merge
 FRAMES = od.frames(MERGE.organization_frame_words, MERGE.organization_field_words, MERGE.organization_store_words)
@@ -64,7 +65,7 @@ def test_one_word_dictionary_entries_are_read_only_in_a_frame():
 
 def test_the_lists_are_lower_case_entries():
     for name in od.FILES.values():
-        entries = read_list(name)
+        entries = od.list_entries(name)
         assert entries and all(e == e.lower() and e == e.strip() for e in entries), name
 
 
@@ -284,3 +285,15 @@ def test_a_list_name_that_is_a_known_surname_needs_a_frame(text, person):
     assert ("DOCTOR", person) in _orgs(out, text)
     shop = f"Works at {person}."
     assert ("ORGANIZATION", person) in _orgs(od.named_organizations([], Doc(Note("x", shop)), FRAMES), shop)
+
+
+def test_the_lists_leave_the_shipped_bundle_versions_alone():
+    """The lists are merge-only data: the shipped model's gazetteers and rules versions still match (no retrain)."""
+    import json
+
+    from deid_core.engine.crf.versions import current_versions
+
+    shipped = json.loads((ROOT / "models" / "default" / "bundle.json").read_text(encoding="utf-8"))["versions"]
+    now = current_versions()
+    assert (now["gazetteers"], now["rules"]) == (shipped["gazetteers"], shipped["rules"])
+    assert not list((ROOT / "deid_core" / "gazetteers").rglob("organizations*"))

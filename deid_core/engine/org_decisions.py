@@ -1,5 +1,5 @@
 """Organization decisions after the merge (issue 14, round 15: organizations named with no frame and no kind word):
-a well-known organization of the hand-written lists (deid_core/gazetteers/data/organizations*.txt) is an
+a well-known organization of the hand-written lists (conf/rules/words/organizations*.txt) is an
 ORGANIZATION span ('Attends [YMCA]', 'To: Human Resources, [General Electric]', 'works for [UPS]'), replacing the
 CRF's, the name net's or propagation's other readings of it ('YMCA' read DOCTOR, 'UnitedHealthcare' HOSPITAL).
 Three lists: names read in any case, names read in Title or capital letters only ('Red Cross', not 'red cross'),
@@ -25,12 +25,15 @@ from deid_core.engine.propagation import (
     source_kind,
 )
 from deid_core.engine.rules.metadata import SOURCE as KNOWN_NAME
-from deid_core.gazetteers import is_common, is_name, lowered, normalize_phrase, read_list
+from deid_core.config import conf_dir
+from deid_core.gazetteers import is_common, is_name, lowered, normalize_phrase
 from deid_core.spans import Span
 
 SOURCE = ORGANIZATION_LIST_SOURCE  # no propagation seed (engine/propagation.py)
 ANY, TITLED, FRAMED = 0, 1, 2  # how a list's entries must be written or framed to be read
 FILES = {ANY: "organizations.txt", TITLED: "organizations_titled.txt", FRAMED: "organizations_framed.txt"}
+# merge-only lists live with the rules' word lists, outside the CRF's gazetteers: no bundle version or bench digest moves
+WORDS_DIR = "rules/words"
 # labels a CRF, name-net or propagated reading of an organization takes that run past the entry ('LifeCenter Ohio'
 # read DOCTOR): the whole span becomes the organization; a place span past it ('Red Cross Hospital') stands
 _RELABELLED = frozenset({"DOCTOR", "PATIENT", "USERNAME", "CITY", "STATE", "COUNTRY", "HEALTHPLAN"})
@@ -67,6 +70,13 @@ def frames(frame_words: tuple[str, ...], field_words: tuple[str, ...],
     return before, after
 
 
+def list_entries(name: str) -> frozenset[str]:
+    """One list file of conf/rules/words: its entries, lower-cased, '#' comments and blank lines dropped."""
+    path = conf_dir() / WORDS_DIR / name
+    lines = (line.split("#", 1)[0].strip().lower() for line in path.read_text(encoding="utf-8").splitlines())
+    return frozenset(e for e in lines if e)
+
+
 @lru_cache(maxsize=1)
 def automaton() -> ahocorasick.Automaton:
     """The Aho-Corasick automaton over ' entry ' of the three lists: value (entry length, how it must be read).
@@ -75,7 +85,7 @@ def automaton() -> ahocorasick.Automaton:
     auto = ahocorasick.Automaton()
     tiers: dict[str, int] = {}
     for tier in (ANY, TITLED, FRAMED):
-        for entry in read_list(FILES[tier]):
+        for entry in list_entries(FILES[tier]):
             key = normalize_phrase(entry)
             stem = key[:-2] if key[-2:] in ("'s", "’s") else None  # 'wendy's', 'lowe's': also a person's possessive
             word = stem or key
