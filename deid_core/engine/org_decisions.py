@@ -16,6 +16,7 @@ import ahocorasick
 import regex
 
 from deid_core.config import Merge as MergeOptions
+from deid_core.config import conf_dir
 from deid_core.doc import Doc
 from deid_core.engine.propagation import (
     ORGANIZATION_LIST_SOURCE,
@@ -25,7 +26,6 @@ from deid_core.engine.propagation import (
     source_kind,
 )
 from deid_core.engine.rules.metadata import SOURCE as KNOWN_NAME
-from deid_core.config import conf_dir
 from deid_core.gazetteers import is_common, is_name, lowered, normalize_phrase
 from deid_core.spans import Span
 
