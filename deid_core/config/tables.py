@@ -149,6 +149,10 @@ class Merge:
     town_label_sources: tuple[str, ...]
     profession_employers: bool
     grow_place_heads: bool
+    organization_gazetteer: bool
+    organization_frame_words: tuple[Phrase, ...]
+    organization_field_words: tuple[Phrase, ...]
+    organization_store_words: tuple[Phrase, ...]
     id_fields: Annotated[dict[IdLabel, tuple[Phrase, ...]], ONE_LABEL_A_WORD]
     known_person_label: bool
 

@@ -47,6 +47,8 @@ from deid_core.engine.label_decisions import (
 )
 from deid_core.engine.name_pieces import join_name_pieces
 from deid_core.engine.names import SOURCE as NAME_NET
+from deid_core.engine.org_decisions import frames as org_frames
+from deid_core.engine.org_decisions import named_organizations
 from deid_core.engine.place_decisions import (
     GROWN_LABELS,
     gazetteer_place_labels,
@@ -174,6 +176,11 @@ class Merger:
                 merged = gazetteer_place_labels(merged, doc.text)
             if self.options.state_after_town:
                 merged = state_after_town(merged, doc.text)
+            if self.options.organization_gazetteer:
+                merged = named_organizations(merged, doc, org_frames(self.options.organization_frame_words,
+                                                                     self.options.organization_field_words,
+                                                                     self.options.organization_store_words),
+                                             self.options)
             merged = person_records_organizations(merged, doc.text, self.options.organization_record_words)
             known = doc.note.known_phi
             if self.options.patient_initials:

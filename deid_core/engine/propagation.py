@@ -34,6 +34,9 @@ from deid_core.gazetteers import is_common, is_function_word, is_name, words
 from deid_core.spans import Span, sort_spans
 
 WORD = regex.compile(r"\p{L}[\p{L}'’-]*\p{L}|\p{L}")  # a word of a name or place ("O'Neil", "Saint-Jean")
+# spans of the organization lists (engine/org_decisions.py) are no seeds: the decision reads every mention itself with
+# its list's case and frame, so a repeat it left clear ('red cross-hatching' after 'Red Cross') stays clear
+ORGANIZATION_LIST_SOURCE = "organization-gazetteer"
 ABBREVIATION_MAX = 4  # all-capital words up to this length have the shape of a clinical abbreviation
 SHORT_MAX = 3  # words up to this length, in any case, too ("tol", "epi"), unless known names
 
@@ -162,7 +165,8 @@ def propagation_strings(spans: Sequence[Span], text: str, opts: MergeOptions, *,
     parts: dict[str, str] = {}
     for s in spans:
         surface = text[s.start:s.end]
-        if len(surface) < min_len or not surface[0].isalpha() or taxonomy.category_of(s.label) not in cats:
+        if len(surface) < min_len or not surface[0].isalpha() or taxonomy.category_of(s.label) not in cats \
+                or s.source == ORGANIZATION_LIST_SOURCE:
             continue
         found = WORD.findall(surface)
         person = taxonomy.category_of(s.label) == "NAME"
