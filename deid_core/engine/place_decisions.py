@@ -17,6 +17,7 @@ import regex
 from deid_core.engine.label_decisions import parts_outside
 from deid_core.engine.propagation import is_crf, phrase_alternation, source_kind
 from deid_core.engine.rules.filters import country_reading
+from deid_core.engine.rules.place_words import place_words
 from deid_core.engine.vetoes import PERSON
 from deid_core.gazetteers import is_common, is_frequent, is_name, words
 from deid_core.spans import Span, source_in
@@ -179,7 +180,7 @@ def place_rules_cut_net(spans: Sequence[Span], text: str, sources: Sequence[str]
 
 
 _GAZETTEER_RELABELLED = frozenset({"CITY", "HOSPITAL", "ORGANIZATION", "LOCATION-OTHER", "STREET", "STATE", "COUNTRY"})
-_TOWN_TOO = frozenset({"new york", "washington"})  # a state named as its town: the town reading stands
+_TOWN_TOO = place_words("town_named_states")  # a state named as its town: the town reading stands
 
 
 def _gazetteer_label(surface: str) -> str | None:
@@ -235,8 +236,7 @@ def town_labels(spans: Sequence[Span], text: str, sources: Sequence[str]) -> lis
 _EMPLOYER_AFTER = regex.compile(r"[ \t]+(?:at|for)[ \t]+(?:the[ \t]+)?")
 _EMPLOYER_WORD = regex.compile(r"\p{L}[\p{L}'’&-]*(?<=\p{L}|')")
 _EMPLOYER_JOIN = regex.compile(r"[ \t]+")
-_CARE_WORDS = frozenset({"hospital", "hosp", "medical", "clinic", "health", "healthcare", "center", "centre", "infirmary",
-                         "hospice", "memorial", "nursing", "rehab", "rehabilitation", "va", "vamc", "general"})
+_CARE_WORDS = place_words("employer_care_words")  # a place of care, no employer
 _EMPLOYER_LABELS = _PLACES | PERSON
 
 

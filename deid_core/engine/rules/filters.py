@@ -26,6 +26,7 @@ from deid_core.engine.rules.name_filters import (
     name_role_filter,
     name_strong_filter,
 )
+from deid_core.engine.rules.place_words import place_words
 from deid_core.gazetteers import is_common, is_frequent, is_function_word, is_name, words
 
 Filter = Callable[[str, int, int, dict], "tuple[int, int] | None"]
@@ -140,7 +141,7 @@ def city_filter(text: str, start: int, end: int, settings: dict) -> tuple[int, i
     return None
 
 
-_STATE_NAMED = frozenset({"georgia"})  # a country named as a US state: the state reading stands
+_STATE_NAMED = place_words("state_named_countries")  # a country named as a US state: the state reading stands
 
 
 def country_reading(surface: str, low: str) -> bool:
@@ -247,8 +248,7 @@ def place_tail_filter(text: str, start: int, end: int, settings: dict) -> tuple[
     return (first[0], pieces[-1][1])
 
 
-_CARE_SETTINGS = frozenset({"snf", "alf", "ltc", "ltac", "adhc", "rehab", "dialysis", "hemodialysis", "endoscopy",
-                             "radiology", "shelter"})  # care settings and words a note names places by, not a name
+_CARE_SETTINGS = place_words("care_settings")  # care settings and words a note names places by, not a name
 
 
 def _named_place(text: str, span: tuple[int, int] | None) -> tuple[int, int] | None:
