@@ -10,6 +10,7 @@ from deid_core.config import ConfigError
 from deid_core.engine.rules.place_words import LISTS, load_place_words, place_words
 
 _GOOD = """[words]
+ward_last_words = ["north"]
 state_named_countries = ["georgia"]
 care_settings = ["snf"]
 town_named_states = ["new york"]

@@ -142,6 +142,7 @@ class Merge:
     state_after_town: bool
     organization_record_words: tuple[Phrase, ...]
     place_gazetteer_labels: bool
+    street_numbers: bool
     town_label_sources: tuple[str, ...]
     profession_employers: bool
     grow_place_heads: bool

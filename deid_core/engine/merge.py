@@ -49,12 +49,14 @@ from deid_core.engine.name_pieces import join_name_pieces
 from deid_core.engine.names import SOURCE as NAME_NET
 from deid_core.engine.place_decisions import (
     GROWN_LABELS,
+    STREET_SHAPED_LABELS,
     gazetteer_place_labels,
     grow_place_heads,
     person_records_organizations,
     place_rules_cut_net,
     profession_employers,
     state_after_town,
+    street_numbers,
     town_labels,
     trim_place_leads,
 )
@@ -171,6 +173,8 @@ class Merger:
             merged = trim_place_leads(merged, doc.text, self._place_leads)
             if self.options.place_gazetteer_labels:
                 merged = gazetteer_place_labels(merged, doc.text)
+            if self.options.street_numbers and not present.isdisjoint(STREET_SHAPED_LABELS):
+                merged = street_numbers(merged, doc.text)
             if self.options.state_after_town:
                 merged = state_after_town(merged, doc.text)
             merged = person_records_organizations(merged, doc.text, self.options.organization_record_words)

@@ -327,3 +327,38 @@ def grow_place_heads(spans: Sequence[Span], text: str, heads: dict[str, str]) ->
             continue  # a span that ends in its head already ('Quell Hospital' before 'General Surgery') stays
         out[k] = Span(s.start, end, s.label, s.source, s.confidence)
     return out
+
+
+STREET_SHAPED_LABELS = frozenset({"HOSPITAL", "ORGANIZATION", "LOCATION-OTHER", "PHONE"})  # CRF readings of a street
+# A house number and one to five words (the whole span), or a name, ', ' and such a street (the span's tail).
+_HOUSE_STREET = regex.compile(r"\d{1,6}[ \t]+(\p{L}[\p{L}'’.-]*(?:[ \t]+\p{L}[\p{L}'’.-]*){0,4})")
+_NAME_THEN_STREET = regex.compile(r"[^\n]*?\p{L},[ \t]+(?=\d)")
+_NO_STREET_END = _CARE_WORDS | place_words("ward_last_words")  # '1199 Quell Hospital', '7 Quell North'
+_ADDRESS_GOES_ON = regex.compile(r"[ \t]*(?:[,;#\n]|\Z)")  # a unit, a town or the line's end follows a street
+
+
+def street_numbers(spans: Sequence[Span], text: str) -> list[Span]:
+    """A CRF place or phone span that is a house number and up to five words, where the address goes on (',', ';', '#',
+    a line end), is a STREET ('lives alone at [00952 quell key], west quellton' read HOSPITAL, 'mailed to [2449 Quell
+    Place] #8' read PHONE); a CRF place span '<name>, <house number> <words>' gives that tail to a STREET span
+    ('[QUELL AID], [965 QUELLER STATION], QUELLAND'). Two words at least; a place of care or a ward ('1199 Quell
+    Hospital', '7 Quell North', '5 West') stays."""
+    out: list[Span] = []
+    for s in spans:
+        if s.label not in STREET_SHAPED_LABELS or not is_crf(s) or not _ADDRESS_GOES_ON.match(text, s.end):
+            out.append(s)
+            continue
+        cut = s.start
+        if not text[s.start].isdigit():
+            if s.label == "PHONE" or not (m := _NAME_THEN_STREET.match(text, s.start, s.end)):
+                out.append(s)
+                continue
+            cut = m.end()
+        street = _HOUSE_STREET.fullmatch(text, cut, s.end)
+        if street is None or len(names := street.group(1).split()) < 2 or names[-1].lower().rstrip(".") in _NO_STREET_END:
+            out.append(s)
+            continue
+        if cut > s.start:  # the name before the street keeps its label, without the comma
+            out.append(Span(s.start, text.rindex(",", s.start, cut), s.label, s.source, s.confidence))
+        out.append(Span(cut, s.end, "STREET", s.source, s.confidence))
+    return out
