@@ -58,6 +58,7 @@ from deid_core.engine.place_decisions import (
     state_after_town,
     street_numbers,
     town_labels,
+    towns_before_states,
     trim_place_leads,
 )
 from deid_core.engine.propagation import PatientPropagation, propagate_note, source_kind
@@ -177,6 +178,8 @@ class Merger:
                 merged = street_numbers(merged, doc.text)
             if self.options.state_after_town:
                 merged = state_after_town(merged, doc.text)
+            if self.options.towns_before_states and "STATE" in present:
+                merged = towns_before_states(merged, doc.text, self._heads_of)
             merged = person_records_organizations(merged, doc.text, self.options.organization_record_words)
             known = doc.note.known_phi
             if self.options.patient_initials:

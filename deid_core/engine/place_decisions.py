@@ -179,6 +179,34 @@ def place_rules_cut_net(spans: Sequence[Span], text: str, sources: Sequence[str]
     return out
 
 
+TOWN_BEFORE_STATE_LABELS = frozenset({"STATE", "LOCATION-OTHER", "ORGANIZATION", "HOSPITAL"})  # CRF readings of a town
+_TO_STATE = regex.compile(r",[ \t]?|[ \t]{1,2}")
+
+
+def towns_before_states(spans: Sequence[Span], text: str, heads: dict[str, str]) -> list[Span]:
+    """A CRF or propagated place span right before ', ' and a STATE span that names a US state ('[Quellton], VT',
+    '[quellton], vermont'; blanks only before a capital abbreviation: '[Quellton] VT') is that address's town: CITY,
+    whatever place label it had (STATE, LOCATION-OTHER, ORGANIZATION, HOSPITAL). A place named by its head word
+    (`heads`: 'Quell Hospital, VT'), a state's or a country's name, and a span across a line stay."""
+    out = list(spans)
+    for k in range(len(out) - 1):
+        a, b = out[k], out[k + 1]
+        if b.label != "STATE" or a.label not in TOWN_BEFORE_STATE_LABELS or not (
+                is_crf(a) or a.source.endswith("propagate")) or not (gap := _TO_STATE.fullmatch(text, a.end, b.start)):
+            continue
+        state = " ".join(text[b.start:b.end].lower().split())
+        if not (state in words("us_state") or (state in _state_abbreviations() and (
+                "," in gap.group(0) or text[b.start:b.end].isupper()))):
+            continue
+        town = " ".join(text[a.start:a.end].lower().split())
+        last = town.split()
+        if "\n" in text[a.start:a.end] or town in words("us_state") or town in words("country") or last[-1] in heads or (
+                len(last) > 1 and " ".join(last[-2:]) in heads):
+            continue
+        out[k] = a.with_label("CITY")
+    return out
+
+
 _GAZETTEER_RELABELLED = frozenset({"CITY", "HOSPITAL", "ORGANIZATION", "LOCATION-OTHER", "STREET", "STATE", "COUNTRY"})
 _TOWN_TOO = place_words("town_named_states")  # a state named as its town: the town reading stands
 
