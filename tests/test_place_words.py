@@ -11,6 +11,8 @@ from deid_core.engine.rules.place_words import LISTS, load_place_words, place_wo
 
 _GOOD = """[words]
 ward_last_words = ["north"]
+street_suffixes = ["lane"]
+person_street_suffixes = ["street"]
 state_named_countries = ["georgia"]
 care_settings = ["snf"]
 town_named_states = ["new york"]

@@ -72,6 +72,18 @@ def test_no_street_from_a_ward_a_place_of_care_or_a_name(text, part, label):
     assert street_numbers(spans, text) == spans
 
 
+@pytest.mark.parametrize("text,part,label,want", [
+    ("address:\n12 Quell Road\nQuellton", "12 Quell Road", "DOCTOR", ("STREET", "12 Quell Road")),
+    ("Address: 12 quell ln, quellton", "quell ln", "DOCTOR", ("STREET", "12 quell ln")),  # the number before it
+    ("Lives at 12 quell lane in quellton", "12 quell lane", "HOSPITAL", ("STREET", "12 quell lane")),
+    ("bed 12 Ann Park", "Ann Park", "PATIENT", ("PATIENT", "Ann Park")),  # a surname that is a suffix: a person
+    ("room 5: Ann Quell Street", "Ann Quell Street", "PATIENT", ("PATIENT", "Ann Quell Street")),  # no number right before
+    ("gave 2 Ann Lee", "Ann Lee", "PATIENT", ("PATIENT", "Ann Lee")),
+])
+def test_a_name_after_a_house_number_ending_in_a_street_suffix_is_a_street(text, part, label, want):
+    assert _shown(street_numbers([_crf(text, part, label)], text), text) == [want]
+
+
 def test_a_rule_span_keeps_its_label():
     text = "lives at 12 quell key, quellton"
     spans = [Span(9, 21, "HOSPITAL", "hospital-keyword", 0.9)]
@@ -94,6 +106,7 @@ def test_street_numbers_has_its_own_key():
     ("sn visit mon 3/2 - quellan, ann - quellport mn\nassessment: vs 120/80.", "quellport", "CITY"),
     ("The 69 year old male from Kenya was visiting family.", "Kenya", "COUNTRY"),
     ("This 74 year old female from South Africa was visiting family.", "South Africa", "COUNTRY"),
+    ("Retired farmer from the Quellton area. Lives alone.", "Quellton", "CITY"),
 ])
 def test_the_round15_label_and_extent_stand_in_the_pipeline(deid, text, phi, label):
     assert span_stands(deid, "places15", text, phi, label)
@@ -104,7 +117,8 @@ def test_the_round15_label_and_extent_stand_in_the_pipeline(deid, text, phi, lab
     "- 2l via nc\n", "- f/u in 3 mo\n", "- see daughter, ma\n", "a: vss, mn\n", "- wife visiting, ma\n",
     "Ann Quell, MD 04667", "called 3 times, Quellan, MD 12345", "NS 10000 units", "heparin, 25000 units",
     "pain, ms, 10000 units", "58 yo woman from home admitted", "man from rehab with fever", "woman from jail with cough",
-    "gave 2 Tabs Of Tylenol, PA aware.",
+    "gave 2 Tabs Of Tylenol, PA aware.", "pain in the groin area", "redness in the sacral area", "sat in the waiting area",
+    "IN THE PERINEAL AREA",
 ])
 def test_clinical_look_alikes_get_no_round15_span(deid, text):
     res = deid.process(Note("places15", text))

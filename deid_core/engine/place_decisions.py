@@ -363,6 +363,11 @@ _HOUSE_STREET = regex.compile(r"\d{1,6}[ \t]+(\p{L}[\p{L}'’.-]*(?:[ \t]+\p{L}[
 _NAME_THEN_STREET = regex.compile(r"[^\n]*?\p{L},[ \t]+(?=\d)")
 _NO_STREET_END = _CARE_WORDS | place_words("ward_last_words")  # '1199 Quell Hospital', '7 Quell North'
 _ADDRESS_GOES_ON = regex.compile(r"[ \t]*(?:[,;#\n]|\Z)")  # a unit, a town or the line's end follows a street
+_SUFFIXES = place_words("street_suffixes")
+_PERSON_SUFFIXES = place_words("person_street_suffixes")  # no common surname: 'bed 12 Ann Park' stays a person
+_STREET_WORDS = regex.compile(r"\p{L}[\p{L}'’.-]*(?:[ \t]+\p{L}[\p{L}'’.-]*){0,3}")  # a street's name and suffix
+_NUMBER_BEFORE = regex.compile(r"(?<![\w/.,:#-])\d{1,6}[ \t]+")  # a house number right before a span
+_NUMBER_REACH = 8  # characters read before a span for its house number
 
 
 def street_numbers(spans: Sequence[Span], text: str) -> list[Span]:
@@ -373,6 +378,9 @@ def street_numbers(spans: Sequence[Span], text: str) -> list[Span]:
     Hospital', '7 Quell North', '5 West') stays."""
     out: list[Span] = []
     for s in spans:
+        if (street := _suffixed_street(s, text, out[-1].end if out else 0)) is not None:
+            out.append(street)
+            continue
         if s.label not in STREET_SHAPED_LABELS or not is_crf(s) or not _ADDRESS_GOES_ON.match(text, s.end):
             out.append(s)
             continue
@@ -390,3 +398,27 @@ def street_numbers(spans: Sequence[Span], text: str) -> list[Span]:
             out.append(Span(s.start, text.rindex(",", s.start, cut), s.label, s.source, s.confidence))
         out.append(Span(cut, s.end, "STREET", s.source, s.confidence))
     return out
+
+
+def _suffixed_street(s: Span, text: str, free_from: int) -> Span | None:
+    """A STREET span for a CRF person or place span of one to four words ending in a street suffix (a person span: one
+    that is no common surname) that starts with a house number or comes right after one in no span (`free_from`:
+    where the text is free of spans): '12 [birch road]' read DOCTOR, '[12 birch lane] in quellton' read HOSPITAL;
+    not 'bed 12 [Ann Park]'; else None."""
+    if not (s.label in PERSON or s.label in STREET_SHAPED_LABELS) or s.label == "PHONE" or not is_crf(s):
+        return None
+    start = s.start
+    if text[start].isdigit():
+        if not (m := _NUMBER_BEFORE.match(text, start, s.end)):
+            return None
+        words_at = m.end()
+    else:
+        lo = max(free_from, s.start - _NUMBER_REACH)
+        m = next((n for n in _NUMBER_BEFORE.finditer(text, lo, s.start) if n.end() == s.start), None)
+        if m is None:
+            return None
+        start, words_at = m.start(), s.start
+    if not (name := _STREET_WORDS.fullmatch(text, words_at, s.end)) or len(parts := name.group(0).split()) < 2 or \
+            parts[-1].lower().rstrip(".") not in (_PERSON_SUFFIXES if s.label in PERSON else _SUFFIXES):
+        return None
+    return Span(start, s.end, "STREET", s.source, s.confidence)
