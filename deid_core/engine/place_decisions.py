@@ -405,9 +405,10 @@ def _suffixed_street(s: Span, text: str, free_from: int) -> Span | None:
     that is no common surname) that starts with a house number or comes right after one in no span (`free_from`:
     where the text is free of spans): '12 [birch road]' read DOCTOR, '[12 birch lane] in quellton' read HOSPITAL;
     not 'bed 12 [Ann Park]'; else None."""
-    if not (s.label in PERSON or s.label in STREET_SHAPED_LABELS) or s.label == "PHONE" or not is_crf(s):
-        return None
     start = s.start
+    if not (text[start].isdigit() or (start > 1 and text[start - 2].isdigit() and text[start - 1] in " \t")) or not (
+            s.label in PERSON or s.label in STREET_SHAPED_LABELS) or s.label == "PHONE" or not is_crf(s):
+        return None  # no house number at or right before the span: most spans stop at the first test
     if text[start].isdigit():
         if not (m := _NUMBER_BEFORE.match(text, start, s.end)):
             return None
