@@ -114,7 +114,7 @@ def test_the_round15_label_and_extent_stand_in_the_pipeline(deid, text, phi, lab
 
 @pytest.mark.parametrize("text", [
     "hx: copd, ms\nplan: nebs", "- chest pain, ct\n", "- lungs clear, co\n", "dx: lupus, ms\n", "- htn, mi\n",
-    "- 2l via nc\n", "- f/u in 3 mo\n", "- see daughter, ma\n", "a: vss, mn\n", "- wife visiting, ma\n",
+    "- 2l via nc\n", "- f/u in 3 mo\n", "- see daughter, ma\n", "page np quellan prn.\nann quell ma\n", "a: vss, mn\n", "- wife visiting, ma\n",
     "Ann Quell, MD 04667", "called 3 times, Quellan, MD 12345", "NS 10000 units", "heparin, 25000 units",
     "pain, ms, 10000 units", "58 yo woman from home admitted", "man from rehab with fever", "woman from jail with cough",
     "gave 2 Tabs Of Tylenol, PA aware.", "pain in the groin area", "redness in the sacral area", "sat in the waiting area",
