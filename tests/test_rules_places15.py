@@ -165,3 +165,13 @@ def test_a_rule_span_before_a_state_keeps_its_label():
     text = "Quellmart, VT"
     spans = [Span(0, 9, "ORGANIZATION", "organization-kind", 0.9), _crf(text, "VT", "STATE")]
     assert towns_before_states(spans, text, HEADS) == spans
+
+
+# -- review15: look-alikes the first version read (invented)
+
+@pytest.mark.parametrize("text", [
+    "HPI: 61 yo woman from Israel Deaconess transferred.",  # a hospital opening with a country's name: no COUNTRY
+])
+def test_a_place_opening_with_a_country_name_is_no_country(deid, text):
+    res = deid.process(Note("places15", text))
+    assert res.ok and not [s for s in res.spans if s.label == "COUNTRY"]  # the physionet profile drops COUNTRY: a leak

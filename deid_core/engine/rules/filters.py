@@ -163,6 +163,19 @@ def country_filter(text: str, start: int, end: int, settings: dict) -> tuple[int
     return None
 
 
+def country_alone_filter(text: str, start: int, end: int, settings: dict) -> tuple[int, int] | None:
+    """country_filter's country only when it is the whole place: the word after it (if the hit goes on) is in lower
+    case, or a frequent word in capitals ('from Kenya was', 'FROM INDIA WITH'); not a place that opens with a country's
+    name ('from [Israel Deaconess]', 'from Chad Quell's home')."""
+    span = country_filter(text, start, end, settings)
+    if span is None:
+        return None
+    rest = hit_words(text, span[1], end)
+    if rest and not (rest[0][2].islower() or (rest[0][2].isupper() and is_frequent(base(rest[0][2])))):
+        return None
+    return span
+
+
 @cache
 def _profession_heads() -> frozenset[str]:
     """Every word a known profession phrase can open as profession_filter reads it (its first word; a one-word
@@ -341,6 +354,7 @@ FILTERS: dict[str, Filter] = {
     "place_keyword_strict": place_keyword_strict_filter,
     "city": city_filter,
     "country": country_filter,
+    "country_alone": country_alone_filter,
     "age": age_filter,
     "profession": profession_filter,
     "not_common": not_common_filter,
