@@ -175,3 +175,20 @@ def test_a_rule_span_before_a_state_keeps_its_label():
 def test_a_place_opening_with_a_country_name_is_no_country(deid, text):
     res = deid.process(Note("places15", text))
     assert res.ok and not [s for s in res.spans if s.label == "COUNTRY"]  # the physionet profile drops COUNTRY: a leak
+
+
+@pytest.mark.parametrize("text", [
+    "Room 12 North\nAnn Quell, MD 41234\n",  # a doctor and a pager after a ward line: no Maryland address
+    "Seen with 3 Residents, Bob Quell, MD 21201.",
+    "Fellow: 2 West Team, Ann Quell, MD 41234",
+    "Pt has 2 Daughters, Ann Quell, MD 20001",
+])
+def test_a_doctor_md_and_digits_after_a_numbered_line_is_no_address(deid, text):
+    res = deid.process(Note("places15", text))
+    assert res.ok and not [s for s in res.spans if s.source in ROUND15]
+
+
+def test_the_md_rules_street_suffixes_are_the_word_list():
+    macro = tomllib.loads((CONF / "rules" / "places15.toml").read_text())["macros"]["STREETSUFFIX"]
+    listed = tomllib.loads((CONF / "rules" / "words" / "places.toml").read_text())["words"]["street_suffixes"]
+    assert sorted(macro.split("(?i:", 1)[1].split(")", 1)[0].split("|")) == sorted(listed)
