@@ -182,6 +182,8 @@ def test_a_place_opening_with_a_country_name_is_no_country(deid, text):
     "Seen with 3 Residents, Bob Quell, MD 21201.",
     "Fellow: 2 West Team, Ann Quell, MD 41234",
     "Pt has 2 Daughters, Ann Quell, MD 20001",
+    "Discussed with 2 Nurses, Ann Quell, PA.",  # city-street-state: a physician assistant, no Pennsylvania town
+    "Case reviewed with 4 Team Members, Ann Quell, OK.",
 ])
 def test_a_doctor_md_and_digits_after_a_numbered_line_is_no_address(deid, text):
     res = deid.process(Note("places15", text))
