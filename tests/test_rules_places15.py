@@ -194,3 +194,12 @@ def test_the_md_rules_street_suffixes_are_the_word_list():
     macro = tomllib.loads((CONF / "rules" / "places15.toml").read_text())["macros"]["STREETSUFFIX"]
     listed = tomllib.loads((CONF / "rules" / "words" / "places.toml").read_text())["words"]["street_suffixes"]
     assert sorted(macro.split("(?i:", 1)[1].split(")", 1)[0].split("|")) == sorted(listed)
+
+
+@pytest.mark.parametrize("text", [
+    "- per smith et al\n", "ref: jones et al\n",  # city-state-line-end-lower: 'al' of 'et al' is no Alabama
+    "Redness In The Sacral Area Noted.", "Pain In The Epigastric Area", "Swelling In The Inguinal Area.",  # city-area
+])
+def test_et_al_and_title_case_anatomy_get_no_round15_span(deid, text):
+    res = deid.process(Note("places15", text))
+    assert res.ok and not [s for s in res.spans if s.source in ROUND15 or s.label == "CITY"]
