@@ -198,6 +198,7 @@ def test_the_md_rules_street_suffixes_are_the_word_list():
 
 @pytest.mark.parametrize("text", [
     "- per smith et al\n", "ref: jones et al\n",  # city-state-line-end-lower: 'al' of 'et al' is no Alabama
+    "- ekg: sinus, wi\n", "- monitor, tn\n",  # nor is a dictionary word before a state a town
     "Redness In The Sacral Area Noted.", "Pain In The Epigastric Area", "Swelling In The Inguinal Area.",  # city-area
 ])
 def test_et_al_and_title_case_anatomy_get_no_round15_span(deid, text):

@@ -79,6 +79,19 @@ def _inner_place_word(word: str) -> bool:
             and low not in words("medical_word"))
 
 
+def place_tail_lower_filter(text: str, start: int, end: int, settings: dict) -> tuple[int, int] | None:
+    """place_tail_filter's town for a lower-case frame, kept only when it is a known town or none of its words but a
+    place prefix is a dictionary word ('- quell, ann - [quellport] mn'; not '- ekg: sinus, wi', '- monitor, tn')."""
+    span = place_tail_filter(text, start, end, settings)
+    if span is None:
+        return None
+    prefixes = settings.get("place_prefixes", ())
+    pieces = [base(w) for _, _, w in hit_words(text, span[0], span[1])]
+    if " ".join(pieces) in words("city") or not any(is_common(w) for w in pieces if w not in prefixes):
+        return span
+    return None
+
+
 def location_filter(text: str, start: int, end: int, settings: dict) -> tuple[int, int] | None:
     """Leading run of place-like words (no frequent or clinical word; no leading number).
 
@@ -362,6 +375,7 @@ FILTERS: dict[str, Filter] = {
     "initials_line": initials_line_filter,
     "no_frequent_word": no_frequent_word_filter,
     "place_tail": place_tail_filter,
+    "place_tail_lower": place_tail_lower_filter,
     "landmark": landmark_filter,
     "landmark_tail": landmark_tail_filter,
     "location_named": location_named_filter,
