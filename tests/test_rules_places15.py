@@ -204,3 +204,9 @@ def test_the_md_rules_street_suffixes_are_the_word_list():
 def test_et_al_and_title_case_anatomy_get_no_round15_span(deid, text):
     res = deid.process(Note("places15", text))
     assert res.ok and not [s for s in res.spans if s.source in ROUND15 or s.label == "CITY"]
+
+
+@pytest.mark.parametrize("text", ["Heparin gtt, IL, 25000 units", "Insulin gtt, IN, 10000 units/hr"])
+def test_a_dose_after_a_state_abbreviation_is_no_zip(deid, text):
+    res = deid.process(Note("places15", text))
+    assert res.ok and not [s for s in res.spans if s.source in ROUND15]
