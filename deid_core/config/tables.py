@@ -146,6 +146,8 @@ class Merge:
     state_after_town: bool
     organization_record_words: tuple[Phrase, ...]
     place_gazetteer_labels: bool
+    street_numbers: bool
+    towns_before_states: bool
     town_label_sources: tuple[str, ...]
     profession_employers: bool
     grow_place_heads: bool

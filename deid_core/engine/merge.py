@@ -51,13 +51,16 @@ from deid_core.engine.org_decisions import frames as org_frames
 from deid_core.engine.org_decisions import named_organizations
 from deid_core.engine.place_decisions import (
     GROWN_LABELS,
+    STREET_SHAPED_LABELS,
     gazetteer_place_labels,
     grow_place_heads,
     person_records_organizations,
     place_rules_cut_net,
     profession_employers,
     state_after_town,
+    street_numbers,
     town_labels,
+    towns_before_states,
     trim_place_leads,
 )
 from deid_core.engine.propagation import PatientPropagation, propagate_note, source_kind
@@ -174,8 +177,12 @@ class Merger:
             merged = trim_place_leads(merged, doc.text, self._place_leads)
             if self.options.place_gazetteer_labels:
                 merged = gazetteer_place_labels(merged, doc.text)
+            if self.options.street_numbers and not present.isdisjoint(STREET_SHAPED_LABELS):
+                merged = street_numbers(merged, doc.text)
             if self.options.state_after_town:
                 merged = state_after_town(merged, doc.text)
+            if self.options.towns_before_states and "STATE" in present:
+                merged = towns_before_states(merged, doc.text, self._heads_of)
             if self.options.organization_gazetteer:
                 merged = named_organizations(merged, doc, org_frames(self.options.organization_frame_words,
                                                                      self.options.organization_field_words,

@@ -17,6 +17,7 @@ import regex
 from deid_core.engine.label_decisions import parts_outside
 from deid_core.engine.propagation import is_crf, phrase_alternation, source_kind
 from deid_core.engine.rules.filters import country_reading
+from deid_core.engine.rules.place_words import place_words
 from deid_core.engine.vetoes import PERSON
 from deid_core.gazetteers import is_common, is_frequent, is_name, words
 from deid_core.spans import Span, source_in
@@ -178,8 +179,36 @@ def place_rules_cut_net(spans: Sequence[Span], text: str, sources: Sequence[str]
     return out
 
 
+TOWN_BEFORE_STATE_LABELS = frozenset({"STATE", "LOCATION-OTHER", "ORGANIZATION", "HOSPITAL"})  # CRF readings of a town
+_TO_STATE = regex.compile(r",[ \t]?|[ \t]{1,2}")
+
+
+def towns_before_states(spans: Sequence[Span], text: str, heads: dict[str, str]) -> list[Span]:
+    """A CRF or propagated place span right before ', ' and a STATE span that names a US state ('[Quellton], VT',
+    '[quellton], vermont'; blanks only before a capital abbreviation: '[Quellton] VT') is that address's town: CITY,
+    whatever place label it had (STATE, LOCATION-OTHER, ORGANIZATION, HOSPITAL). A place named by its head word
+    (`heads`: 'Quell Hospital, VT'), a state's or a country's name, and a span across a line stay."""
+    out = list(spans)
+    for k in range(len(out) - 1):
+        a, b = out[k], out[k + 1]
+        if b.label != "STATE" or a.label not in TOWN_BEFORE_STATE_LABELS or not (
+                is_crf(a) or a.source.endswith("propagate")) or not (gap := _TO_STATE.fullmatch(text, a.end, b.start)):
+            continue
+        state = " ".join(text[b.start:b.end].lower().split())
+        if not (state in words("us_state") or (state in _state_abbreviations() and (
+                "," in gap.group(0) or text[b.start:b.end].isupper()))):
+            continue
+        town = " ".join(text[a.start:a.end].lower().split())
+        last = town.split()
+        if "\n" in text[a.start:a.end] or town in words("us_state") or town in words("country") or last[-1] in heads or (
+                len(last) > 1 and " ".join(last[-2:]) in heads):
+            continue
+        out[k] = a.with_label("CITY")
+    return out
+
+
 _GAZETTEER_RELABELLED = frozenset({"CITY", "HOSPITAL", "ORGANIZATION", "LOCATION-OTHER", "STREET", "STATE", "COUNTRY"})
-_TOWN_TOO = frozenset({"new york", "washington"})  # a state named as its town: the town reading stands
+_TOWN_TOO = place_words("town_named_states")  # a state named as its town: the town reading stands
 
 
 def _gazetteer_label(surface: str) -> str | None:
@@ -235,8 +264,7 @@ def town_labels(spans: Sequence[Span], text: str, sources: Sequence[str]) -> lis
 _EMPLOYER_AFTER = regex.compile(r"[ \t]+(?:at|for)[ \t]+(?:the[ \t]+)?")
 _EMPLOYER_WORD = regex.compile(r"\p{L}[\p{L}'’&-]*(?<=\p{L}|')")
 _EMPLOYER_JOIN = regex.compile(r"[ \t]+")
-_CARE_WORDS = frozenset({"hospital", "hosp", "medical", "clinic", "health", "healthcare", "center", "centre", "infirmary",
-                         "hospice", "memorial", "nursing", "rehab", "rehabilitation", "va", "vamc", "general"})
+_CARE_WORDS = place_words("employer_care_words")  # a place of care, no employer
 _EMPLOYER_LABELS = _PLACES | PERSON
 
 
@@ -327,3 +355,71 @@ def grow_place_heads(spans: Sequence[Span], text: str, heads: dict[str, str]) ->
             continue  # a span that ends in its head already ('Quell Hospital' before 'General Surgery') stays
         out[k] = Span(s.start, end, s.label, s.source, s.confidence)
     return out
+
+
+STREET_SHAPED_LABELS = frozenset({"HOSPITAL", "ORGANIZATION", "LOCATION-OTHER", "PHONE"})  # CRF readings of a street
+# A house number and one to five words (the whole span), or a name, ', ' and such a street (the span's tail).
+_HOUSE_STREET = regex.compile(r"\d{1,6}[ \t]+(\p{L}[\p{L}'’.-]*(?:[ \t]+\p{L}[\p{L}'’.-]*){0,4})")
+_NAME_THEN_STREET = regex.compile(r"[^\n]*?\p{L},[ \t]+(?=\d)")
+_NO_STREET_END = _CARE_WORDS | place_words("ward_last_words")  # '1199 Quell Hospital', '7 Quell North'
+_ADDRESS_GOES_ON = regex.compile(r"[ \t]*(?:[,;#\n]|\Z)")  # a unit, a town or the line's end follows a street
+_SUFFIXES = place_words("street_suffixes")
+_PERSON_SUFFIXES = place_words("person_street_suffixes")  # no common surname: 'bed 12 Ann Park' stays a person
+_STREET_WORDS = regex.compile(r"\p{L}[\p{L}'’.-]*(?:[ \t]+\p{L}[\p{L}'’.-]*){0,3}")  # a street's name and suffix
+_NUMBER_BEFORE = regex.compile(r"(?<![\w/.,:#-])\d{1,6}[ \t]+")  # a house number right before a span
+_NUMBER_REACH = 8  # characters read before a span for its house number
+
+
+def street_numbers(spans: Sequence[Span], text: str) -> list[Span]:
+    """A CRF place or phone span that is a house number and up to five words, where the address goes on (',', ';', '#',
+    a line end), is a STREET ('lives alone at [00952 quell key], west quellton' read HOSPITAL, 'mailed to [2449 Quell
+    Place] #8' read PHONE); a CRF place span '<name>, <house number> <words>' gives that tail to a STREET span
+    ('[QUELL AID], [965 QUELLER STATION], QUELLAND'). Two words at least; a place of care or a ward ('1199 Quell
+    Hospital', '7 Quell North', '5 West') stays."""
+    out: list[Span] = []
+    for s in spans:
+        if (street := _suffixed_street(s, text, out[-1].end if out else 0)) is not None:
+            out.append(street)
+            continue
+        if s.label not in STREET_SHAPED_LABELS or not is_crf(s) or not _ADDRESS_GOES_ON.match(text, s.end):
+            out.append(s)
+            continue
+        cut = s.start
+        if not text[s.start].isdigit():
+            if s.label == "PHONE" or not (m := _NAME_THEN_STREET.match(text, s.start, s.end)):
+                out.append(s)
+                continue
+            cut = m.end()
+        street = _HOUSE_STREET.fullmatch(text, cut, s.end)
+        if street is None or len(names := street.group(1).split()) < 2 or names[-1].lower().rstrip(".") in _NO_STREET_END:
+            out.append(s)
+            continue
+        if cut > s.start:  # the name before the street keeps its label, without the comma
+            out.append(Span(s.start, text.rindex(",", s.start, cut), s.label, s.source, s.confidence))
+        out.append(Span(cut, s.end, "STREET", s.source, s.confidence))
+    return out
+
+
+def _suffixed_street(s: Span, text: str, free_from: int) -> Span | None:
+    """A STREET span for a CRF person or place span of one to four words ending in a street suffix (a person span: one
+    that is no common surname) that starts with a house number or comes right after one in no span (`free_from`:
+    where the text is free of spans): '12 [birch road]' read DOCTOR, '[12 birch lane] in quellton' read HOSPITAL;
+    not 'bed 12 [Ann Park]'; else None."""
+    start = s.start
+    if not (text[start].isdigit() or (start > 1 and text[start - 2].isdigit() and text[start - 1] in " \t")) or not (
+            s.label in PERSON or s.label in STREET_SHAPED_LABELS) or s.label == "PHONE" or not is_crf(s):
+        return None  # no house number at or right before the span: most spans stop at the first test
+    if text[start].isdigit():
+        if not (m := _NUMBER_BEFORE.match(text, start, s.end)):
+            return None
+        words_at = m.end()
+    else:
+        lo = max(free_from, s.start - _NUMBER_REACH)
+        m = next((n for n in _NUMBER_BEFORE.finditer(text, lo, s.start) if n.end() == s.start), None)
+        if m is None:
+            return None
+        start, words_at = m.start(), s.start
+    if not (name := _STREET_WORDS.fullmatch(text, words_at, s.end)) or len(parts := name.group(0).split()) < 2 or \
+            parts[-1].lower().rstrip(".") not in (_PERSON_SUFFIXES if s.label in PERSON else _SUFFIXES):
+        return None
+    return Span(start, s.end, "STREET", s.source, s.confidence)

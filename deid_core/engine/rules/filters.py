@@ -26,6 +26,7 @@ from deid_core.engine.rules.name_filters import (
     name_role_filter,
     name_strong_filter,
 )
+from deid_core.engine.rules.place_words import place_words
 from deid_core.gazetteers import is_common, is_frequent, is_function_word, is_name, words
 
 Filter = Callable[[str, int, int, dict], "tuple[int, int] | None"]
@@ -76,6 +77,19 @@ def _inner_place_word(word: str) -> bool:
     low = base(word)
     return (len(low) > 2 and (titled(word) or word.isupper()) and not is_function_word(low)
             and low not in words("medical_word"))
+
+
+def place_tail_lower_filter(text: str, start: int, end: int, settings: dict) -> tuple[int, int] | None:
+    """place_tail_filter's town for a lower-case frame, kept only when it is a known town or none of its words but a
+    place prefix is a dictionary word ('- quell, ann - [quellport] mn'; not '- ekg: sinus, wi', '- monitor, tn')."""
+    span = place_tail_filter(text, start, end, settings)
+    if span is None:
+        return None
+    prefixes = settings.get("place_prefixes", ())
+    pieces = [base(w) for _, _, w in hit_words(text, span[0], span[1])]
+    if " ".join(pieces) in words("city") or not any(is_common(w) for w in pieces if w not in prefixes):
+        return span
+    return None
 
 
 def location_filter(text: str, start: int, end: int, settings: dict) -> tuple[int, int] | None:
@@ -140,7 +154,7 @@ def city_filter(text: str, start: int, end: int, settings: dict) -> tuple[int, i
     return None
 
 
-_STATE_NAMED = frozenset({"georgia"})  # a country named as a US state: the state reading stands
+_STATE_NAMED = place_words("state_named_countries")  # a country named as a US state: the state reading stands
 
 
 def country_reading(surface: str, low: str) -> bool:
@@ -160,6 +174,19 @@ def country_filter(text: str, start: int, end: int, settings: dict) -> tuple[int
             end = pieces[n - 1][1]
             return (pieces[0][0], end - (text[end - 1] == "."))
     return None
+
+
+def country_alone_filter(text: str, start: int, end: int, settings: dict) -> tuple[int, int] | None:
+    """country_filter's country only when it is the whole place: the word after it (if the hit goes on) is in lower
+    case, or a frequent word in capitals ('from Kenya was', 'FROM INDIA WITH'); not a place that opens with a country's
+    name ('from [Israel Deaconess]', 'from Chad Quell's home')."""
+    span = country_filter(text, start, end, settings)
+    if span is None:
+        return None
+    rest = hit_words(text, span[1], end)
+    if rest and not (rest[0][2].islower() or (rest[0][2].isupper() and is_frequent(base(rest[0][2])))):
+        return None
+    return span
 
 
 @cache
@@ -247,8 +274,7 @@ def place_tail_filter(text: str, start: int, end: int, settings: dict) -> tuple[
     return (first[0], pieces[-1][1])
 
 
-_CARE_SETTINGS = frozenset({"snf", "alf", "ltc", "ltac", "adhc", "rehab", "dialysis", "hemodialysis", "endoscopy",
-                             "radiology", "shelter"})  # care settings and words a note names places by, not a name
+_CARE_SETTINGS = place_words("care_settings")  # care settings and words a note names places by, not a name
 
 
 def _named_place(text: str, span: tuple[int, int] | None) -> tuple[int, int] | None:
@@ -341,6 +367,7 @@ FILTERS: dict[str, Filter] = {
     "place_keyword_strict": place_keyword_strict_filter,
     "city": city_filter,
     "country": country_filter,
+    "country_alone": country_alone_filter,
     "age": age_filter,
     "profession": profession_filter,
     "not_common": not_common_filter,
@@ -348,6 +375,7 @@ FILTERS: dict[str, Filter] = {
     "initials_line": initials_line_filter,
     "no_frequent_word": no_frequent_word_filter,
     "place_tail": place_tail_filter,
+    "place_tail_lower": place_tail_lower_filter,
     "landmark": landmark_filter,
     "landmark_tail": landmark_tail_filter,
     "location_named": location_named_filter,

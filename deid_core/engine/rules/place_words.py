@@ -1,0 +1,44 @@
+"""The place word lists of conf/rules/words/places.toml (filters and place decisions), loaded once and checked."""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+from deid_core.config import ConfigError, conf_dir, load_toml
+
+PLACE_WORDS_FILE = "rules/words/places.toml"
+LISTS = ("state_named_countries", "care_settings", "town_named_states", "employer_care_words", "ward_last_words",
+         "street_suffixes", "person_street_suffixes")
+
+
+def load_place_words(path: Path) -> dict[str, frozenset[str]]:
+    """Each list of the file's [words] table as a frozen set; ConfigError names a missing or unknown list or a bad entry."""
+    table = load_toml(path).get("words")
+    if not isinstance(table, dict):
+        raise ConfigError(f"{path}: no [words] table")
+    if unknown := sorted(set(table) - set(LISTS)):
+        raise ConfigError(f"{path}: unknown [words] list(s) {', '.join(unknown)}; known: {', '.join(LISTS)}")
+    out: dict[str, frozenset[str]] = {}
+    for name in LISTS:
+        entries = table.get(name)
+        if not isinstance(entries, list) or not entries:
+            raise ConfigError(f"{path}: [words] {name} must be a non-empty list of strings")
+        for e in entries:
+            if not isinstance(e, str) or not e or e != " ".join(e.lower().split()):
+                raise ConfigError(f"{path}: [words] {name}: every entry must be a non-empty, lower-case, single-spaced string")
+        out[name] = frozenset(entries)
+    return out
+
+
+@cache
+def place_words(name: str) -> frozenset[str]:
+    """One list of conf/rules/words/places.toml (read and checked once); KeyError names an unknown list."""
+    if name not in LISTS:
+        raise KeyError(f"unknown place word list {name!r}; known: {', '.join(LISTS)}")
+    return _all()[name]
+
+
+@cache
+def _all() -> dict[str, frozenset[str]]:
+    return load_place_words(conf_dir() / PLACE_WORDS_FILE)
