@@ -8,6 +8,9 @@ policy, on the merged spans only (no scan of the note):
   an id another field word names: 'Accession: MR-21-004433'; words before it stay covered unless they are a
   model number or a device's make: 'Ames Lic 4455667'), and takes the label of the nearest field word
   before it on its line, a few words at most away with no digit between ('Medical Record Number: 003 93 182');
+  with none right before it (separators only), a field word after it in brackets or after 'is' ('4455667
+  (MRN)', '4455667 is her MRN') or ending the line above when it opens its line ('MRN:' / '  4455667') names
+  it first; a writer's initials glued by '/' ('MR/cc/') are no field word;
 - the reader's proposal (id-field-value) stands only right after a table word, and not when it is a clock
   time or time range with no number mark before it ('attended group 1500'; 'Group # 1230' stands);
 - a CRF span of another label made of digits (a PHONE, FAX or DATE guess) right after a field word and
@@ -16,7 +19,7 @@ policy, on the merged spans only (no scan of the note):
 - an id span that is an age form ('73yo' after 'Assessment/Plan:') is the AGE it starts with;
 - a one-word person span with a digit ('jdoe42') is a login, USERNAME;
 - an id string labelled by its field word gives that label to the spans of the same string elsewhere in
-  the note ('Accession: X' ... 'Prior: X').
+  the note ('Accession: X' ... 'Prior: X'); a field word right at one mention outranks one a few words away.
 Spans of the deciding rules ([merge] rule_label_sources) keep their label: their context decided it."""
 
 from __future__ import annotations
@@ -57,6 +60,10 @@ _NUMBERED = regex.compile(r"(?:\#|(?<![\p{L}\d])(?i:no|nbr|num|number|id)\.?)[ \
 _WORD_RUN = regex.compile(r"[\p{L}\p{N}._@-]+")
 _MAKE_BEFORE = frozenset({"DEVICE", "VEHICLE"})  # labels whose field word follows a make and model, not a name
 _LOGIN_MARK = regex.compile(r"[\d._]")  # a login's mark: a digit, a dot or an underscore
+# Before a field word after its id: an opening bracket or parenthesis, or 'is' / 'was' and a possessive.
+_AFTER = regex.compile(r"[ \t]*+(?:(?P<open>[(\[])[ \t]*+|[ \t,]*+(?i:is|was)[ \t]++(?i:the|his|her|their|pt'?s|"
+                       r"patient'?s)?[ \t]*+)")
+_CLOSE = regex.compile(r"[ \t]*+[:#]?[ \t]*+[)\]]")
 _LOGIN = regex.compile(r"(?=[\p{L}\d._-]*\d)(?=[\p{L}\d._-]*\p{L})[\p{L}\d][\p{L}\d._-]*")
 
 
@@ -90,7 +97,43 @@ def _nearest_field(text: str, start: int, pattern: regex.Pattern) -> regex.Match
     lo = nl + 1 if nl >= 0 else lo
     last = None
     for m in pattern.finditer(text, lo, start):
-        last = m
+        if not _initials(text, m):
+            last = m
+    return last
+
+
+def _initials(text: str, m: regex.Match) -> bool:
+    """Is the field word `m` a writer's initials glued by '/' to others ('MR/cc/' of a dictation footer)?"""
+    a, b = m.start(), m.end()
+    return (b + 1 < len(text) and text[b] == "/" and text[b + 1].isalpha()) or (
+        a >= 2 and text[a - 1] == "/" and text[a - 2].isalpha())
+
+
+def _field_after(text: str, end: int, pattern: regex.Pattern) -> regex.Match | None:
+    """The field word that names the id ending at `end` from after it, None when none: in brackets or
+    parentheses ('4455667 (MRN)', '[Acct]') or after 'is' ('4455667 is her MRN')."""
+    m = _AFTER.match(text, end, min(len(text), end + _REACH))
+    if m is None:
+        return None
+    f = pattern.match(text, m.end(), min(len(text), m.end() + _REACH))
+    if f is not None and m.group("open") and not _CLOSE.match(text, f.end()):
+        return None  # '(MRN 99887766)' names another id
+    return f
+
+
+def _field_above(text: str, start: int, pattern: regex.Pattern) -> regex.Match | None:
+    """The field word ending the line before an id that opens its own line ('MRN:' then '  4455667'), None when
+    none: only separators may follow it there."""
+    nl = text.rfind("\n", max(0, start - _REACH), start)
+    if nl < 0 or text[nl + 1:start].strip(" \t"):
+        return None
+    prev = text.rfind("\n", max(0, nl - _REACH), nl) + 1
+    last = None
+    for m in pattern.finditer(text, prev, nl):
+        if not _initials(text, m):
+            last = m
+    if last is None or not regex.fullmatch(_SEP, text, pos=last.end(), endpos=nl):
+        return None
     return last
 
 
@@ -155,16 +198,24 @@ def _lead(s: Span, text: str, pattern: regex.Pattern, label_of: dict[str, str]) 
 
 
 def _take_field(s: Span, text: str, pattern: regex.Pattern, label_of: dict[str, str],
-                strict: bool) -> Span | None:
-    """`s` without a field word it took in, labelled by its field word; None when no field word names it."""
+                strict: bool) -> tuple[Span, bool] | None:
+    """(`s` without a field word it took in, labelled by its field word; whether that word stands right at it:
+    separators only between, or after it, or ending the line above), None when no field word names it."""
     inner = _inner_field(s, text, pattern)
     if inner is not None:
         m, rest = inner
-        return Span(rest, s.end, label_of[" ".join(m.group().lower().split())], s.source, s.confidence)
+        return Span(rest, s.end, label_of[" ".join(m.group().lower().split())], s.source, s.confidence), True
     m = _nearest_field(text, s.start, pattern)
-    if m is None or not _gap_ok(text, m.end(), s.start, strict):
+    if m is not None and _gap_ok(text, m.end(), s.start, True):
+        return s.with_label(label_of[" ".join(m.group().lower().split())]), True
+    if s.source == FIELD_RULE:
+        return None  # the reader's proposal stands only right after its field word
+    other = _field_after(text, s.end, pattern) or _field_above(text, s.start, pattern)
+    if other is not None:
+        return s.with_label(label_of[" ".join(other.group().lower().split())]), True
+    if m is None or strict or not _gap_ok(text, m.end(), s.start, False):
         return None
-    return s.with_label(label_of[" ".join(m.group().lower().split())])
+    return s.with_label(label_of[" ".join(m.group().lower().split())]), False
 
 
 def _age_form(s: Span, text: str) -> Span | None:
@@ -193,7 +244,7 @@ def field_id_labels(spans: Sequence[Span], text: str, table: tuple[tuple[str, tu
     pattern, label_of = compiled
     ids = id_labels()
     out: list[Span] = []
-    named: dict[str, str] = {}  # id string -> the label its field word gave it
+    named: dict[str, tuple[str, bool]] = {}  # id string -> (the label its field word gave it, that word right at it)
     for s in spans:
         if s.label in ids or (s.label in _DIGIT_GUESSES and is_crf(s) and _id_guess(s, text)):
             if s.label in ids and (age := _age_form(s, text)) is not None:
@@ -215,9 +266,12 @@ def field_id_labels(spans: Sequence[Span], text: str, table: tuple[tuple[str, tu
                     continue  # a time after a field word: 'group 1500', 'Job: 0700-1900'
                 got = _take_field(p, text, pattern, label_of, strict=proposed or p.label not in ids)
                 if got is not None:
+                    got, near = got
                     if got.start > p.start and (lead := _lead(p, text, pattern, label_of)) is not None:
                         out.append(lead)  # words the span took in before its field word ('Ames' of 'Ames Lic 4455667')
-                    named.setdefault(text[got.start:got.end], got.label)
+                    key = text[got.start:got.end]
+                    if key not in named or (near and not named[key][1]):  # a field word right at it names it first
+                        named[key] = (got.label, near)
                     out.append(got)
                 elif proposed:
                     continue  # no field word of the table right before it
@@ -231,8 +285,8 @@ def field_id_labels(spans: Sequence[Span], text: str, table: tuple[tuple[str, tu
         else:
             out.append(s)
     if named:
-        out = [s.with_label(named[text[s.start:s.end]])
-               if s.label in ids and s.label != named.get(text[s.start:s.end], s.label)
+        out = [s.with_label(named[text[s.start:s.end]][0])
+               if s.label in ids and s.label != named.get(text[s.start:s.end], (s.label,))[0]
                and not (not is_crf(s) and source_in(s.source, deciding)) else s for s in out]
     return login_repeats(out, text)
 

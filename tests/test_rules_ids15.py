@@ -1,0 +1,74 @@
+"""Round 15 (issue 14): field words that name an id from elsewhere than right before it on its line (after it,
+in brackets or after 'is'; ending the line above), a writer's initials that look like a field word ('MR/cc/'),
+a field word right at an id naming its repeats before a farther one, and the new table words (engine/field_ids.py,
+[merge] id_fields). Every example is invented."""
+
+from __future__ import annotations
+
+import pytest
+
+from deid_core.app.options import effective_config
+from deid_core.engine.field_ids import field_id_labels, table_pairs
+from deid_core.spans import Span
+
+PAIRS = table_pairs(effective_config().merge.id_fields)
+DECIDING = effective_config().merge.rule_label_sources
+
+
+def _crf(text: str, piece: str, label: str, nth: int = 0) -> Span:
+    start = -1
+    for _ in range(nth + 1):
+        start = text.index(piece, start + 1)
+    return Span(start, start + len(piece), label, "crf:single", 0.9)
+
+
+def _labels(text: str, spans: list[Span]) -> list[tuple[str, str]]:
+    return [(text[s.start:s.end], s.label) for s in field_id_labels(spans, text, PAIRS, DECIDING)]
+
+
+@pytest.mark.parametrize("text,piece,label,want", [
+    # the field word after the id, in brackets or after 'is'
+    ("Ann Lee 4455667 (MRN) seen today", "4455667", "IDNUM", "MEDICALRECORD"),
+    ("Ann Lee  4455667 [MRN]  DOB 3/4/1950", "4455667", "IDNUM", "MEDICALRECORD"),
+    ("Ann Lee ( 4455667 ) ( Acct # )", "4455667", "MEDICALRECORD", "MEDICALRECORD"),  # not right after: no change
+    ("Her number 4455667 is her MRN.", "4455667", "IDNUM", "MEDICALRECORD"),
+    ("device 88XQ31204 (serial) placed", "88XQ31204", "MEDICALRECORD", "DEVICE"),
+    # the field word ending the line above an id that opens its line
+    ("Ann Lee\nAccount Number:\n   88776655\n", "88776655", "MEDICALRECORD", "ACCOUNT"),
+    ("MRN\n4455667\nDOB 3/4/1950", "4455667", "IDNUM", "MEDICALRECORD"),
+    # new table words
+    ("EMPI: 4455667", "4455667", "IDNUM", "MEDICALRECORD"),
+    ("Patient Number: 4455667", "4455667", "IDNUM", "MEDICALRECORD"),
+    ("FIN: 88776655  HAR 77665544", "88776655", "IDNUM", "ACCOUNT"),
+    ("FIN: 88776655  HAR 77665544", "77665544", "IDNUM", "ACCOUNT"),
+])
+def test_a_field_word_after_the_id_or_above_it_names_it(text, piece, label, want):
+    assert _labels(text, [_crf(text, piece, label)]) == [(piece, want)]
+
+
+@pytest.mark.parametrize("text,piece,label", [
+    ("MRN 4455667 (99887766) seen", "99887766", "IDNUM"),  # a number after another field's id
+    ("kit 99812207 (MRN 4455667)", "99812207", "IDNUM"),  # '(MRN X)' names X, not the id before it
+    ("Ann Lee\nMRN: 4455667 ref\n99812207\n", "99812207", "IDNUM"),  # a word other than a separator after it
+    ("Ann Lee\nMRN:\n\n99812207\n", "99812207", "IDNUM"),  # a blank line between
+    ("Ann Lee\nMRN:\nnotes 99812207\n", "99812207", "IDNUM"),  # the id does not open its line
+    ("Dr Ames\nMRN:\n617-555-1212\n", "617-555-1212", "PHONE"),  # a phone number stays one
+    ("Seen 3/4/2020 (MRN)", "3/4/2020", "DATE"),  # and a date
+    ("Group 2019 (policy renewal)", "2019", "DATE"),
+])
+def test_look_alikes_of_a_field_word_elsewhere_keep_their_label(text, piece, label):
+    assert _labels(text, [_crf(text, piece, label)]) == [(piece, label)]
+
+
+def test_a_writers_initials_are_no_field_word_and_a_near_field_word_names_the_repeats():
+    # 'MR' of 'MR/cc/' is the dictating clinician's initials: the job number's label comes from 'JOB #:'
+    text = "ANN LEE, M.D.\nMR/cc/22562-970\nD: 3/6/2018\nJOB #: 22562-970"
+    spans = [_crf(text, "22562-970", "MEDICALRECORD"), _crf(text, "22562-970", "MEDICALRECORD", nth=1)]
+    assert _labels(text, spans) == [("22562-970", "IDNUM"), ("22562-970", "IDNUM")]
+
+
+def test_a_field_word_right_at_an_id_names_its_repeats_before_a_farther_one():
+    # 'Chart' three words before the first mention names it loosely; 'Acct #' right before the second names both
+    text = "Chart copy to billing: 88776655\nAcct #: 88776655"
+    spans = [_crf(text, "88776655", "MEDICALRECORD"), _crf(text, "88776655", "MEDICALRECORD", nth=1)]
+    assert _labels(text, spans) == [("88776655", "ACCOUNT"), ("88776655", "ACCOUNT")]
