@@ -74,8 +74,8 @@ def id_labels() -> frozenset[str]:
 
 
 @lru_cache(maxsize=8)
-def _fields(pairs: tuple[tuple[str, tuple[str, ...]], ...]) -> tuple[regex.Pattern, dict[str, str]] | None:
-    """(field word pattern, lower-case word with blanks collapsed -> label) of the id_fields table."""
+def field_words(pairs: tuple[tuple[str, tuple[str, ...]], ...]) -> tuple[regex.Pattern, dict[str, str]] | None:
+    """(field word pattern, lower-case word with blanks collapsed -> label) of a table of field words (id_fields)."""
     label_of = {" ".join(w.lower().split()): label for label, words in pairs for w in words}
     if not label_of:
         return None
@@ -90,7 +90,7 @@ def table_pairs(table: Mapping[str, Sequence[str]]) -> tuple[tuple[str, tuple[st
     return tuple(sorted((label, tuple(words)) for label, words in table.items()))
 
 
-def _nearest_field(text: str, start: int, pattern: regex.Pattern) -> regex.Match | None:
+def nearest_field(text: str, start: int, pattern: regex.Pattern) -> regex.Match | None:
     """The last field word on the line before `start` (within _REACH), None when none."""
     lo = max(0, start - _REACH)
     nl = text.rfind("\n", lo, start)
@@ -137,10 +137,15 @@ def _field_above(text: str, start: int, pattern: regex.Pattern) -> regex.Match |
     return last
 
 
+def right_after(text: str, a: int, b: int) -> bool:
+    """Is text[a:b] only separators between a field word and its value (':', '#', 'No.', blanks)?"""
+    return regex.fullmatch(_SEP, text, pos=a, endpos=b) is not None
+
+
 def _gap_ok(text: str, a: int, b: int, strict: bool) -> bool:
     """Is text[a:b] what may stand between a field word and its id? strict: separators only; else also
     up to three words without a digit ('Medical Record Number (hospital):')."""
-    if regex.fullmatch(_SEP, text, pos=a, endpos=b):
+    if right_after(text, a, b):
         return True
     if strict:
         return False
@@ -172,7 +177,7 @@ def _inner_field(s: Span, text: str, pattern: regex.Pattern) -> tuple[regex.Matc
             rest = sep.end() if sep else m.end()
             if not text[m.end():rest].strip("-."):  # glued to the id after it by '-' or '.'
                 if outer is None:
-                    near = _nearest_field(text, s.start, pattern)
+                    near = nearest_field(text, s.start, pattern)
                     outer = near is not None and _gap_ok(text, near.end(), s.start, strict=True)
                 if outer:
                     continue  # another field word names the id: a piece of it ('Accession: MR-21-004433')
@@ -205,7 +210,7 @@ def _take_field(s: Span, text: str, pattern: regex.Pattern, label_of: dict[str, 
     if inner is not None:
         m, rest = inner
         return Span(rest, s.end, label_of[" ".join(m.group().lower().split())], s.source, s.confidence), True
-    m = _nearest_field(text, s.start, pattern)
+    m = nearest_field(text, s.start, pattern)
     if m is not None and _gap_ok(text, m.end(), s.start, True):
         return s.with_label(label_of[" ".join(m.group().lower().split())]), True
     if s.source == FIELD_RULE:
@@ -238,7 +243,7 @@ def field_id_labels(spans: Sequence[Span], text: str, table: tuple[tuple[str, tu
                     deciding: Sequence[str]) -> list[Span]:
     """Merged spans with id labels and extents read from the field words before them (module docstring);
     `table`: table_pairs of [merge] id_fields; `deciding`: the rule sources whose label stands (rule_label_sources)."""
-    compiled = _fields(table)
+    compiled = field_words(table)
     if compiled is None:  # no field word: the reader's proposals stand after none
         return [s for s in spans if s.source != FIELD_RULE]
     pattern, label_of = compiled

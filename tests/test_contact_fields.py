@@ -1,0 +1,91 @@
+"""Phone and fax numbers by their cue word and with their extension (engine/contact_fields.py, [merge]
+contact_fields; round 15). Every example is invented."""
+
+from __future__ import annotations
+
+import pytest
+
+from deid_core.app.options import effective_config
+from deid_core.config import ConfigError, load_config
+from deid_core.engine.contact_fields import contact_cue_labels, phone_extensions
+from deid_core.engine.field_ids import table_pairs
+from deid_core.spans import Span
+
+PAIRS = table_pairs(effective_config().merge.contact_fields)
+
+
+def _crf(text: str, piece: str, label: str, nth: int = 0) -> Span:
+    start = -1
+    for _ in range(nth + 1):
+        start = text.index(piece, start + 1)
+    return Span(start, start + len(piece), label, "crf:single", 0.9)
+
+
+def _cue(text: str, spans: list[Span]) -> list[tuple[str, str]]:
+    return [(text[s.start:s.end], s.label) for s in contact_cue_labels(spans, text, PAIRS)]
+
+
+def _ext(text: str, spans: list[Span]) -> list[tuple[str, str]]:
+    return [(text[s.start:s.end], s.label) for s in phone_extensions(spans, text)]
+
+
+@pytest.mark.parametrize("text,piece,label,want", [
+    ("Fax: 617 555 0100   Phone: 617/555-0123\n", "617/555-0123", "FAX", "PHONE"),
+    ("RESULTS FAXED TO 617/555-0100 ON 3/4/2020", "617/555-0100", "PHONE", "FAX"),
+    ("Tel. 617-555-0123 (office)", "617-555-0123", "FAX", "PHONE"),
+    ("call 617/555-0123 ext.43 for an appointment", "617/555-0123 ext.43", "FAX", "PHONE"),
+    ("Phone: 617-555-0123", "617-555-0123", "MEDICALRECORD", "PHONE"),  # a phone-shaped id guess after its cue
+    ("REPORT CALLED TO ANN AT 1-617-555-0123X2295; RECORDS", "1-617-555-0123X2295", "IDNUM", "PHONE"),
+])
+def test_a_cue_word_right_before_a_number_names_it(text, piece, label, want):
+    assert _cue(text, [_crf(text, piece, label)]) == [(piece, want)]
+
+
+@pytest.mark.parametrize("text,piece,label", [
+    ("Phone/Fax: 617-555-0123", "617-555-0123", "FAX"),  # a cue glued to another by '/' counts for neither
+    ("Fax: 617-555-0100 sent; phone on file 617-555-0123", "617-555-0123", "FAX"),  # words between: no cue
+    ("Phone: 4455667", "4455667", "MEDICALRECORD"),  # an id not shaped as a phone number keeps its label
+    ("Will call 4455667 tomorrow", "4455667", "MEDICALRECORD"),
+    ("Fax: 617-555-0100", "617-555-0100", "FAX"),
+])
+def test_no_cue_right_before_or_no_phone_shape_keeps_the_label(text, piece, label):
+    assert _cue(text, [_crf(text, piece, label)]) == [(piece, label)]
+
+
+def test_a_span_of_a_rule_keeps_its_label():
+    text = "Phone: 617-555-0100"
+    s = _crf(text, "617-555-0100", "FAX")
+    assert contact_cue_labels([Span(s.start, s.end, "FAX", "fax-nearest-cue", 1.0)], text, PAIRS)[0].label == "FAX"
+
+
+@pytest.mark.parametrize("text,pieces,want", [
+    ("Phone 617-555-0123 ext. 17876 | Fax", [("617-555-0123", "PHONE"), ("17876", "PHONE")],
+     [("617-555-0123 ext. 17876", "PHONE")]),
+    ("(617-555-0123 ext.10881), full code", [("617-555-0123", "PHONE"), (".10881", "PHONE")],
+     [("617-555-0123 ext.10881", "PHONE")]),
+    ("PHONE: 617-555-0123 EXT.99286\n", [("617-555-0123", "PHONE"), ("99286", "IDNUM")],
+     [("617-555-0123 EXT.99286", "PHONE")]),
+    ("at 617-555-0123X52262; records", [("617-555-0123", "FAX")], [("617-555-0123X52262", "FAX")]),
+    # the number untagged or cut, the extension tagged: one PHONE
+    ("Phone 617/555-0123 ext. 17876 |", [("617/555", "PHONE"), ("17876", "PHONE")],
+     [("617/555-0123 ext. 17876", "PHONE")]),
+    ("Phone 617-555-0123 ext. 17876 |", [("17876", "PHONE")], [("617-555-0123 ext. 17876", "PHONE")]),
+    ("Social Work, ext. 4-5908\n", [("5908", "IDNUM")], [("4-5908", "PHONE")]),
+])
+def test_an_extension_is_part_of_its_phone_number(text, pieces, want):
+    assert _ext(text, [_crf(text, p, lab) for p, lab in pieces]) == want
+
+
+@pytest.mark.parametrize("text,pieces", [
+    ("Tel 617-555-0123 x2 daily", [("617-555-0123", "PHONE")]),  # 'x2': one digit after x is no extension
+    ("Phone 617-555-0123 ext. 17876 (Ann Lee)", [("617-555-0123", "PHONE"), ("17876", "DOCTOR")]),  # not a guess
+    ("Lic 4455667 ext 22", [("4455667", "LICENSE")]),  # no phone number before the extension
+    ("BP 120/80 x 24 hours", [("120/80", "DATE")]),
+])
+def test_look_alikes_of_an_extension_are_left_alone(text, pieces):
+    assert _ext(text, [_crf(text, p, lab) for p, lab in pieces]) == pieces
+
+
+def test_contact_fields_take_phone_or_fax_only():
+    with pytest.raises(ConfigError, match="PHONE or FAX"):
+        load_config({"merge": {"contact_fields": {"DOCTOR": ["dr"]}}})
