@@ -72,3 +72,38 @@ def test_a_field_word_right_at_an_id_names_its_repeats_before_a_farther_one():
     text = "Chart copy to billing: 88776655\nAcct #: 88776655"
     spans = [_crf(text, "88776655", "MEDICALRECORD"), _crf(text, "88776655", "MEDICALRECORD", nth=1)]
     assert _labels(text, spans) == [("88776655", "ACCOUNT"), ("88776655", "ACCOUNT")]
+
+
+@pytest.mark.parametrize("text,spans,want", [
+    # a login made of a person's name in the note: untagged or a one-word person span
+    ("ROBERTO AMESTOY / AMESTOYR", [("ROBERTO AMESTOY", "DOCTOR")],
+     [("ROBERTO AMESTOY", "DOCTOR"), ("AMESTOYR", "USERNAME")]),
+    ("Signed: Ann Marie Quell, MD [annmarie]", [("Ann Marie Quell", "DOCTOR"), ("annmarie", "DOCTOR")],
+     [("Ann Marie Quell", "DOCTOR"), ("annmarie", "USERNAME")]),
+    ("Dr. Mark Stone reviewed; note by mstone.", [("Mark Stone", "DOCTOR")],
+     [("Mark Stone", "DOCTOR"), ("mstone", "USERNAME")]),
+    # no login: a dictionary word, a name written as a name, a one-word name, a piece of a longer word
+    ("Will Power came; willpower was low.", [("Will Power", "PATIENT")], [("Will Power", "PATIENT")]),
+    ("Ann Lee saw Lee today", [("Ann Lee", "PATIENT"), ("Lee", "PATIENT")], [("Ann Lee", "PATIENT"), ("Lee", "PATIENT")]),
+    ("Stone saw mstone", [("Stone", "DOCTOR")], [("Stone", "DOCTOR")]),
+    ("Mark Stone; xmstonex", [("Mark Stone", "DOCTOR")], [("Mark Stone", "DOCTOR")]),
+])
+def test_a_login_made_of_a_name_in_the_note_is_a_login(text, spans, want):
+    assert _labels(text, [_crf(text, p, lab) for p, lab in spans]) == want
+
+
+@pytest.mark.parametrize("text,piece,want", [
+    ("Seen 5/12 14:32\nCosigned 12th May 2020 by LVRB\n", "LVRB", "USERNAME"),
+    ("Results called to Ann Lee, RN at 2200 on 11/6/2021 by NVLO.", "NVLO", "USERNAME"),
+    # no login: a capitals line, words after it, a dictionary word, a name in the note, three letters
+    ("COSIGNED BY LVRB\n", "LVRB", "DOCTOR"),
+    ("Cosigned by LVRB and Ann Lee\n", "LVRB", "DOCTOR"),
+    ("Note written by SMITH\n", "SMITH", "DOCTOR"),
+    ("Seen by Dr. Ann Quell.\nCosigned by QUELL\n", "QUELL", "DOCTOR"),
+    ("Cosigned by JQR\n", "JQR", "DOCTOR"),
+])
+def test_a_capitals_login_after_by_ending_its_line_is_a_login(text, piece, want):
+    spans = [_crf(text, piece, "DOCTOR")]
+    if "Ann Quell" in text:
+        spans.insert(0, _crf(text, "Ann Quell", "DOCTOR"))
+    assert (piece, want) in _labels(text, spans)

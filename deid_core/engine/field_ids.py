@@ -17,7 +17,9 @@ policy, on the merged spans only (no scan of the note):
   its separator is that id ('Lic. 17342694', '(serial 2742-11-2051)', 'claim 15728720416'; a year range
   stays a DATE: 'Policy 2021-2022');
 - an id span that is an age form ('73yo' after 'Assessment/Plan:') is the AGE it starts with;
-- a one-word person span with a digit ('jdoe42') is a login, USERNAME;
+- a one-word person span with a digit ('jdoe42') is a login, USERNAME; so is a word made of a person's name in
+  the note ('ROBERTO AMESTOY / AMESTOYR') and a CRF DOCTOR capitals word after 'by' ending a mixed-case line
+  ('Cosigned 3/4 by LVRB') that is no dictionary word nor part of a name in the note;
 - an id string labelled by its field word gives that label to the spans of the same string elsewhere in
   the note ('Accession: X' ... 'Prior: X'); a field word right at one mention outranks one a few words away.
 Spans of the deciding rules ([merge] rule_label_sources) keep their label: their context decided it."""
@@ -32,6 +34,7 @@ import regex
 
 from deid_core import taxonomy
 from deid_core.engine.propagation import is_crf
+from deid_core.gazetteers import is_common
 from deid_core.spans import Span, source_in
 
 FIELD_RULE = "id-field-value"  # conf/rules/ids.toml: proposes the id after any field word; kept here only where one stands
@@ -64,6 +67,9 @@ _LOGIN_MARK = regex.compile(r"[\d._]")  # a login's mark: a digit, a dot or an u
 _AFTER = regex.compile(r"[ \t]*+(?:(?P<open>[(\[])[ \t]*+|[ \t,]*+(?i:is|was)[ \t]++(?i:the|his|her|their|pt'?s|"
                        r"patient'?s)?[ \t]*+)")
 _CLOSE = regex.compile(r"[ \t]*+[:#]?[ \t]*+[)\]]")
+_CAPITALS = regex.compile(r"\p{Lu}{4,8}")
+_BY_END = regex.compile(r"(?<![\p{L}\d])(?i:by)[ \t]*+:?[ \t]*+$")
+_LINE_END = regex.compile(r"[ \t]*+\.?[ \t]*+(?:\n|$)")
 _LOGIN = regex.compile(r"(?=[\p{L}\d._-]*\d)(?=[\p{L}\d._-]*\p{L})[\p{L}\d][\p{L}\d._-]*")
 
 
@@ -293,7 +299,75 @@ def field_id_labels(spans: Sequence[Span], text: str, table: tuple[tuple[str, tu
         out = [s.with_label(named[text[s.start:s.end]][0])
                if s.label in ids and s.label != named.get(text[s.start:s.end], (s.label,))[0]
                and not (not is_crf(s) and source_in(s.source, deciding)) else s for s in out]
-    return login_repeats(out, text)
+    return login_repeats(capital_logins(name_logins(out, text), text), text)
+
+
+def capital_logins(spans: list[Span], text: str) -> list[Span]:
+    """A CRF DOCTOR span of one capitals word (4-8 letters, no dictionary word or clinical abbreviation) after
+    'by' that ends its line, in a line with lower-case letters, is a login ('Cosigned 3/4 by LVRB'):
+    USERNAME, unless the word is part of a person's name of two words or more in the note ('Dr. Ann Pini ... by PINI')."""
+    out = None
+    for i, s in enumerate(spans):
+        if s.label != "DOCTOR" or not is_crf(s) or not _CAPITALS.fullmatch(text, s.start, s.end):
+            continue
+        lo = text.rfind("\n", 0, s.start) + 1
+        if (not _BY_END.search(text, max(lo, s.start - 40), s.start) or not _LINE_END.match(text, s.end)
+                or not any(c.islower() for c in text[lo:s.start]) or is_common(text[s.start:s.end])):
+            continue
+        word = text[s.start:s.end].lower()
+        if any(word in text[p.start:p.end].lower().split() for p in spans if p.label in _PERSON
+               and " " in text[p.start:p.end]):
+            continue
+        out = out or list(spans)
+        out[i] = s.with_label("USERNAME")
+    return spans if out is None else out
+
+
+def _login_forms(name: str) -> set[str]:
+    """Logins made from a person's name of two words or more ('Ann Marie Quell': 'aquell', 'quella', 'annquell',
+    'annmarie'), five letters or more, lower-case; none from a name of one word or with an initial for a surname."""
+    words = ["".join(c for c in w if c.isalpha()).lower() for w in name.split()]
+    words = [w for w in words if w]
+    if len(words) < 2 or len(words[-1]) < 3 or len(words[0]) < 2:
+        return set()
+    first, last = words[0], words[-1]
+    forms = {first[0] + last, last + first[0], first + last}
+    if len(words) > 2:
+        forms.add("".join(words[:-1]))  # a first name of two words ('sarahjane')
+    return {f for f in forms if len(f) >= 5}
+
+
+def name_logins(spans: list[Span], text: str) -> list[Span]:
+    """A word made of a person's name in the note, as a login is ('ROBERTO CAPEHART / CAPEHARTR', '[sarahjane.]' of
+    'Sarah Jane Ames'), is a login: USERNAME, untagged or a person span of that one word; no dictionary word
+    ('willpower' of 'Will Power')."""
+    forms: set[str] = set()
+    for s in spans:
+        if s.label in _PERSON and " " in text[s.start:s.end]:
+            forms |= _login_forms(text[s.start:s.end])
+    if not forms:
+        return spans
+    lowered = text.lower()
+    found = []
+    for f in forms:
+        pos = lowered.find(f)
+        while pos >= 0:
+            if _whole(text, pos, pos + len(f)) and text[pos:pos + len(f)].isalpha() and not is_common(f):
+                found.append((pos, pos + len(f)))
+            pos = lowered.find(f, pos + 1)
+    if not found:
+        return spans
+    at = {(s.start, s.end): i for i, s in enumerate(spans)}
+    out = list(spans)
+    taken = sorted((s.start, s.end) for s in spans)
+    for a, b in found:
+        i = at.get((a, b))
+        if i is not None:
+            if out[i].label in _PERSON:
+                out[i] = out[i].with_label("USERNAME")
+        elif not _covered(taken, a, b):
+            out.append(Span(a, b, "USERNAME", "login-from-name", 0.9))
+    return sorted(out, key=lambda x: (x.start, x.end))
 
 
 def login_repeats(spans: list[Span], text: str) -> list[Span]:
