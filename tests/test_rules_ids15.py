@@ -99,6 +99,8 @@ def test_a_login_made_of_a_name_in_the_note_is_a_login(text, spans, want):
     ("COSIGNED BY LVRB\n", "LVRB", "DOCTOR"),
     ("Cosigned by LVRB and Ann Lee\n", "LVRB", "DOCTOR"),
     ("Note written by SMITH\n", "SMITH", "DOCTOR"),
+    ("Seen 5/12 14:32\nCosigned by NOWAK\n", "NOWAK", "DOCTOR"),  # a known surname
+    ("Seen 5/12 14:32\nCosigned by JONES\n", "JONES", "DOCTOR"),
     ("Seen by Dr. Ann Quell.\nCosigned by QUELL\n", "QUELL", "DOCTOR"),
     ("Cosigned by JQR\n", "JQR", "DOCTOR"),
 ])

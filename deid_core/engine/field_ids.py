@@ -34,7 +34,7 @@ import regex
 
 from deid_core import taxonomy
 from deid_core.engine.propagation import is_crf
-from deid_core.gazetteers import is_common
+from deid_core.gazetteers import is_common, is_name
 from deid_core.spans import Span, source_in
 
 FIELD_RULE = "id-field-value"  # conf/rules/ids.toml: proposes the id after any field word; kept here only where one stands
@@ -303,7 +303,7 @@ def field_id_labels(spans: Sequence[Span], text: str, table: tuple[tuple[str, tu
 
 
 def capital_logins(spans: list[Span], text: str) -> list[Span]:
-    """A CRF DOCTOR span of one capitals word (4-8 letters, no dictionary word or clinical abbreviation) after
+    """A CRF DOCTOR span of one capitals word (4-8 letters, no dictionary word, clinical abbreviation or known name) after
     'by' that ends its line, in a line with lower-case letters, is a login ('Cosigned 3/4 by LVRB'):
     USERNAME, unless the word is part of a person's name of two words or more in the note ('Dr. Ann Pini ... by PINI')."""
     out = None
@@ -312,7 +312,8 @@ def capital_logins(spans: list[Span], text: str) -> list[Span]:
             continue
         lo = text.rfind("\n", 0, s.start) + 1
         if (not _BY_END.search(text, max(lo, s.start - 40), s.start) or not _LINE_END.match(text, s.end)
-                or not any(c.islower() for c in text[lo:s.start]) or is_common(text[s.start:s.end])):
+                or not any(c.islower() for c in text[lo:s.start]) or is_common(text[s.start:s.end])
+                or is_name(text[s.start:s.end])):
             continue
         word = text[s.start:s.end].lower()
         if any(word in text[p.start:p.end].lower().split() for p in spans if p.label in _PERSON
