@@ -89,3 +89,11 @@ def test_look_alikes_of_an_extension_are_left_alone(text, pieces):
 def test_contact_fields_take_phone_or_fax_only():
     with pytest.raises(ConfigError, match="PHONE or FAX"):
         load_config({"merge": {"contact_fields": {"DOCTOR": ["dr"]}}})
+
+
+@pytest.mark.parametrize("text,piece,label", [
+    ("See next 44556", "44556", "MEDICALRECORD"),  # 'ext' inside a word is no extension
+    ("Text: 44556", "44556", "MEDICALRECORD"),
+])
+def test_ext_inside_a_word_is_no_extension(text, piece, label):
+    assert _ext(text, [_crf(text, piece, label)]) == [(piece, label)]

@@ -109,3 +109,14 @@ def test_a_capitals_login_after_by_ending_its_line_is_a_login(text, piece, want)
     if "Ann Quell" in text:
         spans.insert(0, _crf(text, "Ann Quell", "DOCTOR"))
     assert (piece, want) in _labels(text, spans)
+
+
+@pytest.mark.parametrize("text,piece,label,want", [
+    # a field word glued by '/' to another field word is still a field word (only initials are not)
+    ("Med Rec/MRN: 4455667", "4455667", "IDNUM", "MEDICALRECORD"),
+    ("Hospital/MR #: 4455667", "4455667", "IDNUM", "MEDICALRECORD"),
+    ("MRN/Acct: 4455667", "4455667", "IDNUM", "ACCOUNT"),
+    ("AB/MR/4455667", "4455667", "IDNUM", "IDNUM"),  # 'MR' of initials
+])
+def test_field_words_glued_by_a_slash_are_initials_only_when_they_look_like_initials(text, piece, label, want):
+    assert _labels(text, [_crf(text, piece, label)]) == [(piece, want)]

@@ -25,7 +25,7 @@ _EXT = regex.compile(r"[ \t]*+,?[ \t]*+(?:(?i:ext|extension)\.?[ \t.:#]*+(?P<n>"
 _EXT_WORD = regex.compile(r"(?i:ext)")  # most notes name no phone number and no extension: skip them
 _PHONE_EXT = regex.compile(_PHONE + _EXT.pattern)
 # An extension number after its word alone, with or without the number before it (read from the extension back).
-_EXT_BEFORE = regex.compile(r"(?:(?P<phone>(?<![\w/.-])" + _PHONE + r")[ \t]*+,?[ \t]*+)?(?i:ext|extension)\.?[ \t.:#]*+$")
+_EXT_BEFORE = regex.compile(r"(?:(?P<phone>(?<![\w/.-])" + _PHONE + r")[ \t]*+,?[ \t]*+)?(?<![\p{L}\d])(?i:ext|extension)\.?[ \t.:#]*+$")
 
 
 def contact_cue_labels(spans: Sequence[Span], text: str, table: tuple[tuple[str, tuple[str, ...]], ...]) -> list[Span]:
@@ -41,13 +41,19 @@ def contact_cue_labels(spans: Sequence[Span], text: str, table: tuple[tuple[str,
     for s in spans:
         if is_crf(s) and (s.label in CONTACT or s.label in ids):
             m = nearest_field(text, s.start, pattern)
-            if (m is not None and right_after(text, m.end(), s.start)
+            if (m is not None and right_after(text, m.end(), s.start) and not _glued(text, m.start(), m.end())
                     and (s.label in CONTACT or _PHONE_SHAPE.fullmatch(text, s.start, s.end))):
                 s = s.with_label(label_of[" ".join(m.group().lower().split())])
             elif s.label in ids and _PHONE_EXT.fullmatch(text, s.start, s.end):
                 s = s.with_label("PHONE")  # a number with its extension ('1-614-436-9230X82295') is a phone
         out.append(s)
     return out
+
+
+def _glued(text: str, a: int, b: int) -> bool:
+    """Is the cue text[a:b] glued by '/' to another word ('Phone/Fax', 'Tel/Fax'): it names neither?"""
+    return (a >= 2 and text[a - 1] == "/" and text[a - 2].isalpha()) or (
+        b + 1 < len(text) and text[b] == "/" and text[b + 1].isalpha())
 
 
 def phone_extensions(spans: Sequence[Span], text: str) -> list[Span]:

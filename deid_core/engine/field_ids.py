@@ -67,6 +67,8 @@ _LOGIN_MARK = regex.compile(r"[\d._]")  # a login's mark: a digit, a dot or an u
 _AFTER = regex.compile(r"[ \t]*+(?:(?P<open>[(\[])[ \t]*+|[ \t,]*+(?i:is|was)[ \t]++(?i:the|his|her|their|pt'?s|"
                        r"patient'?s)?[ \t]*+)")
 _CLOSE = regex.compile(r"[ \t]*+[:#]?[ \t]*+[)\]]")
+_INITIALS = regex.compile(r"\p{Lu}{1,3}|\p{Ll}{1,3}")  # initials of one case ('MR', 'cc')
+_INITIALS_BEFORE = regex.compile(r"(?:\p{Lu}{1,3}|\p{Ll}{1,3})/$")
 _CAPITALS = regex.compile(r"\p{Lu}{4,8}")
 _BY_END = regex.compile(r"(?<![\p{L}\d])(?i:by)[ \t]*+:?[ \t]*+$")
 _LINE_END = regex.compile(r"[ \t]*+\.?[ \t]*+(?:\n|$)")
@@ -109,10 +111,16 @@ def nearest_field(text: str, start: int, pattern: regex.Pattern) -> regex.Match 
 
 
 def _initials(text: str, m: regex.Match) -> bool:
-    """Is the field word `m` a writer's initials glued by '/' to others ('MR/cc/' of a dictation footer)?"""
+    """Is the field word `m` a writer's initials glued by '/' to others ('MR/cc/' of a dictation footer): one to
+    three letters of one case, with initials of one case (1-3 letters) glued by '/' before or after it? Not
+    'Med Rec/MRN', 'MRN/Acct'."""
     a, b = m.start(), m.end()
-    return (b + 1 < len(text) and text[b] == "/" and text[b + 1].isalpha()) or (
-        a >= 2 and text[a - 1] == "/" and text[a - 2].isalpha())
+    if not _INITIALS.fullmatch(text, a, b):
+        return False
+    after = _INITIALS.match(text, b + 1) if text[b:b + 1] == "/" else None
+    before = _INITIALS_BEFORE.search(text, max(0, a - 4), a) if a and text[a - 1] == "/" else None
+    return (after is not None and not text[after.end():after.end() + 1].isalpha()) or (
+        before is not None and not (before.start() and text[before.start() - 1].isalpha()))
 
 
 def _field_after(text: str, end: int, pattern: regex.Pattern) -> regex.Match | None:
