@@ -10,15 +10,9 @@ from deid_core.config import ConfigError, load_config
 from deid_core.engine.contact_fields import contact_cue_labels, phone_extensions
 from deid_core.engine.field_ids import table_pairs
 from deid_core.spans import Span
+from tests.helpers_rules import crf_span
 
 PAIRS = table_pairs(effective_config().merge.contact_fields)
-
-
-def _crf(text: str, piece: str, label: str, nth: int = 0) -> Span:
-    start = -1
-    for _ in range(nth + 1):
-        start = text.index(piece, start + 1)
-    return Span(start, start + len(piece), label, "crf:single", 0.9)
 
 
 def _cue(text: str, spans: list[Span]) -> list[tuple[str, str]]:
@@ -38,7 +32,7 @@ def _ext(text: str, spans: list[Span]) -> list[tuple[str, str]]:
     ("REPORT CALLED TO ANN AT 1-617-555-0123X2295; RECORDS", "1-617-555-0123X2295", "IDNUM", "PHONE"),
 ])
 def test_a_cue_word_right_before_a_number_names_it(text, piece, label, want):
-    assert _cue(text, [_crf(text, piece, label)]) == [(piece, want)]
+    assert _cue(text, [crf_span(text, piece, label)]) == [(piece, want)]
 
 
 @pytest.mark.parametrize("text,piece,label", [
@@ -49,12 +43,12 @@ def test_a_cue_word_right_before_a_number_names_it(text, piece, label, want):
     ("Fax: 617-555-0100", "617-555-0100", "FAX"),
 ])
 def test_no_cue_right_before_or_no_phone_shape_keeps_the_label(text, piece, label):
-    assert _cue(text, [_crf(text, piece, label)]) == [(piece, label)]
+    assert _cue(text, [crf_span(text, piece, label)]) == [(piece, label)]
 
 
 def test_a_span_of_a_rule_keeps_its_label():
     text = "Phone: 617-555-0100"
-    s = _crf(text, "617-555-0100", "FAX")
+    s = crf_span(text, "617-555-0100", "FAX")
     assert contact_cue_labels([Span(s.start, s.end, "FAX", "fax-nearest-cue", 1.0)], text, PAIRS)[0].label == "FAX"
 
 
@@ -73,7 +67,7 @@ def test_a_span_of_a_rule_keeps_its_label():
     ("Social Work, ext. 4-5908\n", [("5908", "IDNUM")], [("4-5908", "PHONE")]),
 ])
 def test_an_extension_is_part_of_its_phone_number(text, pieces, want):
-    assert _ext(text, [_crf(text, p, lab) for p, lab in pieces]) == want
+    assert _ext(text, [crf_span(text, p, lab) for p, lab in pieces]) == want
 
 
 @pytest.mark.parametrize("text,pieces", [
@@ -83,7 +77,7 @@ def test_an_extension_is_part_of_its_phone_number(text, pieces, want):
     ("BP 120/80 x 24 hours", [("120/80", "DATE")]),
 ])
 def test_look_alikes_of_an_extension_are_left_alone(text, pieces):
-    assert _ext(text, [_crf(text, p, lab) for p, lab in pieces]) == pieces
+    assert _ext(text, [crf_span(text, p, lab) for p, lab in pieces]) == pieces
 
 
 def test_contact_fields_take_phone_or_fax_only():
@@ -96,4 +90,4 @@ def test_contact_fields_take_phone_or_fax_only():
     ("Text: 44556", "44556", "MEDICALRECORD"),
 ])
 def test_ext_inside_a_word_is_no_extension(text, piece, label):
-    assert _ext(text, [_crf(text, piece, label)]) == [(piece, label)]
+    assert _ext(text, [crf_span(text, piece, label)]) == [(piece, label)]

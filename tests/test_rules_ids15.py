@@ -10,16 +10,10 @@ import pytest
 from deid_core.app.options import effective_config
 from deid_core.engine.field_ids import field_id_labels, table_pairs
 from deid_core.spans import Span
+from tests.helpers_rules import crf_span
 
 PAIRS = table_pairs(effective_config().merge.id_fields)
 DECIDING = effective_config().merge.rule_label_sources
-
-
-def _crf(text: str, piece: str, label: str, nth: int = 0) -> Span:
-    start = -1
-    for _ in range(nth + 1):
-        start = text.index(piece, start + 1)
-    return Span(start, start + len(piece), label, "crf:single", 0.9)
 
 
 def _labels(text: str, spans: list[Span]) -> list[tuple[str, str]]:
@@ -43,7 +37,7 @@ def _labels(text: str, spans: list[Span]) -> list[tuple[str, str]]:
     ("FIN: 88776655  HAR 77665544", "77665544", "IDNUM", "ACCOUNT"),
 ])
 def test_a_field_word_after_the_id_or_above_it_names_it(text, piece, label, want):
-    assert _labels(text, [_crf(text, piece, label)]) == [(piece, want)]
+    assert _labels(text, [crf_span(text, piece, label)]) == [(piece, want)]
 
 
 @pytest.mark.parametrize("text,piece,label", [
@@ -57,20 +51,20 @@ def test_a_field_word_after_the_id_or_above_it_names_it(text, piece, label, want
     ("Group 2019 (policy renewal)", "2019", "DATE"),
 ])
 def test_look_alikes_of_a_field_word_elsewhere_keep_their_label(text, piece, label):
-    assert _labels(text, [_crf(text, piece, label)]) == [(piece, label)]
+    assert _labels(text, [crf_span(text, piece, label)]) == [(piece, label)]
 
 
 def test_a_writers_initials_are_no_field_word_and_a_near_field_word_names_the_repeats():
     # 'MR' of 'MR/cc/' is the dictating clinician's initials: the job number's label comes from 'JOB #:'
     text = "ANN LEE, M.D.\nMR/cc/22562-970\nD: 3/6/2018\nJOB #: 22562-970"
-    spans = [_crf(text, "22562-970", "MEDICALRECORD"), _crf(text, "22562-970", "MEDICALRECORD", nth=1)]
+    spans = [crf_span(text, "22562-970", "MEDICALRECORD"), crf_span(text, "22562-970", "MEDICALRECORD", nth=1)]
     assert _labels(text, spans) == [("22562-970", "IDNUM"), ("22562-970", "IDNUM")]
 
 
 def test_a_field_word_right_at_an_id_names_its_repeats_before_a_farther_one():
     # 'Chart' three words before the first mention names it loosely; 'Acct #' right before the second names both
     text = "Chart copy to billing: 88776655\nAcct #: 88776655"
-    spans = [_crf(text, "88776655", "MEDICALRECORD"), _crf(text, "88776655", "MEDICALRECORD", nth=1)]
+    spans = [crf_span(text, "88776655", "MEDICALRECORD"), crf_span(text, "88776655", "MEDICALRECORD", nth=1)]
     assert _labels(text, spans) == [("88776655", "ACCOUNT"), ("88776655", "ACCOUNT")]
 
 
@@ -89,7 +83,7 @@ def test_a_field_word_right_at_an_id_names_its_repeats_before_a_farther_one():
     ("Mark Stone; xmstonex", [("Mark Stone", "DOCTOR")], [("Mark Stone", "DOCTOR")]),
 ])
 def test_a_login_made_of_a_name_in_the_note_is_a_login(text, spans, want):
-    assert _labels(text, [_crf(text, p, lab) for p, lab in spans]) == want
+    assert _labels(text, [crf_span(text, p, lab) for p, lab in spans]) == want
 
 
 @pytest.mark.parametrize("text,piece,want", [
@@ -105,9 +99,9 @@ def test_a_login_made_of_a_name_in_the_note_is_a_login(text, spans, want):
     ("Cosigned by JQR\n", "JQR", "DOCTOR"),
 ])
 def test_a_capitals_login_after_by_ending_its_line_is_a_login(text, piece, want):
-    spans = [_crf(text, piece, "DOCTOR")]
+    spans = [crf_span(text, piece, "DOCTOR")]
     if "Ann Quell" in text:
-        spans.insert(0, _crf(text, "Ann Quell", "DOCTOR"))
+        spans.insert(0, crf_span(text, "Ann Quell", "DOCTOR"))
     assert (piece, want) in _labels(text, spans)
 
 
@@ -119,4 +113,4 @@ def test_a_capitals_login_after_by_ending_its_line_is_a_login(text, piece, want)
     ("AB/MR/4455667", "4455667", "IDNUM", "IDNUM"),  # 'MR' of initials
 ])
 def test_field_words_glued_by_a_slash_are_initials_only_when_they_look_like_initials(text, piece, label, want):
-    assert _labels(text, [_crf(text, piece, label)]) == [(piece, want)]
+    assert _labels(text, [crf_span(text, piece, label)]) == [(piece, want)]
