@@ -5,6 +5,8 @@ a field word right at an id naming its repeats before a farther one, and the new
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from deid_core.app.options import effective_config
@@ -114,3 +116,32 @@ def test_a_capitals_login_after_by_ending_its_line_is_a_login(text, piece, want)
 ])
 def test_field_words_glued_by_a_slash_are_initials_only_when_they_look_like_initials(text, piece, label, want):
     assert _labels(text, [crf_span(text, piece, label)]) == [(piece, want)]
+
+
+def _names_note(n: int) -> tuple[str, list[Span]]:
+    """n two-word names (letters only), each followed by a capitals word after 'by' and a login made of the name."""
+    def word(i: int) -> str:
+        return "".join("abcdefghij"[int(d)] for d in f"{i:05d}")
+    text, spans = "", []
+    for i in range(n):
+        name = f"Ann{word(i)} Quell{word(i)}"
+        a = len(text) + len("Seen by ")
+        text += f"Seen by {name}, MD.\nCosigned by QVRB\naquell{word(i)}\n"
+        spans.append(Span(a, a + len(name), "DOCTOR", "crf:single", 0.9))
+        c = text.rindex("QVRB")
+        spans.append(Span(c, c + 4, "DOCTOR", "crf:single", 0.9))
+    return text, spans
+
+
+def test_the_login_steps_are_linear_in_the_number_of_names():
+    per_name = {}
+    for n in (200, 2000):
+        text, spans = _names_note(n)
+        best = float("inf")
+        for _ in range(3):
+            start = time.process_time()
+            out = field_id_labels(spans, text, PAIRS, DECIDING)
+            best = min(best, time.process_time() - start)
+        per_name[n] = best / n
+        assert sum(s.label == "USERNAME" for s in out) == 2 * n  # the capitals words and the name-made logins
+    assert per_name[2000] < 3 * per_name[200] + 2e-5, per_name

@@ -69,6 +69,8 @@ _AFTER = regex.compile(r"[ \t]*+(?:(?P<open>[(\[])[ \t]*+|[ \t,]*+(?i:is|was)[ \
 _CLOSE = regex.compile(r"[ \t]*+[:#]?[ \t]*+[)\]]")
 _INITIALS = regex.compile(r"\p{Lu}{1,3}|\p{Ll}{1,3}")  # initials of one case ('MR', 'cc')
 _INITIALS_BEFORE = regex.compile(r"(?:\p{Lu}{1,3}|\p{Ll}{1,3})/$")
+_FIND_FORMS = 64  # up to this many login forms, one str.find each; more: one pass over the words
+_LETTER_RUN = regex.compile(r"\p{L}{5,}")
 _CAPITALS = regex.compile(r"\p{Lu}{4,8}")
 _BY_END = regex.compile(r"(?<![\p{L}\d])(?i:by)[ \t]*+:?[ \t]*+$")
 _LINE_END = regex.compile(r"[ \t]*+\.?[ \t]*+(?:\n|$)")
@@ -315,6 +317,7 @@ def capital_logins(spans: list[Span], text: str) -> list[Span]:
     'by' that ends its line, in a line with lower-case letters, is a login ('Cosigned 3/4 by LVRB'):
     USERNAME, unless the word is part of a person's name of two words or more in the note ('Dr. Ann Pini ... by PINI')."""
     out = None
+    named: set[str] | None = None  # the words of the person spans of two words or more (made once, when asked)
     for i, s in enumerate(spans):
         if s.label != "DOCTOR" or not is_crf(s) or not _CAPITALS.fullmatch(text, s.start, s.end):
             continue
@@ -323,9 +326,10 @@ def capital_logins(spans: list[Span], text: str) -> list[Span]:
                 or not any(c.islower() for c in text[lo:s.start]) or is_common(text[s.start:s.end])
                 or is_name(text[s.start:s.end])):
             continue
-        word = text[s.start:s.end].lower()
-        if any(word in text[p.start:p.end].lower().split() for p in spans if p.label in _PERSON
-               and " " in text[p.start:p.end]):
+        if named is None:
+            named = {w for p in spans if p.label in _PERSON and " " in text[p.start:p.end]
+                     for w in text[p.start:p.end].lower().split()}
+        if text[s.start:s.end].lower() in named:
             continue
         out = out or list(spans)
         out[i] = s.with_label("USERNAME")
@@ -358,12 +362,16 @@ def name_logins(spans: list[Span], text: str) -> list[Span]:
         return spans
     lowered = text.lower()
     found = []
-    for f in forms:
-        pos = lowered.find(f)
-        while pos >= 0:
-            if _whole(text, pos, pos + len(f)) and text[pos:pos + len(f)].isalpha() and not is_common(f):
-                found.append((pos, pos + len(f)))
-            pos = lowered.find(f, pos + 1)
+    if len(forms) <= _FIND_FORMS:  # a few names: one C-level search each
+        for f in forms:
+            pos = lowered.find(f)
+            while pos >= 0:
+                if _whole(text, pos, pos + len(f)) and text[pos:pos + len(f)].isalpha() and not is_common(f):
+                    found.append((pos, pos + len(f)))
+                pos = lowered.find(f, pos + 1)
+    else:  # many names: one pass over the words (linear whatever their number)
+        found = [m.span() for m in _LETTER_RUN.finditer(text) if m.group().lower() in forms
+                 and _whole(text, *m.span()) and not is_common(m.group())]
     if not found:
         return spans
     at = {(s.start, s.end): i for i, s in enumerate(spans)}
