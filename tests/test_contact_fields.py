@@ -91,3 +91,15 @@ def test_contact_fields_take_phone_or_fax_only():
 ])
 def test_ext_inside_a_word_is_no_extension(text, piece, label):
     assert _ext(text, [crf_span(text, piece, label)]) == [(piece, label)]
+
+
+@pytest.mark.parametrize("text,pieces,want", [
+    # every CRF piece of the number before the extension is taken into the one PHONE span
+    ("Call (617) 555-0123 ext 42 today", [("(617)", "PHONE"), ("555", "PHONE"), ("42", "IDNUM")],
+     [("(617) 555-0123 ext 42", "PHONE")]),
+    # a piece held by another span: no piece of the number is dropped (it was: '555' left uncovered)
+    ("Call 617-555-0123 ext 42 today", [("617", "DOCTOR"), ("555", "PHONE"), ("42", "IDNUM")],
+     [("617", "DOCTOR"), ("555", "PHONE"), ("42", "PHONE")]),
+])
+def test_extension_drops_no_piece_of_the_number(text, pieces, want):
+    assert _ext(text, [crf_span(text, p, label) for p, label in pieces]) == want

@@ -99,9 +99,13 @@ def _extension(s: Span, text: str, before: list[Span]) -> Span | None:
     start = num.start()
     if back.group("phone"):
         a = back.start("phone")
-        if before and before[-1].end > a and before[-1].start >= a and is_crf(before[-1]) and before[-1].label in CONTACT:
-            before.pop()  # a CRF piece of the number ('598/879' of '598/879-6592 ext. 17876'): one span
-        if not (before and before[-1].end > a):
+        popped = []  # CRF pieces of the number ('598/879' of '598/879-6592 ext. 17876'): one span
+        while before and before[-1].end > a and before[-1].start >= a and is_crf(before[-1]) and (
+                before[-1].label in CONTACT):
+            popped.append(before.pop())
+        if before and before[-1].end > a:  # another span holds part of the number: every piece stays
+            before.extend(reversed(popped))
+        else:
             start = a
     return Span(start, num.end(), "PHONE", s.source, s.confidence)
 
