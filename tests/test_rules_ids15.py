@@ -145,3 +145,9 @@ def test_the_login_steps_are_linear_in_the_number_of_names():
         per_name[n] = best / n
         assert sum(s.label == "USERNAME" for s in out) == 2 * n  # the capitals words and the name-made logins
     assert per_name[2000] < 3 * per_name[200] + 2e-5, per_name
+
+
+def test_a_login_made_of_a_name_is_found_after_a_letter_lower_casing_to_two():
+    """'İ'.lower() has two characters: the search on the lower-cased note must not shift the offsets."""
+    text = "Seen by Ann Quell. İİİ Login aquell signed."
+    assert _labels(text, [crf_span(text, "Ann Quell", "DOCTOR")]) == [("Ann Quell", "DOCTOR"), ("aquell", "USERNAME")]

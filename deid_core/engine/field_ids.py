@@ -362,7 +362,8 @@ def name_logins(spans: list[Span], text: str) -> list[Span]:
         return spans
     lowered = text.lower()
     found = []
-    if len(forms) <= _FIND_FORMS:  # a few names: one C-level search each
+    # a few names: one C-level search each, when lower() keeps the offsets (not with 'İ': two characters lower-cased)
+    if len(forms) <= _FIND_FORMS and len(lowered) == len(text):
         for f in forms:
             pos = lowered.find(f)
             while pos >= 0:
