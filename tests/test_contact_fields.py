@@ -3,6 +3,8 @@ contact_fields; round 15). Every example is invented."""
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from deid_core.app.options import effective_config
@@ -103,3 +105,19 @@ def test_ext_inside_a_word_is_no_extension(text, piece, label):
 ])
 def test_extension_drops_no_piece_of_the_number(text, pieces, want):
     assert _ext(text, [crf_span(text, p, label) for p, label in pieces]) == want
+
+
+def test_extension_reading_is_linear_on_a_long_run_of_digits():
+    """Each CRF span in a run of digits and '-' read back the whole run for its extension's start: quadratic."""
+    per_span = {}
+    for n in (1000, 4000):
+        text = "1-" * n + " ext"
+        spans = [Span(i, i + 1, "IDNUM", "crf:single", 0.9) for i in range(0, 2 * n, 2)]
+        best = float("inf")
+        for _ in range(3):
+            start = time.process_time()
+            out = phone_extensions(spans, text)
+            best = min(best, time.process_time() - start)
+        per_span[n] = best / n
+        assert [s.label for s in out] == ["IDNUM"] * n  # no extension there
+    assert per_span[4000] < 2 * per_span[1000] + 2e-5, per_span

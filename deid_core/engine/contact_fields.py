@@ -20,6 +20,7 @@ _PHONE_SHAPE = regex.compile(_PHONE)
 # An extension after a number: 'ext', 'ext.', 'extension' or a glued or spaced 'x' (two digits or more).
 _EXTNUM = r"(?:\d-\d{4}|\d{1,6})(?![\w/-]|[.,]\d)"
 _EXT_NUMBER = regex.compile(_EXTNUM)
+_EXT_LEN = 6  # the longest extension number: six digits, or '4-5908'
 _EXT = regex.compile(r"[ \t]*+,?[ \t]*+(?:(?i:ext|extension)\.?[ \t.:#]*+(?P<n>" + _EXTNUM + r")|(?i:x)[ \t]?(?P<n>\d-\d{4}|\d{2,6})"
                      r"(?![\w/-]|[.,]\d))")
 _EXT_WORD = regex.compile(r"(?i:ext)")  # most notes name no phone number and no extension: skip them
@@ -111,7 +112,9 @@ def _extension(s: Span, text: str, before: list[Span]) -> Span | None:
 
 
 def _digit_start(text: str, pos: int) -> int:
-    """The start of the extension number `pos` is in ('4-5908' for a span on '5908')."""
-    while pos > 0 and (text[pos - 1].isdigit() or (text[pos - 1] == "-" and pos > 1 and text[pos - 2].isdigit())):
+    """The start of the extension number `pos` is in ('4-5908' for a span on '5908'); read back at most _EXT_LEN
+    characters (an extension is no longer: a longer run of digits is no extension, linear on crafted input)."""
+    lo = max(0, pos - _EXT_LEN)
+    while pos > lo and (text[pos - 1].isdigit() or (text[pos - 1] == "-" and pos > 1 and text[pos - 2].isdigit())):
         pos -= 1
     return pos
