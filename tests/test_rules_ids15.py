@@ -10,7 +10,7 @@ import time
 import pytest
 
 from deid_core.app.options import effective_config
-from deid_core.engine.field_ids import field_id_labels, table_pairs
+from deid_core.engine.field_ids import capital_logins, field_id_labels, table_pairs
 from deid_core.spans import Span
 from tests.helpers_rules import crf_span
 
@@ -151,3 +151,21 @@ def test_a_login_made_of_a_name_is_found_after_a_letter_lower_casing_to_two():
     """'İ'.lower() has two characters: the search on the lower-cased note must not shift the offsets."""
     text = "Seen by Ann Quell. İİİ Login aquell signed."
     assert _labels(text, [crf_span(text, "Ann Quell", "DOCTOR")]) == [("Ann Quell", "DOCTOR"), ("aquell", "USERNAME")]
+
+
+def test_the_capitals_login_step_is_linear_on_one_long_line():
+    """Each capitals DOCTOR span read back to its line's start before asking whether it ends its line: quadratic
+    on a note with no line break."""
+    per_span = {}
+    unit = "seen by QWRT and "
+    for n in (5000, 80000):
+        text = unit * n
+        spans = [Span(i * len(unit) + 8, i * len(unit) + 12, "DOCTOR", "crf:single", 0.9) for i in range(n)]
+        best = float("inf")
+        for _ in range(3):
+            start = time.process_time()
+            out = capital_logins(spans, text)
+            best = min(best, time.process_time() - start)
+        per_span[n] = best / n
+        assert all(s.label == "DOCTOR" for s in out)  # none ends its line
+    assert per_span[80000] < 2 * per_span[5000] + 2e-6, per_span

@@ -313,7 +313,7 @@ def field_id_labels(spans: Sequence[Span], text: str, table: tuple[tuple[str, tu
 
 
 def capital_logins(spans: list[Span], text: str) -> list[Span]:
-    """A CRF DOCTOR span of one capitals word (4-8 letters, no dictionary word, clinical abbreviation or known name) after
+    """A CRF DOCTOR span of one capitals word (4-8 letters, no dictionary word or known name) after
     'by' that ends its line, in a line with lower-case letters, is a login ('Cosigned 3/4 by LVRB'):
     USERNAME, unless the word is part of a person's name of two words or more in the note ('Dr. Ann Pini ... by PINI')."""
     out = None
@@ -321,8 +321,10 @@ def capital_logins(spans: list[Span], text: str) -> list[Span]:
     for i, s in enumerate(spans):
         if s.label != "DOCTOR" or not is_crf(s) or not _CAPITALS.fullmatch(text, s.start, s.end):
             continue
+        if not _LINE_END.match(text, s.end):  # first: one span a line at most reads back to its line's start
+            continue
         lo = text.rfind("\n", 0, s.start) + 1
-        if (not _BY_END.search(text, max(lo, s.start - 40), s.start) or not _LINE_END.match(text, s.end)
+        if (not _BY_END.search(text, max(lo, s.start - 40), s.start)
                 or not any(c.islower() for c in text[lo:s.start]) or is_common(text[s.start:s.end])
                 or is_name(text[s.start:s.end])):
             continue
