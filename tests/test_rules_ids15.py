@@ -169,3 +169,11 @@ def test_the_capitals_login_step_is_linear_on_one_long_line():
         per_span[n] = best / n
         assert all(s.label == "DOCTOR" for s in out)  # none ends its line
     assert per_span[80000] < 2 * per_span[5000] + 2e-6, per_span
+
+
+@pytest.mark.parametrize("text,piece,label,want", [
+    ("Seen 5/12 14:32\r\nCosigned 12th May 2020 by LVRB\r\n", "LVRB", "DOCTOR", "USERNAME"),
+    ("Lab results:\r\nMRN:\r\n  4455667\r\n", "4455667", "IDNUM", "MEDICALRECORD"),
+])
+def test_crlf_line_ends_are_line_ends_for_the_round15_steps(text, piece, label, want):
+    assert _labels(text, [crf_span(text, piece, label)]) == [(piece, want)]

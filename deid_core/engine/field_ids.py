@@ -73,7 +73,7 @@ _FIND_FORMS = 64  # up to this many login forms, one str.find each; more: one pa
 _LETTER_RUN = regex.compile(r"\p{L}{5,}")
 _CAPITALS = regex.compile(r"\p{Lu}{4,8}")
 _BY_END = regex.compile(r"(?<![\p{L}\d])(?i:by)[ \t]*+:?[ \t]*+$")
-_LINE_END = regex.compile(r"[ \t]*+\.?[ \t]*+(?:\n|$)")
+_LINE_END = regex.compile(r"[ \t]*+\.?[ \t]*+(?:\r?\n|$)")  # CRLF notes too
 _LOGIN = regex.compile(r"(?=[\p{L}\d._-]*\d)(?=[\p{L}\d._-]*\p{L})[\p{L}\d][\p{L}\d._-]*")
 
 
@@ -148,7 +148,8 @@ def _field_above(text: str, start: int, pattern: regex.Pattern) -> regex.Match |
     for m in pattern.finditer(text, prev, nl):
         if not _initials(text, m):
             last = m
-    if last is None or not regex.fullmatch(_SEP, text, pos=last.end(), endpos=nl):
+    end = nl - 1 if text[nl - 1:nl] == "\r" else nl  # CRLF notes too
+    if last is None or not regex.fullmatch(_SEP, text, pos=last.end(), endpos=end):
         return None
     return last
 
