@@ -8,7 +8,7 @@ import pytest
 from deid_core.app.options import effective_config
 from deid_core.config import ConfigError, load_config
 from deid_core.engine.contact_fields import contact_cue_labels, phone_extensions
-from deid_core.engine.field_ids import table_pairs
+from deid_core.engine.field_ids import field_id_labels, table_pairs
 from deid_core.spans import Span
 from tests.adversarial import cpu_seconds
 from tests.helpers_rules import crf_span
@@ -117,3 +117,14 @@ def test_extension_reading_is_linear_on_a_long_run_of_digits():
         per_span[n] = best / n
         assert [s.label for s in out] == ["IDNUM"] * n  # no extension there
     assert per_span[4000] < 2 * per_span[1000] + 2e-5, per_span
+
+
+def test_a_cue_or_field_word_in_another_case_form_is_read_not_a_crash():
+    """The case-blind pattern matches 'facſimile' (long s) and 'ſſn'; their label was looked up by lower(): KeyError,
+    the whole note failed (and the exception named note text)."""
+    text = "Sent by facſimile: 617-555-0199 today."
+    assert _cue(text, [crf_span(text, "617-555-0199", "PHONE")]) == [("617-555-0199", "FAX")]
+    text = "Patient ſſn: 123456789"
+    ids = table_pairs(effective_config().merge.id_fields)
+    spans = field_id_labels([crf_span(text, "123456789", "IDNUM")], text, ids, effective_config().merge.rule_label_sources)
+    assert [(text[s.start:s.end], s.label) for s in spans] == [("123456789", "SSN")]

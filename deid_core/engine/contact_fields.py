@@ -9,7 +9,13 @@ from collections.abc import Sequence
 
 import regex
 
-from deid_core.engine.field_ids import field_words, id_labels, nearest_field, right_after
+from deid_core.engine.field_ids import (
+    field_label,
+    field_words,
+    id_labels,
+    nearest_field,
+    right_after,
+)
 from deid_core.engine.propagation import is_crf
 from deid_core.spans import Span
 
@@ -44,7 +50,7 @@ def contact_cue_labels(spans: Sequence[Span], text: str, table: tuple[tuple[str,
             m = nearest_field(text, s.start, pattern)
             if (m is not None and right_after(text, m.end(), s.start) and not _glued(text, m.start(), m.end())
                     and (s.label in CONTACT or _PHONE_SHAPE.fullmatch(text, s.start, s.end))):
-                s = s.with_label(label_of[" ".join(m.group().lower().split())])
+                s = s.with_label(field_label(label_of, m))
             elif s.label in ids and _PHONE_EXT.fullmatch(text, s.start, s.end):
                 s = s.with_label("PHONE")  # a number with its extension ('1-614-436-9230X82295') is a phone
         out.append(s)

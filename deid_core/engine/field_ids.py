@@ -85,14 +85,26 @@ def id_labels() -> frozenset[str]:
 
 @lru_cache(maxsize=8)
 def field_words(pairs: tuple[tuple[str, tuple[str, ...]], ...]) -> tuple[regex.Pattern, dict[str, str]] | None:
-    """(field word pattern, lower-case word with blanks collapsed -> label) of a table of field words (id_fields)."""
-    label_of = {" ".join(w.lower().split()): label for label, words in pairs for w in words}
+    """(field word pattern, field_key of a word -> label) of a table of field words (id_fields); field_label reads it."""
+    label_of = {field_key(w): label for label, words in pairs for w in words}
     if not label_of:
         return None
     # a field word as a word of its own, its words apart by blanks or tabs, a '#' glued or not ('Unit #', 'Unit#')
+    phrases = {" ".join(w.lower().split()) for _, words in pairs for w in words}
     words = "|".join(r"[ \t]+".join(regex.escape(w) for w in p.split()).replace(r"[ \t]+\#", r"[ \t]*\#")
-                     for p in sorted(label_of, key=len, reverse=True))
+                     for p in sorted(phrases, key=len, reverse=True))
     return regex.compile(r"(?<![\p{L}\d])(?:" + words + r")(?![\p{L}\d])", regex.IGNORECASE), label_of
+
+
+def field_key(phrase: str) -> str:
+    """A field word as a key of field_words' table: case-folded ('ſſn' or 'SSN' of a note, as the case-blind pattern
+    matches them, is 'ssn'), blanks collapsed."""
+    return " ".join(phrase.casefold().split())
+
+
+def field_label(label_of: Mapping[str, str], m: regex.Match) -> str:
+    """The label of the field word `m` matched by field_words' pattern."""
+    return label_of[field_key(m.group())]
 
 
 def table_pairs(table: Mapping[str, Sequence[str]]) -> tuple[tuple[str, tuple[str, ...]], ...]:
@@ -210,7 +222,7 @@ def _lead(s: Span, text: str, pattern: regex.Pattern, label_of: dict[str, str]) 
     inner = _inner_field(s, text, pattern)
     if inner is None or inner[0].start() <= s.start:
         return None
-    if label_of[" ".join(inner[0].group().lower().split())] in _MAKE_BEFORE:
+    if field_label(label_of, inner[0]) in _MAKE_BEFORE:
         return None  # a device's or vehicle's make and model ('Medtronic SN 4455667'), no name
     head = text[s.start:inner[0].start()]
     if not any(c.isalpha() for c in head) or any(c.isdigit() for c in head):
@@ -226,18 +238,18 @@ def _take_field(s: Span, text: str, pattern: regex.Pattern, label_of: dict[str, 
     inner = _inner_field(s, text, pattern)
     if inner is not None:
         m, rest = inner
-        return Span(rest, s.end, label_of[" ".join(m.group().lower().split())], s.source, s.confidence), True
+        return Span(rest, s.end, field_label(label_of, m), s.source, s.confidence), True
     m = nearest_field(text, s.start, pattern)
     if m is not None and _gap_ok(text, m.end(), s.start, True):
-        return s.with_label(label_of[" ".join(m.group().lower().split())]), True
+        return s.with_label(field_label(label_of, m)), True
     if s.source == FIELD_RULE:
         return None  # the reader's proposal stands only right after its field word
     other = _field_after(text, s.end, pattern) or _field_above(text, s.start, pattern)
     if other is not None:
-        return s.with_label(label_of[" ".join(other.group().lower().split())]), True
+        return s.with_label(field_label(label_of, other)), True
     if m is None or strict or not _gap_ok(text, m.end(), s.start, False):
         return None
-    return s.with_label(label_of[" ".join(m.group().lower().split())]), False
+    return s.with_label(field_label(label_of, m)), False
 
 
 def _age_form(s: Span, text: str) -> Span | None:
