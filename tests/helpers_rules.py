@@ -6,6 +6,7 @@ from deid_core.app.options import effective_config
 from deid_core.bundle import load_bundle
 from deid_core.engine.pipeline import build_deidentifier
 from deid_core.notes import Note
+from deid_core.spans import Span
 
 
 def shipped_deidentifier(name: str):
@@ -18,3 +19,11 @@ def span_stands(deid, note_id: str, text: str, phi: str, label: str) -> bool:
     res = deid.process(Note(note_id, text))
     start = text.index(phi)
     return res.ok and (start, start + len(phi), label) in {(s.start, s.end, s.label) for s in res.spans}
+
+
+def crf_span(text: str, piece: str, label: str, nth: int = 0) -> Span:
+    """A CRF span on the nth occurrence of `piece` in `text`, for the merge steps' unit tests."""
+    start = -1
+    for _ in range(nth + 1):
+        start = text.index(piece, start + 1)
+    return Span(start, start + len(piece), label, "crf:single", 0.9)

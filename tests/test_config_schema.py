@@ -181,7 +181,7 @@ def _types(tp) -> list:
 NAME_TABLES = {("registry", "stages"), ("registry", "modes"), ("registry", "merge"), ("crf", "labels", "map"),
                ("crf", "models"), ("surrogates", "label_modes"), ("surrogates", "generators"),
                ("surrogates", "dates", "holiday_dates"), ("surrogates", "profiles"),
-               ("merge", "id_fields")}
+               ("merge", "id_fields"), ("merge", "contact_fields")}
 # Name tables whose entries are tables of the schema (their keys are checked, not their names).
 NAMED_SCHEMA_TABLES = {("crf", "models"), ("surrogates", "profiles")}
 

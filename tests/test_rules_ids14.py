@@ -20,7 +20,7 @@ from deid_core.engine.field_ids import FIELD_RULE, field_id_labels, id_labels, t
 from deid_core.gazetteers import normalize_phrase
 from deid_core.notes import Note
 from deid_core.spans import Span
-from tests.helpers_rules import shipped_deidentifier, span_stands
+from tests.helpers_rules import crf_span, shipped_deidentifier, span_stands
 
 RULES = Path(__file__).resolve().parents[1] / "conf" / "rules"
 ROUND14 = ("id-field-value", "ssn-last-four", "username-by-login", "age-turned-comma", "age-y-sex", "age-decade-hundred")
@@ -53,13 +53,6 @@ def test_every_table_label_is_an_id_label():
     assert set(TABLE) <= id_labels()
 
 
-def _crf(text: str, piece: str, label: str, nth: int = 0) -> Span:
-    start = -1
-    for _ in range(nth + 1):
-        start = text.index(piece, start + 1)
-    return Span(start, start + len(piece), label, "crf:single", 0.9)
-
-
 def _decide(text: str, spans: list[Span]) -> set[tuple[str, str]]:
     return {(text[s.start:s.end], s.label) for s in field_id_labels(spans, text, PAIRS, DECIDING)}
 
@@ -80,24 +73,24 @@ def _decide(text: str, spans: list[Span]) -> set[tuple[str, str]]:
     ("MRN 4821905 seen; kit 99812207\n", "99812207", "IDNUM", {("99812207", "IDNUM")}),
 ])
 def test_field_words_decide_id_labels_and_extents(text, piece, label, want):
-    assert _decide(text, [_crf(text, piece, label)]) == want
+    assert _decide(text, [crf_span(text, piece, label)]) == want
 
 
 def test_an_id_span_over_a_column_break_is_two_ids():
     text = "Ann Lee, MD\nLicense 22989784  NPI 1725059945\n"
-    got = _decide(text, [_crf(text, "22989784  NPI 1725059945", "LICENSE")])
+    got = _decide(text, [crf_span(text, "22989784  NPI 1725059945", "LICENSE")])
     assert got == {("22989784", "LICENSE"), ("1725059945", "IDNUM")}
 
 
 def test_a_field_word_cut_off_at_a_column_break_is_no_id():
     text = "Ann Lee, MD\nLicense 22989784  NPI 1725059945\n"
-    got = _decide(text, [_crf(text, "22989784  NPI", "LICENSE")])
+    got = _decide(text, [crf_span(text, "22989784  NPI", "LICENSE")])
     assert got == {("22989784", "LICENSE")}
 
 
 def test_a_record_number_span_over_an_age_is_cut_and_the_age_is_an_age():
     text = "lee, ann  MR# 00342389  48y F\n"
-    got = _decide(text, [_crf(text, "00342389  48", "MEDICALRECORD")])
+    got = _decide(text, [crf_span(text, "00342389  48", "MEDICALRECORD")])
     assert got == {("00342389", "MEDICALRECORD"), ("48", "AGE")}
 
 
@@ -107,7 +100,7 @@ def test_a_record_number_span_over_an_age_is_cut_and_the_age_is_an_age():
     ("Re: appeal of claim 15728720416, date", "15728720416", "PHONE", "IDNUM"),
 ])
 def test_a_crf_number_guess_right_after_a_field_word_is_that_id(text, piece, label, want):
-    assert _decide(text, [_crf(text, piece, label)]) == {(piece, want)}
+    assert _decide(text, [crf_span(text, piece, label)]) == {(piece, want)}
 
 
 @pytest.mark.parametrize("text,piece,label", [
@@ -122,31 +115,31 @@ def test_a_crf_number_guess_right_after_a_field_word_is_that_id(text, piece, lab
     ("Dr Ames  fax 617 555 1212", "617 555 1212", "FAX"),
 ])
 def test_dates_phones_and_faxes_stay_what_they_are(text, piece, label):
-    assert _decide(text, [_crf(text, piece, label)]) == {(piece, label)}
+    assert _decide(text, [crf_span(text, piece, label)]) == {(piece, label)}
 
 
 def test_a_span_of_a_deciding_rule_keeps_its_label():
     text = "ADMISSION MED REC 2009/07/03; PT"
-    s = _crf(text, "2009/07/03", "DATE")
+    s = crf_span(text, "2009/07/03", "DATE")
     s = Span(s.start, s.end, "DATE", "date-med-rec", 1.0)
     assert _decide(text, [s]) == {("2009/07/03", "DATE")}
 
 
 def test_a_reader_span_without_a_table_word_right_before_it_is_dropped():
     text = "group therapy 48219055 today"
-    s = _crf(text, "48219055", "IDNUM")
+    s = crf_span(text, "48219055", "IDNUM")
     assert field_id_labels([Span(s.start, s.end, "IDNUM", FIELD_RULE, 1.0)], text, PAIRS, DECIDING) == []
 
 
 def test_an_id_string_named_once_is_named_everywhere_in_the_note():
     text = "Accession: ZX81-2207\nGROSS\nPrior: ZX81-2207 (2020)."
-    spans = [_crf(text, "ZX81-2207", "BIOID"), _crf(text, "ZX81-2207", "BIOID", nth=1)]
+    spans = [crf_span(text, "ZX81-2207", "BIOID"), crf_span(text, "ZX81-2207", "BIOID", nth=1)]
     assert [s.label for s in field_id_labels(spans, text, PAIRS, DECIDING)] == ["IDNUM", "IDNUM"]
 
 
 def test_a_one_word_person_span_with_a_digit_is_a_login():
     text = "Note viewed by jdoe42 at 0800; Ann Lee RN"
-    got = _decide(text, [_crf(text, "jdoe42", "DOCTOR"), _crf(text, "Ann Lee", "DOCTOR")])
+    got = _decide(text, [crf_span(text, "jdoe42", "DOCTOR"), crf_span(text, "Ann Lee", "DOCTOR")])
     assert got == {("jdoe42", "USERNAME"), ("Ann Lee", "DOCTOR")}
 
 
@@ -196,14 +189,14 @@ def test_look_alikes_get_no_id_or_login(deid, text):
 
 def test_a_login_is_a_login_wherever_it_stands_again_in_the_note():
     text = "Called by kq77 at 0800.\nkq77 left a message; Dr. Ames (kq77x) aware"
-    spans = [Span(10, 14, "USERNAME", "username-by-login", 1.0), _crf(text, "kq77", "DOCTOR", nth=1)]
+    spans = [Span(10, 14, "USERNAME", "username-by-login", 1.0), crf_span(text, "kq77", "DOCTOR", nth=1)]
     got = [(text[s.start:s.end], s.start, s.label) for s in field_id_labels(spans, text, PAIRS, DECIDING)]
     assert got == [("kq77", 10, "USERNAME"), ("kq77", 24, "USERNAME")]  # 'kq77x' is another word
 
 
 def test_an_untagged_repeat_of_a_login_is_tagged_and_a_plain_word_login_is_not_spread():
     text = "Scanned by rkl8.\nrkl8 called back. Signed by alee; alee aware"
-    spans = [Span(11, 15, "USERNAME", "username-by-login", 1.0), _crf(text, "alee", "USERNAME")]
+    spans = [Span(11, 15, "USERNAME", "username-by-login", 1.0), crf_span(text, "alee", "USERNAME")]
     got = {(text[s.start:s.end], s.start) for s in field_id_labels(spans, text, PAIRS, DECIDING)}
     assert got == {("rkl8", 11), ("rkl8", 17), ("alee", text.index("alee"))}
 
@@ -232,7 +225,7 @@ def test_a_numbered_field_keeps_a_clock_shaped_id(deid, text, phi, label):
 
 def test_a_year_range_guess_after_a_field_word_stays_a_date():
     text = "Policy 2021-2022 renewal"
-    assert _decide(text, [_crf(text, "2021-2022", "DATE")]) == {("2021-2022", "DATE")}
+    assert _decide(text, [crf_span(text, "2021-2022", "DATE")]) == {("2021-2022", "DATE")}
 
 
 @pytest.mark.parametrize("text", ["Policy 2021-2022 renewal", "Auth 2019 - 2020 on file"])
@@ -247,27 +240,27 @@ def test_a_year_range_after_a_field_word_is_no_id(deid, text):
     ("pump serial-4455667\n", "serial-4455667", {("4455667", "DEVICE")}),
 ])
 def test_a_field_word_glued_to_its_id_with_no_field_word_before_is_cut_off(text, piece, want):
-    assert _decide(text, [_crf(text, piece, "DEVICE")]) == want
+    assert _decide(text, [crf_span(text, piece, "DEVICE")]) == want
 
 
 def test_a_make_before_a_device_field_word_is_not_kept():
     """Before a serial number stand the device's make and model ('Medtronic SN 4455667'), not a name."""
     text = "Pacemaker: Medtronic SN 4455667\n"
-    assert _decide(text, [_crf(text, "Medtronic SN 4455667", "DEVICE")]) == {("4455667", "DEVICE")}
+    assert _decide(text, [crf_span(text, "Medtronic SN 4455667", "DEVICE")]) == {("4455667", "DEVICE")}
 
 
 def test_a_model_number_before_a_field_word_is_not_kept():
     """Words with a digit before the field word ('ADDR01' of 'model ADDR01 SN PJN445566') are a model, no name."""
     text = "Pacer model ADDR01 SN PJN445566\n"
-    assert _decide(text, [_crf(text, "ADDR01 SN PJN445566", "DEVICE")]) == {("PJN445566", "DEVICE")}
+    assert _decide(text, [crf_span(text, "ADDR01 SN PJN445566", "DEVICE")]) == {("PJN445566", "DEVICE")}
 
 
 def test_a_field_word_glued_inside_an_id_is_part_of_it():
     """'MR' of an MRI accession 'MR-21-004433' is no field word: the id keeps its extent and its field word's label."""
     text = "Accession: MR-21-004433\n"
-    assert _decide(text, [_crf(text, "MR-21-004433", "IDNUM")]) == {("MR-21-004433", "IDNUM")}
+    assert _decide(text, [crf_span(text, "MR-21-004433", "IDNUM")]) == {("MR-21-004433", "IDNUM")}
     text = "Ref: LAB-REF-20334 sent"
-    assert _decide(text, [_crf(text, "LAB-REF-20334", "IDNUM")]) == {("LAB-REF-20334", "IDNUM")}
+    assert _decide(text, [crf_span(text, "LAB-REF-20334", "IDNUM")]) == {("LAB-REF-20334", "IDNUM")}
 
 
 def test_login_repeats_is_linear_in_the_number_of_logins():
@@ -290,10 +283,10 @@ def test_with_the_table_off_the_reader_proposes_nothing():
     merge); the reader's proposals, kept only after a table word, must then go too ('Unit 4455', 'weight 1820 grams')."""
     off = table_pairs({label: [] for label in TABLE})
     text = "Pt walked to Unit 4455; weight 1820 grams"
-    spans = [_crf(text, "4455", "IDNUM"), _crf(text, "1820", "IDNUM")]
+    spans = [crf_span(text, "4455", "IDNUM"), crf_span(text, "1820", "IDNUM")]
     spans = [Span(s.start, s.end, "IDNUM", FIELD_RULE, 1.0) for s in spans]
     assert field_id_labels(spans, text, off, DECIDING) == []
-    kept = _crf(text, "4455", "IDNUM")  # a CRF id stands as it was
+    kept = crf_span(text, "4455", "IDNUM")  # a CRF id stands as it was
     assert field_id_labels([kept], text, off, DECIDING) == [kept]
 
 
@@ -304,7 +297,7 @@ def test_with_the_table_off_the_reader_proposes_nothing():
     ("AMES, ANN  ACCT 99812207\n", "ANN  ACCT 99812207", {("ANN", "MEDICALRECORD"), ("99812207", "ACCOUNT")}),
 ])
 def test_words_before_a_field_word_inside_an_id_span_stay_covered(text, piece, want):
-    assert _decide(text, [_crf(text, piece, "LICENSE" if "Lic" in piece else "MEDICALRECORD")]) == want
+    assert _decide(text, [crf_span(text, piece, "LICENSE" if "Lic" in piece else "MEDICALRECORD")]) == want
 
 
 def test_a_name_before_a_field_word_is_no_leak_in_the_pipeline(deid):

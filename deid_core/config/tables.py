@@ -40,6 +40,7 @@ def _one_label_a_word(table: dict) -> bool:
 
 Label = Annotated[str, member_of(_labels, "a label of conf/taxonomy.toml")]
 IdLabel = Annotated[str, member_of(_id_labels, "a label of category ID in conf/taxonomy.toml")]
+ContactLabel = Annotated[str, member_of(lambda: ("PHONE", "FAX"), "PHONE or FAX")]
 ONE_LABEL_A_WORD = Check(_one_label_a_word, "each field word under one label only (case and blanks aside)")
 Count = Annotated[int, at_least(0)]
 Positive = Annotated[int, at_least(1)]
@@ -156,6 +157,7 @@ class Merge:
     organization_field_words: tuple[Phrase, ...]
     organization_store_words: tuple[Phrase, ...]
     id_fields: Annotated[dict[IdLabel, tuple[Phrase, ...]], ONE_LABEL_A_WORD]
+    contact_fields: Annotated[dict[ContactLabel, tuple[Phrase, ...]], ONE_LABEL_A_WORD]
     known_person_label: bool
 
 

@@ -8,15 +8,20 @@ policy, on the merged spans only (no scan of the note):
   an id another field word names: 'Accession: MR-21-004433'; words before it stay covered unless they are a
   model number or a device's make: 'Ames Lic 4455667'), and takes the label of the nearest field word
   before it on its line, a few words at most away with no digit between ('Medical Record Number: 003 93 182');
+  with none right before it (separators only), a field word after it in brackets or after 'is' ('4455667
+  (MRN)', '4455667 is her MRN') or ending the line above when it opens its line ('MRN:' / '  4455667') names
+  it first; a writer's initials glued by '/' ('MR/cc/') are no field word;
 - the reader's proposal (id-field-value) stands only right after a table word, and not when it is a clock
   time or time range with no number mark before it ('attended group 1500'; 'Group # 1230' stands);
 - a CRF span of another label made of digits (a PHONE, FAX or DATE guess) right after a field word and
   its separator is that id ('Lic. 17342694', '(serial 2742-11-2051)', 'claim 15728720416'; a year range
   stays a DATE: 'Policy 2021-2022');
 - an id span that is an age form ('73yo' after 'Assessment/Plan:') is the AGE it starts with;
-- a one-word person span with a digit ('jdoe42') is a login, USERNAME;
+- a one-word person span with a digit ('jdoe42') is a login, USERNAME; so is a word made of a person's name in
+  the note ('ROBERTO AMESTOY / AMESTOYR') and a CRF DOCTOR capitals word after 'by' ending a mixed-case line
+  ('Cosigned 3/4 by LVRB') that is no dictionary word nor part of a name in the note;
 - an id string labelled by its field word gives that label to the spans of the same string elsewhere in
-  the note ('Accession: X' ... 'Prior: X').
+  the note ('Accession: X' ... 'Prior: X'); a field word right at one mention outranks one a few words away.
 Spans of the deciding rules ([merge] rule_label_sources) keep their label: their context decided it."""
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ import regex
 
 from deid_core import taxonomy
 from deid_core.engine.propagation import is_crf
+from deid_core.gazetteers import is_common, is_name
 from deid_core.spans import Span, source_in
 
 FIELD_RULE = "id-field-value"  # conf/rules/ids.toml: proposes the id after any field word; kept here only where one stands
@@ -57,6 +63,17 @@ _NUMBERED = regex.compile(r"(?:\#|(?<![\p{L}\d])(?i:no|nbr|num|number|id)\.?)[ \
 _WORD_RUN = regex.compile(r"[\p{L}\p{N}._@-]+")
 _MAKE_BEFORE = frozenset({"DEVICE", "VEHICLE"})  # labels whose field word follows a make and model, not a name
 _LOGIN_MARK = regex.compile(r"[\d._]")  # a login's mark: a digit, a dot or an underscore
+# Before a field word after its id: an opening bracket or parenthesis, or 'is' / 'was' and a possessive.
+_AFTER = regex.compile(r"[ \t]*+(?:(?P<open>[(\[])[ \t]*+|[ \t,]*+(?i:is|was)[ \t]++(?i:the|his|her|their|pt'?s|"
+                       r"patient'?s)?[ \t]*+)")
+_CLOSE = regex.compile(r"[ \t]*+[:#]?[ \t]*+[)\]]")
+_INITIALS = regex.compile(r"\p{Lu}{1,3}|\p{Ll}{1,3}")  # initials of one case ('MR', 'cc')
+_INITIALS_BEFORE = regex.compile(r"(?:\p{Lu}{1,3}|\p{Ll}{1,3})/$")
+_FIND_FORMS = 64  # up to this many login forms, one str.find each; more: one pass over the words
+_LETTER_RUN = regex.compile(r"\p{L}{5,}")
+_CAPITALS = regex.compile(r"\p{Lu}{4,8}")
+_BY_END = regex.compile(r"(?<![\p{L}\d])(?i:by)[ \t]*+:?[ \t]*+$")
+_LINE_END = regex.compile(r"[ \t]*+\.?[ \t]*+(?:\r?\n|$)")  # CRLF notes too
 _LOGIN = regex.compile(r"(?=[\p{L}\d._-]*\d)(?=[\p{L}\d._-]*\p{L})[\p{L}\d][\p{L}\d._-]*")
 
 
@@ -67,15 +84,27 @@ def id_labels() -> frozenset[str]:
 
 
 @lru_cache(maxsize=8)
-def _fields(pairs: tuple[tuple[str, tuple[str, ...]], ...]) -> tuple[regex.Pattern, dict[str, str]] | None:
-    """(field word pattern, lower-case word with blanks collapsed -> label) of the id_fields table."""
-    label_of = {" ".join(w.lower().split()): label for label, words in pairs for w in words}
+def field_words(pairs: tuple[tuple[str, tuple[str, ...]], ...]) -> tuple[regex.Pattern, dict[str, str]] | None:
+    """(field word pattern, field_key of a word -> label) of a table of field words (id_fields); field_label reads it."""
+    label_of = {field_key(w): label for label, words in pairs for w in words}
     if not label_of:
         return None
     # a field word as a word of its own, its words apart by blanks or tabs, a '#' glued or not ('Unit #', 'Unit#')
+    phrases = {" ".join(w.lower().split()) for _, words in pairs for w in words}
     words = "|".join(r"[ \t]+".join(regex.escape(w) for w in p.split()).replace(r"[ \t]+\#", r"[ \t]*\#")
-                     for p in sorted(label_of, key=len, reverse=True))
+                     for p in sorted(phrases, key=len, reverse=True))
     return regex.compile(r"(?<![\p{L}\d])(?:" + words + r")(?![\p{L}\d])", regex.IGNORECASE), label_of
+
+
+def field_key(phrase: str) -> str:
+    """A field word as a key of field_words' table: case-folded ('ſſn' or 'SSN' of a note, as the case-blind pattern
+    matches them, is 'ssn'), blanks collapsed."""
+    return " ".join(phrase.casefold().split())
+
+
+def field_label(label_of: Mapping[str, str], m: regex.Match) -> str:
+    """The label of the field word `m` matched by field_words' pattern."""
+    return label_of[field_key(m.group())]
 
 
 def table_pairs(table: Mapping[str, Sequence[str]]) -> tuple[tuple[str, tuple[str, ...]], ...]:
@@ -83,21 +112,69 @@ def table_pairs(table: Mapping[str, Sequence[str]]) -> tuple[tuple[str, tuple[st
     return tuple(sorted((label, tuple(words)) for label, words in table.items()))
 
 
-def _nearest_field(text: str, start: int, pattern: regex.Pattern) -> regex.Match | None:
+def nearest_field(text: str, start: int, pattern: regex.Pattern) -> regex.Match | None:
     """The last field word on the line before `start` (within _REACH), None when none."""
     lo = max(0, start - _REACH)
     nl = text.rfind("\n", lo, start)
     lo = nl + 1 if nl >= 0 else lo
     last = None
     for m in pattern.finditer(text, lo, start):
-        last = m
+        if not _initials(text, m):
+            last = m
     return last
+
+
+def _initials(text: str, m: regex.Match) -> bool:
+    """Is the field word `m` a writer's initials glued by '/' to others ('MR/cc/' of a dictation footer): one to
+    three letters of one case, with initials of one case (1-3 letters) glued by '/' before or after it? Not
+    'Med Rec/MRN', 'MRN/Acct'."""
+    a, b = m.start(), m.end()
+    if not _INITIALS.fullmatch(text, a, b):
+        return False
+    after = _INITIALS.match(text, b + 1) if text[b:b + 1] == "/" else None
+    before = _INITIALS_BEFORE.search(text, max(0, a - 4), a) if a and text[a - 1] == "/" else None
+    return (after is not None and not text[after.end():after.end() + 1].isalpha()) or (
+        before is not None and not (before.start() and text[before.start() - 1].isalpha()))
+
+
+def _field_after(text: str, end: int, pattern: regex.Pattern) -> regex.Match | None:
+    """The field word that names the id ending at `end` from after it, None when none: in brackets or
+    parentheses ('4455667 (MRN)', '[Acct]') or after 'is' ('4455667 is her MRN')."""
+    m = _AFTER.match(text, end, min(len(text), end + _REACH))
+    if m is None:
+        return None
+    f = pattern.match(text, m.end(), min(len(text), m.end() + _REACH))
+    if f is not None and m.group("open") and not _CLOSE.match(text, f.end()):
+        return None  # '(MRN 99887766)' names another id
+    return f
+
+
+def _field_above(text: str, start: int, pattern: regex.Pattern) -> regex.Match | None:
+    """The field word ending the line before an id that opens its own line ('MRN:' then '  4455667'), None when
+    none: only separators may follow it there."""
+    nl = text.rfind("\n", max(0, start - _REACH), start)
+    if nl < 0 or text[nl + 1:start].strip(" \t"):
+        return None
+    prev = text.rfind("\n", max(0, nl - _REACH), nl) + 1
+    last = None
+    for m in pattern.finditer(text, prev, nl):
+        if not _initials(text, m):
+            last = m
+    end = nl - 1 if text[nl - 1:nl] == "\r" else nl  # CRLF notes too
+    if last is None or not regex.fullmatch(_SEP, text, pos=last.end(), endpos=end):
+        return None
+    return last
+
+
+def right_after(text: str, a: int, b: int) -> bool:
+    """Is text[a:b] only separators between a field word and its value (':', '#', 'No.', blanks)?"""
+    return regex.fullmatch(_SEP, text, pos=a, endpos=b) is not None
 
 
 def _gap_ok(text: str, a: int, b: int, strict: bool) -> bool:
     """Is text[a:b] what may stand between a field word and its id? strict: separators only; else also
     up to three words without a digit ('Medical Record Number (hospital):')."""
-    if regex.fullmatch(_SEP, text, pos=a, endpos=b):
+    if right_after(text, a, b):
         return True
     if strict:
         return False
@@ -129,7 +206,7 @@ def _inner_field(s: Span, text: str, pattern: regex.Pattern) -> tuple[regex.Matc
             rest = sep.end() if sep else m.end()
             if not text[m.end():rest].strip("-."):  # glued to the id after it by '-' or '.'
                 if outer is None:
-                    near = _nearest_field(text, s.start, pattern)
+                    near = nearest_field(text, s.start, pattern)
                     outer = near is not None and _gap_ok(text, near.end(), s.start, strict=True)
                 if outer:
                     continue  # another field word names the id: a piece of it ('Accession: MR-21-004433')
@@ -145,7 +222,7 @@ def _lead(s: Span, text: str, pattern: regex.Pattern, label_of: dict[str, str]) 
     inner = _inner_field(s, text, pattern)
     if inner is None or inner[0].start() <= s.start:
         return None
-    if label_of[" ".join(inner[0].group().lower().split())] in _MAKE_BEFORE:
+    if field_label(label_of, inner[0]) in _MAKE_BEFORE:
         return None  # a device's or vehicle's make and model ('Medtronic SN 4455667'), no name
     head = text[s.start:inner[0].start()]
     if not any(c.isalpha() for c in head) or any(c.isdigit() for c in head):
@@ -155,16 +232,24 @@ def _lead(s: Span, text: str, pattern: regex.Pattern, label_of: dict[str, str]) 
 
 
 def _take_field(s: Span, text: str, pattern: regex.Pattern, label_of: dict[str, str],
-                strict: bool) -> Span | None:
-    """`s` without a field word it took in, labelled by its field word; None when no field word names it."""
+                strict: bool) -> tuple[Span, bool] | None:
+    """(`s` without a field word it took in, labelled by its field word; whether that word stands right at it:
+    separators only between, or after it, or ending the line above), None when no field word names it."""
     inner = _inner_field(s, text, pattern)
     if inner is not None:
         m, rest = inner
-        return Span(rest, s.end, label_of[" ".join(m.group().lower().split())], s.source, s.confidence)
-    m = _nearest_field(text, s.start, pattern)
-    if m is None or not _gap_ok(text, m.end(), s.start, strict):
+        return Span(rest, s.end, field_label(label_of, m), s.source, s.confidence), True
+    m = nearest_field(text, s.start, pattern)
+    if m is not None and _gap_ok(text, m.end(), s.start, True):
+        return s.with_label(field_label(label_of, m)), True
+    if s.source == FIELD_RULE:
+        return None  # the reader's proposal stands only right after its field word
+    other = _field_after(text, s.end, pattern) or _field_above(text, s.start, pattern)
+    if other is not None:
+        return s.with_label(field_label(label_of, other)), True
+    if m is None or strict or not _gap_ok(text, m.end(), s.start, False):
         return None
-    return s.with_label(label_of[" ".join(m.group().lower().split())])
+    return s.with_label(field_label(label_of, m)), False
 
 
 def _age_form(s: Span, text: str) -> Span | None:
@@ -187,13 +272,13 @@ def field_id_labels(spans: Sequence[Span], text: str, table: tuple[tuple[str, tu
                     deciding: Sequence[str]) -> list[Span]:
     """Merged spans with id labels and extents read from the field words before them (module docstring);
     `table`: table_pairs of [merge] id_fields; `deciding`: the rule sources whose label stands (rule_label_sources)."""
-    compiled = _fields(table)
+    compiled = field_words(table)
     if compiled is None:  # no field word: the reader's proposals stand after none
         return [s for s in spans if s.source != FIELD_RULE]
     pattern, label_of = compiled
     ids = id_labels()
     out: list[Span] = []
-    named: dict[str, str] = {}  # id string -> the label its field word gave it
+    named: dict[str, tuple[str, bool]] = {}  # id string -> (the label its field word gave it, that word right at it)
     for s in spans:
         if s.label in ids or (s.label in _DIGIT_GUESSES and is_crf(s) and _id_guess(s, text)):
             if s.label in ids and (age := _age_form(s, text)) is not None:
@@ -215,9 +300,12 @@ def field_id_labels(spans: Sequence[Span], text: str, table: tuple[tuple[str, tu
                     continue  # a time after a field word: 'group 1500', 'Job: 0700-1900'
                 got = _take_field(p, text, pattern, label_of, strict=proposed or p.label not in ids)
                 if got is not None:
+                    got, near = got
                     if got.start > p.start and (lead := _lead(p, text, pattern, label_of)) is not None:
                         out.append(lead)  # words the span took in before its field word ('Ames' of 'Ames Lic 4455667')
-                    named.setdefault(text[got.start:got.end], got.label)
+                    key = text[got.start:got.end]
+                    if key not in named or (near and not named[key][1]):  # a field word right at it names it first
+                        named[key] = (got.label, near)
                     out.append(got)
                 elif proposed:
                     continue  # no field word of the table right before it
@@ -231,10 +319,88 @@ def field_id_labels(spans: Sequence[Span], text: str, table: tuple[tuple[str, tu
         else:
             out.append(s)
     if named:
-        out = [s.with_label(named[text[s.start:s.end]])
-               if s.label in ids and s.label != named.get(text[s.start:s.end], s.label)
+        out = [s.with_label(named[text[s.start:s.end]][0])
+               if s.label in ids and s.label != named.get(text[s.start:s.end], (s.label,))[0]
                and not (not is_crf(s) and source_in(s.source, deciding)) else s for s in out]
-    return login_repeats(out, text)
+    return login_repeats(capital_logins(name_logins(out, text), text), text)
+
+
+def capital_logins(spans: list[Span], text: str) -> list[Span]:
+    """A CRF DOCTOR span of one capitals word (4-8 letters, no dictionary word or known name) after
+    'by' that ends its line, in a line with lower-case letters, is a login ('Cosigned 3/4 by LVRB'):
+    USERNAME, unless the word is part of a person's name of two words or more in the note ('Dr. Ann Pini ... by PINI')."""
+    out = None
+    named: set[str] | None = None  # the words of the person spans of two words or more (made once, when asked)
+    for i, s in enumerate(spans):
+        if s.label != "DOCTOR" or not is_crf(s) or not _CAPITALS.fullmatch(text, s.start, s.end):
+            continue
+        if not _LINE_END.match(text, s.end):  # first: one span a line at most reads back to its line's start
+            continue
+        lo = text.rfind("\n", 0, s.start) + 1
+        if (not _BY_END.search(text, max(lo, s.start - 40), s.start)
+                or not any(c.islower() for c in text[lo:s.start]) or is_common(text[s.start:s.end])
+                or is_name(text[s.start:s.end])):
+            continue
+        if named is None:
+            named = {w for p in spans if p.label in _PERSON and " " in text[p.start:p.end]
+                     for w in text[p.start:p.end].lower().split()}
+        if text[s.start:s.end].lower() in named:
+            continue
+        out = out or list(spans)
+        out[i] = s.with_label("USERNAME")
+    return spans if out is None else out
+
+
+def _login_forms(name: str) -> set[str]:
+    """Logins made from a person's name of two words or more ('Ann Marie Quell': 'aquell', 'quella', 'annquell',
+    'annmarie'), five letters or more, lower-case; none from a name of one word or with an initial for a surname."""
+    words = ["".join(c for c in w if c.isalpha()).lower() for w in name.split()]
+    words = [w for w in words if w]
+    if len(words) < 2 or len(words[-1]) < 3 or len(words[0]) < 2:
+        return set()
+    first, last = words[0], words[-1]
+    forms = {first[0] + last, last + first[0], first + last}
+    if len(words) > 2:
+        forms.add("".join(words[:-1]))  # a first name of two words ('sarahjane')
+    return {f for f in forms if len(f) >= 5}
+
+
+def name_logins(spans: list[Span], text: str) -> list[Span]:
+    """A word made of a person's name in the note, as a login is ('ROBERTO CAPEHART / CAPEHARTR', '[sarahjane.]' of
+    'Sarah Jane Ames'), is a login: USERNAME, untagged or a person span of that one word; no dictionary word
+    ('willpower' of 'Will Power')."""
+    forms: set[str] = set()
+    for s in spans:
+        if s.label in _PERSON and " " in text[s.start:s.end]:
+            forms |= _login_forms(text[s.start:s.end])
+    if not forms:
+        return spans
+    lowered = text.lower()
+    found = []
+    # a few names: one C-level search each, when lower() keeps the offsets (not with 'İ': two characters lower-cased)
+    if len(forms) <= _FIND_FORMS and len(lowered) == len(text):
+        for f in forms:
+            pos = lowered.find(f)
+            while pos >= 0:
+                if _whole(text, pos, pos + len(f)) and text[pos:pos + len(f)].isalpha() and not is_common(f):
+                    found.append((pos, pos + len(f)))
+                pos = lowered.find(f, pos + 1)
+    else:  # many names: one pass over the words (linear whatever their number)
+        found = [m.span() for m in _LETTER_RUN.finditer(text) if m.group().lower() in forms
+                 and _whole(text, *m.span()) and not is_common(m.group())]
+    if not found:
+        return spans
+    at = {(s.start, s.end): i for i, s in enumerate(spans)}
+    out = list(spans)
+    taken = sorted((s.start, s.end) for s in spans)
+    for a, b in found:
+        i = at.get((a, b))
+        if i is not None:
+            if out[i].label in _PERSON:
+                out[i] = out[i].with_label("USERNAME")
+        elif not _covered(taken, a, b):
+            out.append(Span(a, b, "USERNAME", "login-from-name", 0.9))
+    return sorted(out, key=lambda x: (x.start, x.end))
 
 
 def login_repeats(spans: list[Span], text: str) -> list[Span]:

@@ -21,6 +21,7 @@ from deid_core import taxonomy
 from deid_core.config import Config
 from deid_core.config import Merge as MergeOptions
 from deid_core.doc import Doc
+from deid_core.engine.contact_fields import contact_cue_labels, phone_extensions
 from deid_core.engine.contract import CrfMarginals, NoteState
 from deid_core.engine.field_ids import field_id_labels, table_pairs
 from deid_core.engine.initials import (
@@ -100,6 +101,7 @@ class Merger:
         self._heads_of = place_heads(options.hospital_head_words, options.organization_head_words)
         self._not_clinical = not_clinician_initials(options)  # from the options: once, not per note
         self._id_fields = table_pairs(options.id_fields)
+        self._contact_fields = table_pairs(options.contact_fields)
         self._rule_of: dict[str, bool] = {}  # source -> is_rule (the sources are few: rule ids, taggers)
         self._gated_of: dict[str, bool] = {}  # source -> a rule span the rule gate weighs
 
@@ -159,6 +161,7 @@ class Merger:
                 merged = join_name_pieces(merged, doc.text, self.options.name_particles, self._roles,
                                           self.options.hyphen_eponyms)
             merged = field_id_labels(merged, doc.text, self._id_fields, self.options.rule_label_sources)
+            merged = phone_extensions(contact_cue_labels(merged, doc.text, self._contact_fields), doc.text)
             if self.options.crf_login_guard:  # after field_ids, which makes a person span with a digit a login
                 merged = guard_crf_logins(merged, doc.text)
             merged = whole_words(merged, doc.text, self.options.whole_word_labels)
