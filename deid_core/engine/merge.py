@@ -184,7 +184,8 @@ class Merger:
                 merged = street_numbers(merged, doc.text)
             if self.options.state_after_town:
                 merged = state_after_town(merged, doc.text)
-            if self.options.towns_before_states and "STATE" in present:
+            # gazetteer_place_labels (above) can make the STATE span: read the labels now, not `present`
+            if self.options.towns_before_states and any(s.label == "STATE" for s in merged):
                 merged = towns_before_states(merged, doc.text, self._heads_of)
             if self.options.organization_gazetteer:
                 merged = named_organizations(merged, doc, org_frames(self.options.organization_frame_words,
