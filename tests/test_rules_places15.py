@@ -227,3 +227,9 @@ def test_a_town_before_a_state_the_gazetteer_named_is_a_town(label):
     text = "Moved to Quellby, Vermont in 2019."
     assert _merged(text, [_crf(text, "Quellby", "LOCATION-OTHER"), _crf(text, "Vermont", label)]) == [
         ("CITY", "Quellby"), ("STATE", "Vermont")]
+
+
+def test_a_person_span_after_a_house_number_is_a_street_in_a_note_with_no_place_span():
+    """street_numbers reads person spans too ('12 [birch road]' read DOCTOR): its gate must not need a place span."""
+    text = "Lives at 12 birch road with son."
+    assert _merged(text, [_crf(text, "birch road", "DOCTOR")]) == [("STREET", "12 birch road")]

@@ -75,6 +75,9 @@ from deid_core.engine.vetoes import (
 )
 from deid_core.spans import Span, default_rank, resolve_overlaps, sort_spans, source_in
 
+# labels street_numbers reads: CRF place or phone spans, and person spans ending in a street suffix ('12 [birch road]')
+_STREET_GATE = STREET_SHAPED_LABELS | PERSON
+
 
 class Merger:
     """A configured merge policy (a MergeStep): (spans, doc, state) -> non-overlapping spans.
@@ -180,7 +183,7 @@ class Merger:
             merged = trim_place_leads(merged, doc.text, self._place_leads)
             if self.options.place_gazetteer_labels:
                 merged = gazetteer_place_labels(merged, doc.text)
-            if self.options.street_numbers and not present.isdisjoint(STREET_SHAPED_LABELS):
+            if self.options.street_numbers and not present.isdisjoint(_STREET_GATE):
                 merged = street_numbers(merged, doc.text)
             if self.options.state_after_town:
                 merged = state_after_town(merged, doc.text)
