@@ -164,7 +164,9 @@ class Merger:
                 merged = join_name_pieces(merged, doc.text, self.options.name_particles, self._roles,
                                           self.options.hyphen_eponyms)
             merged = field_id_labels(merged, doc.text, self._id_fields, self.options.rule_label_sources)
-            merged = phone_extensions(contact_cue_labels(merged, doc.text, self._contact_fields), doc.text)
+            merged = contact_cue_labels(merged, doc.text, self._contact_fields)
+            if self.options.phone_extensions:
+                merged = phone_extensions(merged, doc.text)
             if self.options.crf_login_guard:  # after field_ids, which makes a person span with a digit a login
                 merged = guard_crf_logins(merged, doc.text)
             merged = whole_words(merged, doc.text, self.options.whole_word_labels)
