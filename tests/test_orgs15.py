@@ -87,9 +87,6 @@ def test_the_lists_are_lower_case_entries():
     ("Pharmacy: CVS, 12 Main", [], ("ORGANIZATION", "CVS")),
     ("seismic interpreter with Target.", [("seismic interpreter", "PROFESSION", "crf:single")], ("ORGANIZATION", "Target")),
     ("dispo: home with services (Red Cross).", [], ("ORGANIZATION", "Red Cross")),
-    # the CRF's organization goes on past a framed entry with the name's other words: they stay in it (final15)
-    ("Employer: Ford Motor, Quellton", [("Ford Motor", "ORGANIZATION", "crf:single")], ("ORGANIZATION", "Ford Motor")),
-    ("Works at TARGET STORES now", [("TARGET STORES", "ORGANIZATION", "crf:single")], ("ORGANIZATION", "TARGET STORES")),
 ])
 def test_a_listed_organization_is_an_organization(text, rivals, want):
     spans = [_span(text, *r) for r in rivals]
@@ -304,10 +301,3 @@ def test_the_lists_leave_the_shipped_bundle_versions_alone():
     now = current_versions()
     assert (now["gazetteers"], now["rules"]) == (shipped["gazetteers"], shipped["rules"])
     assert not list((ROOT / "deid_core" / "gazetteers").rglob("organizations*"))
-
-
-def test_lower_case_words_after_the_entry_are_still_cut():
-    """_name_goes_on keeps only the name's words in its case: 'Target today' read ORGANIZATION is cut to 'Target'."""
-    text = "Works at Target today."
-    out = od.named_organizations([_span(text, "Target today", "ORGANIZATION")], Doc(Note("x", text)), FRAMES)
-    assert _orgs(out, text) == [("ORGANIZATION", "Target")]

@@ -132,7 +132,7 @@ def named_organizations(spans: Sequence[Span], doc: Doc,
                                                      and person_cue_before(text, s.start, opts)) for s in rivals):
             continue
         rest = [p for s in rivals if (p := _after_stop(s, end, text)) is not None]
-        grown = [s for s in rivals if s.label != "ORGANIZATION" or _name_goes_on(s, end, text)]
+        grown = [s for s in rivals if s.label != "ORGANIZATION"]
         lo = min([start, *(s.start for s in grown)])
         hi = max([end, *(s.end for s in grown)])
         town = _town_before(window, lo, text)
@@ -223,15 +223,6 @@ def _after_stop(s: Span, end: int, text: str) -> Span | None:
         return None
     words = list(_WORD.finditer(text, end, s.end))
     return Span(words[0].start(), words[-1].end(), s.label, s.source, s.confidence) if words else None
-
-
-def _name_goes_on(s: Span, end: int, text: str) -> bool:
-    """Does a CRF, name-net or propagated ORGANIZATION span `s` go on past the entry ending at `end` with the rest of
-    the name, in its case and with no stop ('Employer: [Ford Motor]': 'Motor' stays in the span; not 'lowe's. country',
-    'Aetna (Quell Ames')? (final15: cut to the entry, the name's other words were left in clear.)"""
-    if not (_soft(s) and s.end > end) or _STOP.match(text, end) or not _titled(tail := text[end:s.end]):
-        return False
-    return "\n" not in tail and _SENTENCE_END.search(tail) is None and _WORD.search(tail) is not None
 
 
 def _town_before(spans: Sequence[Span], start: int, text: str) -> Span | None:
