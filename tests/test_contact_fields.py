@@ -128,3 +128,18 @@ def test_a_cue_or_field_word_in_another_case_form_is_read_not_a_crash():
     ids = table_pairs(effective_config().merge.id_fields)
     spans = field_id_labels([crf_span(text, "123456789", "IDNUM")], text, ids, effective_config().merge.rule_label_sources)
     assert [(text[s.start:s.end], s.label) for s in spans] == [("123456789", "SSN")]
+
+
+def test_phone_extensions_has_its_own_key():
+    """[merge] phone_extensions false leaves the extension out (final15: it ran whatever the configuration said)."""
+    from deid_core.doc import Doc
+    from deid_core.engine.contract import NoteState
+    from deid_core.engine.merge import Merger
+    from deid_core.notes import Note
+
+    text = "Call 617-555-0123 ext. 42 today."
+    spans = [crf_span(text, "617-555-0123", "PHONE")]
+    on, off = (Merger("union", load_config({"merge": {"phone_extensions": v}}).merge)(spans, Doc(Note("x", text)),
+                                                                                     NoteState()) for v in (True, False))
+    assert [text[s.start:s.end] for s in on] == ["617-555-0123 ext. 42"]
+    assert [text[s.start:s.end] for s in off] == ["617-555-0123"]

@@ -103,6 +103,10 @@ def test_a_listed_organization_is_an_organization(text, rivals, want):
     ("seen at Red Cross Hospital", [("Red Cross Hospital", "HOSPITAL", "crf:single")]),
     ("patient Ann Aetna", [("Aetna", "PATIENT", "metadata")]),  # the note's metadata names a person
     ("KAISER PERMANENTE REP WANDA", [("KAISER PERMANENTE REP WANDA", "ORGANIZATION", "crf:single")]),  # a name past it
+    # a CRF person span across a sentence end is no one name: relabelled whole, 'Chase Ford' took an organization's
+    # surrogate (final15)
+    ("Mr. Chase Ford works for Ford. Chase Ford denies pain.", [("Ford. Chase Ford", "DOCTOR", "crf:single")]),
+    ("Works at Target. Ann Quell called.", [("Target. Ann Quell", "PATIENT", "crf:single")]),
 ])
 def test_no_listed_organization_where_the_words_say_otherwise(text, rivals):
     spans = [_span(text, *r) for r in rivals]

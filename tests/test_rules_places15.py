@@ -210,3 +210,26 @@ def test_et_al_and_title_case_anatomy_get_no_round15_span(deid, text):
 def test_a_dose_after_a_state_abbreviation_is_no_zip(deid, text):
     res = deid.process(Note("places15", text))
     assert res.ok and not [s for s in res.spans if s.source in ROUND15]
+
+
+# -- the merge's gates (final15): a decision runs when an earlier step of the same merge made the labels it reads
+
+def _merged(text: str, spans: list[Span]) -> list[tuple[str, str]]:
+    from deid_core.doc import Doc
+    from deid_core.engine.contract import NoteState
+    from deid_core.engine.merge import Merger
+    return _shown(Merger("union", MERGE)(spans, Doc(Note("x", text)), NoteState()), text)
+
+
+@pytest.mark.parametrize("label", ["LOCATION-OTHER", "ORGANIZATION"])
+def test_a_town_before_a_state_the_gazetteer_named_is_a_town(label):
+    """gazetteer_place_labels makes 'Vermont' a STATE in the same merge: towns_before_states must still see it."""
+    text = "Moved to Quellby, Vermont in 2019."
+    assert _merged(text, [_crf(text, "Quellby", "LOCATION-OTHER"), _crf(text, "Vermont", label)]) == [
+        ("CITY", "Quellby"), ("STATE", "Vermont")]
+
+
+def test_a_person_span_after_a_house_number_is_a_street_in_a_note_with_no_place_span():
+    """street_numbers reads person spans too ('12 [birch road]' read DOCTOR): its gate must not need a place span."""
+    text = "Lives at 12 birch road with son."
+    assert _merged(text, [_crf(text, "birch road", "DOCTOR")]) == [("STREET", "12 birch road")]

@@ -158,6 +158,7 @@ class Merge:
     organization_store_words: tuple[Phrase, ...]
     id_fields: Annotated[dict[IdLabel, tuple[Phrase, ...]], ONE_LABEL_A_WORD]
     contact_fields: Annotated[dict[ContactLabel, tuple[Phrase, ...]], ONE_LABEL_A_WORD]
+    phone_extensions: bool
     known_person_label: bool
 
 

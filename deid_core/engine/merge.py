@@ -75,6 +75,9 @@ from deid_core.engine.vetoes import (
 )
 from deid_core.spans import Span, default_rank, resolve_overlaps, sort_spans, source_in
 
+# labels street_numbers reads: CRF place or phone spans, and person spans ending in a street suffix ('12 [birch road]')
+_STREET_GATE = STREET_SHAPED_LABELS | PERSON
+
 
 class Merger:
     """A configured merge policy (a MergeStep): (spans, doc, state) -> non-overlapping spans.
@@ -161,7 +164,9 @@ class Merger:
                 merged = join_name_pieces(merged, doc.text, self.options.name_particles, self._roles,
                                           self.options.hyphen_eponyms)
             merged = field_id_labels(merged, doc.text, self._id_fields, self.options.rule_label_sources)
-            merged = phone_extensions(contact_cue_labels(merged, doc.text, self._contact_fields), doc.text)
+            merged = contact_cue_labels(merged, doc.text, self._contact_fields)
+            if self.options.phone_extensions:
+                merged = phone_extensions(merged, doc.text)
             if self.options.crf_login_guard:  # after field_ids, which makes a person span with a digit a login
                 merged = guard_crf_logins(merged, doc.text)
             merged = whole_words(merged, doc.text, self.options.whole_word_labels)
@@ -180,11 +185,12 @@ class Merger:
             merged = trim_place_leads(merged, doc.text, self._place_leads)
             if self.options.place_gazetteer_labels:
                 merged = gazetteer_place_labels(merged, doc.text)
-            if self.options.street_numbers and not present.isdisjoint(STREET_SHAPED_LABELS):
+            if self.options.street_numbers and not present.isdisjoint(_STREET_GATE):
                 merged = street_numbers(merged, doc.text)
             if self.options.state_after_town:
                 merged = state_after_town(merged, doc.text)
-            if self.options.towns_before_states and "STATE" in present:
+            # gazetteer_place_labels (above) can make the STATE span: read the labels now, not `present`
+            if self.options.towns_before_states and any(s.label == "STATE" for s in merged):
                 merged = towns_before_states(merged, doc.text, self._heads_of)
             if self.options.organization_gazetteer:
                 merged = named_organizations(merged, doc, org_frames(self.options.organization_frame_words,

@@ -48,6 +48,7 @@ _PHARMACY = regex.compile(r"[ \t]+((?i:pharmacy))(?![\p{L}\d])")
 _STOP = regex.compile(r"[ \t]*[(,;:]")  # after an organization's name: its name ends there
 _WORK_UP = r"(?![ \t]*-?[ \t]*(?i:up)(?![\p{L}\d]))"  # 'work-up for IBM', 'worked up for CVS': a clinical work-up
 _CLAUSE_END = regex.compile(r"[ \t]*(?:[.,;:!?)\]\n]|\Z)")  # after a lower-case framed name ('lost her job at ups.')
+_SENTENCE_END = regex.compile(r"[.!?][ \t]+(?=\p{Lu})")  # 'Ford. Chase Ford': a span across it is two readings
 _JOB_LINK = regex.compile(r"[ \t]+(?i:at|for|with|from)[ \t]+(?:the[ \t]+)?\Z")  # '<PROFESSION> with Target'
 
 
@@ -240,13 +241,14 @@ def _town_before(spans: Sequence[Span], start: int, text: str) -> Span | None:
 def _yields(s: Span, start: int, end: int, text: str) -> bool:
     """Does span `s`, overlapping the entry at [start, end), give way to it? A span inside the entry does (a known
     name of the note's metadata or a rule's ORGANIZATION stands); a CRF, name-net or propagated person, town or
-    payer reading running past it on the same line is relabelled whole."""
+    payer reading running past it in the same line (and, but an organization's, sentence) is relabelled whole."""
     if s.source == KNOWN_NAME or (s.label == "ORGANIZATION" and not _soft(s)):
         return False
     if start <= s.start and s.end <= end:
         return True
-    if not _soft(s) or "\n" in text[s.start:s.end]:
-        return False
+    if not _soft(s) or "\n" in text[s.start:s.end] or (s.label != "ORGANIZATION" and (
+            _SENTENCE_END.search(text, s.start, start) or _SENTENCE_END.search(text, end, s.end))):
+        return False  # across a line, or a sentence ('works for Ford. [Chase Ford]' read DOCTOR whole): no one name
     return s.label in _RELABELLED or (s.label == "ORGANIZATION" and (not _named_part(s, start, end, text) or (
         s.start >= start and _STOP.match(text, end) is not None)))
 
