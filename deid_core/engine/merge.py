@@ -105,6 +105,8 @@ class Merger:
         self._not_clinical = not_clinician_initials(options)  # from the options: once, not per note
         self._id_fields = table_pairs(options.id_fields)
         self._contact_fields = table_pairs(options.contact_fields)
+        self._org_frames = org_frames(options.organization_frame_words, options.organization_field_words,
+                                      options.organization_store_words)
         self._rule_of: dict[str, bool] = {}  # source -> is_rule (the sources are few: rule ids, taggers)
         self._gated_of: dict[str, bool] = {}  # source -> a rule span the rule gate weighs
 
@@ -193,10 +195,7 @@ class Merger:
             if self.options.towns_before_states and any(s.label == "STATE" for s in merged):
                 merged = towns_before_states(merged, doc.text, self._heads_of)
             if self.options.organization_gazetteer:
-                merged = named_organizations(merged, doc, org_frames(self.options.organization_frame_words,
-                                                                     self.options.organization_field_words,
-                                                                     self.options.organization_store_words),
-                                             self.options)
+                merged = named_organizations(merged, doc, self._org_frames, self.options)
             merged = person_records_organizations(merged, doc.text, self.options.organization_record_words)
             known = doc.note.known_phi
             if self.options.patient_initials:
