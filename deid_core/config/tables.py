@@ -156,6 +156,7 @@ class Merge:
     organization_frame_words: tuple[Phrase, ...]
     organization_field_words: tuple[Phrase, ...]
     organization_store_words: tuple[Phrase, ...]
+    organization_tail_words: tuple[Phrase, ...]
     id_fields: Annotated[dict[IdLabel, tuple[Phrase, ...]], ONE_LABEL_A_WORD]
     contact_fields: Annotated[dict[ContactLabel, tuple[Phrase, ...]], ONE_LABEL_A_WORD]
     phone_extensions: bool

@@ -106,7 +106,7 @@ class Merger:
         self._id_fields = table_pairs(options.id_fields)
         self._contact_fields = table_pairs(options.contact_fields)
         self._org_frames = org_frames(options.organization_frame_words, options.organization_field_words,
-                                      options.organization_store_words)
+                                      options.organization_store_words, options.organization_tail_words)
         self._rule_of: dict[str, bool] = {}  # source -> is_rule (the sources are few: rule ids, taggers)
         self._gated_of: dict[str, bool] = {}  # source -> a rule span the rule gate weighs
 

@@ -26,11 +26,20 @@ from deid_core.engine.propagation import (
     source_kind,
 )
 from deid_core.engine.rules.metadata import SOURCE as KNOWN_NAME
-from deid_core.gazetteers import is_common, is_name, lowered, normalize_phrase
+from deid_core.gazetteers import (
+    is_common,
+    is_frequent,
+    is_function_word,
+    is_name,
+    lowered,
+    normalize_phrase,
+    words,
+)
 from deid_core.spans import Span
 
 SOURCE = ORGANIZATION_LIST_SOURCE  # no propagation seed (engine/propagation.py)
-ANY, TITLED, FRAMED = 0, 1, 2  # how a list's entries must be written or framed to be read
+ANY, TITLED, FRAMED, KIND = 0, 1, 2, 3  # how a list's entries must be written or framed to be read; KIND: a kind hit
+KINDS_FILE = "organizations_kinds.txt"  # kinds of organization read after name words (round 16)
 FILES = {ANY: "organizations.txt", TITLED: "organizations_titled.txt", FRAMED: "organizations_framed.txt"}
 # merge-only lists live with the rules' word lists, outside the CRF's gazetteers: no bundle version or bench digest moves
 WORDS_DIR = "rules/words"
@@ -49,16 +58,33 @@ _STOP = regex.compile(r"[ \t]*[(,;:]")  # after an organization's name: its name
 _WORK_UP = r"(?![ \t]*-?[ \t]*(?i:up)(?![\p{L}\d]))"  # 'work-up for IBM', 'worked up for CVS': a clinical work-up
 _CLAUSE_END = regex.compile(r"[ \t]*(?:[.,;:!?)\]\n]|\Z)")  # after a lower-case framed name ('lost her job at ups.')
 _SENTENCE_END = regex.compile(r"[.!?][ \t]+(?=\p{Lu})")  # 'Ford. Chase Ford': a span across it is two readings
+_PHONE_AFTER = regex.compile(r"[ \t]*[(,:]?[ \t]*(?:\+?1[ .-]?)?\(?\d{3}\)?[ .-]?\d{3}[ .-]\d{4}(?!\d)")  # 'CVS (+1 809 729 9919)'
+_NAME_BEFORE = regex.compile(r"(?<![\p{L}\d'’.-])(\p{L}[\p{L}'’-]*\p{L}\.?|\p{L})[ \t]+\Z")  # one name word, a blank
+# words that open a clause or frame before a kind's name words, never one of them ('attends [X Academy]', 'WIFE AND
+# SONS'); function words and clinical words too (gazetteers)
+_KIND_LEADS = frozenset({"attends", "attended", "attending", "graduated", "completed", "finished", "some", "public",
+                         "private", "catholic", "local", "nursing", "medical", "junior", "senior", "dropped", "teaches",
+                         "teacher", "works", "worked", "work", "working", "retired", "employed", "wife", "husband",
+                         "son", "sons", "daughter", "daughters", "mother", "father", "brother", "sister", "patient",
+                         "pt", "via", "per", "through", "thru", "dr", "called", "notified", "contacted", "referred",
+                         "referral", "resources", "given", "former", "current", "area", "county", "city",
+                         "state", "national", "american", "united", "community", "family", "home", "christian"})
+_PREFIXES = frozenset({"new", "east", "west", "north", "south", "lake", "port", "fort", "mount", "mt", "saint", "st",
+                       "upper", "lower", "glen", "great", "little", "old"})  # before a strong name word only
 _JOB_LINK = regex.compile(r"[ \t]+(?i:at|for|with|from)[ \t]+(?:the[ \t]+)?\Z")  # '<PROFESSION> with Target'
+
+
+Framing = tuple[regex.Pattern | None, ...]  # (before, after[, tail]): frames(); a missing tail reads no tail
 
 
 @lru_cache(maxsize=8)
 def frames(frame_words: tuple[str, ...], field_words: tuple[str, ...],
-           store_words: tuple[str, ...]) -> tuple[regex.Pattern | None, regex.Pattern | None]:
-    """(before, after): a frame right before a framed entry, a frame word of `frame_words` then 'at / for / with /
-    by / from / of / in' within the clause, or a field word of `field_words` ('works at Target', 'lost her job at
-    ups', 'WORK NOTE FOR UPS', 'employer: UPS', 'pharmacy: cvs'), and a store word of `store_words` right after it
-    ('Target pharmacy')."""
+           store_words: tuple[str, ...], tail_words: tuple[str, ...] = ()) -> Framing:
+    """(before, after, tail): a frame right before a framed entry, a frame word of `frame_words` then 'at / for /
+    with / by / from / of / in' within the clause, or a field word of `field_words` ('works at Target', 'lost her job
+    at ups', 'WORK NOTE FOR UPS', 'employer: UPS', 'pharmacy: cvs'), a store word of `store_words` right after it
+    ('Target pharmacy'), and the corporate words of `tail_words` an entry takes in when they follow it in its case
+    ('[Ford Motor]', '[KROGER CO]'; round 16)."""
     parts = []
     if frame_words:
         parts.append(r"(?:" + phrase_alternation(frame_words) + r")(?![\p{L}\d])" + _WORK_UP + r"[^\n.;:]{0,24}?(?<![\p{L}\d])"
@@ -68,7 +94,8 @@ def frames(frame_words: tuple[str, ...], field_words: tuple[str, ...],
     before = regex.compile(r"(?i:(?<![\p{L}\d])(?:" + "|".join(parts) + r"))[ \t]*[:-]?[ \t]*(?:the[ \t]+)?\Z"
                            ) if parts else None
     after = regex.compile(r"[ \t]+(?i:" + phrase_alternation(store_words) + r")(?![\p{L}\d])") if store_words else None
-    return before, after
+    tail = regex.compile(r"(?:[ \t]+(?i:" + phrase_alternation(tail_words) + r")(?![\p{L}\d'’&-]))+") if tail_words else None
+    return before, after, tail
 
 
 def list_entries(name: str) -> frozenset[str]:
@@ -91,11 +118,19 @@ def automaton() -> ahocorasick.Automaton:
             stem = key[:-2] if key[-2:] in ("'s", "’s") else None  # 'wendy's', 'lowe's': also a person's possessive
             word = stem or key
             read = FRAMED if " " not in key and (is_common(word) or is_name(word)) else tier
-            tiers[key] = max(read, tiers.get(key, ANY))  # an entry in two lists keeps the stricter reading
+            # the note's '&' or '.' is a blank of its own in the lowered text: 'stop & shop' is 'stop   shop' there
+            for k in {key, _as_written(entry)}:
+                tiers[k] = max(read, tiers.get(k, ANY))  # an entry in two lists keeps the stricter reading
     for key, tier in tiers.items():
         auto.add_word(f" {key} ", (len(key), tier))
     auto.make_automaton()
     return auto
+
+
+def _as_written(entry: str) -> str:
+    """The entry as the lowered note writes it: every ASCII sign but the apostrophe one blank, none collapsed ('stop &
+    shop' -> 'stop   shop', 'st. vincent de paul' -> 'st  vincent de paul'), as gazetteers.lowered does."""
+    return "".join(" " if c.isascii() and not c.isalnum() and c != "'" else c for c in entry.lower()).strip()
 
 
 def entries(tier: int) -> frozenset[str]:
@@ -114,6 +149,7 @@ def named_organizations(spans: Sequence[Span], doc: Doc,
     hits = _hits(doc)
     if not hits:
         return list(spans)
+    tail = framing[2] if len(framing) > 2 else None
     text = doc.text
     out = sorted(spans, key=lambda s: s.start)
     starts = [s.start for s in out]
@@ -124,17 +160,24 @@ def named_organizations(spans: Sequence[Span], doc: Doc,
         i0 = bisect_left(starts, start - 2 * reach - _FRAME_REACH)
         if not _read(text, start, end, tier, out[i0:bisect_left(starts, end)], framing):
             continue
-        end = _with_pharmacy(text, start, end)
+        end = _with_tail(text, start, _with_pharmacy(text, start, end), tail)
+        end = _with_state(out, starts, text, end)
         i1 = bisect_left(starts, end)
         window = out[i0:i1]
         rivals = [s for s in window if start < s.end]
-        if any(not _yields(s, start, end, text) or (opts is not None and s.label in _PERSONS
+        if any(not _yields(s, start, end, text) or (opts is not None and tier != KIND and s.label in _PERSONS
                                                      and person_cue_before(text, s.start, opts)) for s in rivals):
             continue
         rest = [p for s in rivals if (p := _after_stop(s, end, text)) is not None]
-        grown = [s for s in rivals if s.label != "ORGANIZATION"]
+        cut = {id(s) for s in rivals if s.label != "ORGANIZATION" and s.end > end and _STOP.match(text, end)}
+        # an ORGANIZATION span from the left with a name in it joins ('[EAST QUELLHAVEN COUNCIL] ON AGING'; round 16)
+        grown = [s for s in rivals if s.label != "ORGANIZATION" or (
+            s.start < start and s.end <= end and _named_part(s, start, end, text))]
         lo = min([start, *(s.start for s in grown)])
-        hi = max([end, *(s.end for s in grown)])
+        hi = max([end, *(s.end for s in grown if id(s) not in cut and s.label != "ORGANIZATION"),
+                  # a kind's name goes on past it as the CRF reads it ('[Quellon Freight Lines]')
+                  *(_name_goes_on(text, start, end, s.end) for s in rivals if tier == KIND and s.label == "ORGANIZATION"
+                    and _soft(s) and s.end > end and not _STOP.match(text, end) and "\n" not in text[end:s.end])])
         town = _town_before(window, lo, text)
         made = [Span(town.start if town else lo, hi, "ORGANIZATION", SOURCE, 0.9), *rest]
         window = sorted([*(s for s in window if not start < s.end and s is not town), *made], key=lambda s: s.start)
@@ -147,12 +190,68 @@ def named_organizations(spans: Sequence[Span], doc: Doc,
     return sorted(out, key=lambda s: (s.start, s.end))
 
 
+@lru_cache(maxsize=1)
+def kind_automaton() -> ahocorasick.Automaton:
+    """The Aho-Corasick automaton over ' kind ' of organizations_kinds.txt: value, the kind's length."""
+    auto = ahocorasick.Automaton()
+    for kind in list_entries(KINDS_FILE):
+        key = normalize_phrase(kind)
+        auto.add_word(f" {key} ", len(key))
+    auto.make_automaton()
+    return auto
+
+
+def _strong(word: str) -> bool:
+    """A name word on its own: no dictionary word, or a known name that is no frequent word ('Chesney', 'koch')."""
+    low = word.lower().strip(".'’")
+    return not is_common(low) or (is_name(low) and not is_frequent(low))
+
+
+def _kind_hit(text: str, start: int, end: int) -> int | None:
+    """The start of one to three name words written in the case of the kind at [start, end) right before it, one of
+    them a name word on its own (_strong) and none a function, lead or clinical word; lower-case and capital words but
+    a place prefix ('east', 'PORT') must be strong ('[KOCH CONSTRUCTION]', '[majkut home care]', '[East Quellton
+    Senior Center]'; not 'road construction', 'Patient Transport', 'the senior center')."""
+    kind = text[start:end]
+    case = "upper" if kind.isupper() else "lower" if kind.islower() else "title" if kind[:1].isupper() else None
+    if case == "upper" and len(kind) <= 4:
+        case = "title"  # an acronym kind after a Title-case name ('[Quellton VNA]')
+    if case is None:
+        return None
+    pos, first, strong = start, None, False
+    for _ in range(3):
+        m = _NAME_BEFORE.search(text, max(0, pos - 40), pos)
+        if m is None:
+            break
+        word = m.group(1)
+        low = word.lower().strip(".'’")
+        written = word.isupper() if case == "upper" else word.islower() if case == "lower" else word[:1].isupper()
+        if not written:
+            break
+        if low in _PREFIXES and strong:
+            pos = first = m.start(1)
+            continue
+        if low in _KIND_LEADS or is_function_word(low) or low in words("medical_word"):
+            break
+        if _strong(word):
+            strong = True
+        elif case != "title" or is_frequent(low):
+            break
+        pos = first = m.start(1)
+    return first if strong else None
+
+
 def _hits(doc: Doc) -> list[tuple[int, int, int]]:
-    """(start, end, tier) of the entries in the note, leftmost-longest, none overlapping."""
+    """(start, end, tier) of the entries and the kind hits (round 16) in the note, leftmost-longest, none
+    overlapping."""
     found = []
     for end_idx, (length, tier) in automaton().iter(lowered(doc)):
         end = end_idx - 1  # ' entry ' ends at padded index end_idx: its trailing space is doc offset end_idx - 1
         found.append((end - length, end, tier))
+    for end_idx, length in kind_automaton().iter(lowered(doc)):
+        end = end_idx - 1
+        if (start := _kind_hit(doc.text, end - length, end)) is not None:
+            found.append((start, end, KIND))
     if not found:
         return []
     found.sort(key=lambda h: (h[0], -h[1]))
@@ -169,10 +268,10 @@ def _read(text: str, start: int, end: int, tier: int, spans: Sequence[Span],
     if (start > 0 and text[start - 1] in _JOINED_BEFORE) or (end < len(text) and (
             text[end] in _JOINED_AFTER or (text[end] == "." and end + 1 < len(text) and text[end + 1].isalnum()))):
         return False
-    if tier == ANY:
+    if tier in (ANY, KIND):
         return True
-    if tier == TITLED:
-        return _titled(text[start:end])
+    if tier == TITLED:  # in lower case in a frame too ('attends red cross.'; round 16)
+        return _titled(text[start:end]) or _framed(text, start, end, spans, framing)
     return _framed(text, start, end, spans, framing)
 
 
@@ -186,9 +285,9 @@ def _framed(text: str, start: int, end: int, spans: Sequence[Span],
     """A store word after the entry, or a work, volunteer, shopping or pharmacy frame before it, or a profession span
     before it and 'at' / 'for' / 'with' ('seismic interpreter with Target'); an entry in lower case needs a store word
     or the end of its clause after it ('lost her job at ups.', not 'shopping for apple juice')."""
-    before, after = framing
-    if after is not None and after.match(text, end):
-        return True
+    before, after = framing[:2]
+    if (after is not None and after.match(text, end)) or _PHONE_AFTER.match(text, end):
+        return True  # 'Target pharmacy', 'CVS (555) 201-3344': a store's name and its number
     if text[start:end].islower() and not _CLAUSE_END.match(text, end):
         return False  # 'shopping for apple juice', 'working with PT for target weight': the word's own use
     if before is not None and before.search(text, max(0, start - _FRAME_REACH), start):
@@ -208,6 +307,40 @@ def _with_pharmacy(text: str, start: int, end: int) -> int:
     return m.end() if same else end
 
 
+def _with_tail(text: str, start: int, end: int, tail: regex.Pattern | None) -> int:
+    """The entry's end, past corporate words of [merge] organization_tail_words written in its case right after it
+    ('[Ford Motor]', '[KROGER CO.]'; not 'Ford motor vehicle')."""
+    if tail is None or (m := tail.match(text, end)) is None:
+        return end
+    name, words = text[start:end], _WORD.findall(m.group())
+    same = all(w.isupper() for w in words) if name.isupper() else all(w[0].isupper() for w in words)
+    return m.end() if same else end
+
+
+def _name_goes_on(text: str, start: int, end: int, until: int) -> int:
+    """The end of the name words right after a kind hit at [start, end), up to `until` (a CRF organization span's
+    end): Title words after a Title-case kind, or words that are no dictionary word ('[Quellon Freight Lines]'; not
+    'Housing Authority apartments', 'SENIOR CENTER TODAY', 'Soup Kitchen assistance')."""
+    title = not text[start:end].isupper() and not text[start:end].islower()
+    last = end
+    for w in _WORD.finditer(text, end, until):
+        word = w.group()
+        if text[last:w.start()].strip() or not ((title and word[0].isupper() and not word.isupper()) or not is_common(word)):
+            break
+        last = w.end()
+    return last
+
+
+def _with_state(spans: Sequence[Span], starts: Sequence[int], text: str, end: int) -> int:
+    """The entry's end, past a CRF or propagated STATE span one blank after it on its line ('[LIFECENTER NEW
+    MEXICO]', a chapter named by its state; round 16)."""
+    j = bisect_left(starts, end + 1)
+    if j < len(spans) and (s := spans[j]).start == end + 1 and text[end] == " " and s.label == "STATE" and _soft(s) and (
+            "\n" not in text[s.start:s.end] and _titled(text[s.start:s.end])):
+        return s.end
+    return end
+
+
 def _named_part(s: Span, start: int, end: int, text: str) -> bool:
     """Does span `s` hold, outside the entry at [start, end), a word that is no dictionary word or a known name written
     as one ('Chase [Miller] at Ford': dropping it would leak it; '[North Quell] Council on Aging', 'KAISER
@@ -217,9 +350,10 @@ def _named_part(s: Span, start: int, end: int, text: str) -> bool:
 
 
 def _after_stop(s: Span, end: int, text: str) -> Span | None:
-    """The words of a CRF, name-net or propagated ORGANIZATION span `s` after the entry ending at `end` and a stop
-    ('(', ',', ';', ':'), which ends the organization's name: 'Aetna [(Quell Ames]' keeps 'Quell Ames' as a span."""
-    if not (_soft(s) and s.label == "ORGANIZATION" and s.end > end and _STOP.match(text, end)):
+    """The words of a CRF, name-net or propagated span `s` after the entry ending at `end` and a stop ('(', ',', ';',
+    ':'), which ends the organization's name: 'Aetna [(Quell Ames]' keeps 'Quell Ames' as a span, 'MYRIAD GENETICS,
+    [MEGHANTON]' read DOCTOR whole keeps its town with that label (round 16)."""
+    if not (_soft(s) and s.end > end and _STOP.match(text, end)):
         return None
     words = list(_WORD.finditer(text, end, s.end))
     return Span(words[0].start(), words[-1].end(), s.label, s.source, s.confidence) if words else None
@@ -250,7 +384,7 @@ def _yields(s: Span, start: int, end: int, text: str) -> bool:
             _SENTENCE_END.search(text, s.start, start) or _SENTENCE_END.search(text, end, s.end))):
         return False  # across a line, or a sentence ('works for Ford. [Chase Ford]' read DOCTOR whole): no one name
     return s.label in _RELABELLED or (s.label == "ORGANIZATION" and (not _named_part(s, start, end, text) or (
-        s.start >= start and _STOP.match(text, end) is not None)))
+        s.start >= start and _STOP.match(text, end) is not None) or (s.start < start and s.end <= end)))
 
 
 def _soft(s: Span) -> bool:
