@@ -157,6 +157,7 @@ class Merge:
     organization_field_words: tuple[Phrase, ...]
     organization_store_words: tuple[Phrase, ...]
     organization_tail_words: tuple[Phrase, ...]
+    organization_value_fields: tuple[Phrase, ...]
     id_fields: Annotated[dict[IdLabel, tuple[Phrase, ...]], ONE_LABEL_A_WORD]
     contact_fields: Annotated[dict[ContactLabel, tuple[Phrase, ...]], ONE_LABEL_A_WORD]
     phone_extensions: bool

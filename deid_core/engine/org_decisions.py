@@ -59,6 +59,11 @@ _WORK_UP = r"(?![ \t]*-?[ \t]*(?i:up)(?![\p{L}\d]))"  # 'work-up for IBM', 'work
 _CLAUSE_END = regex.compile(r"[ \t]*(?:[.,;:!?)\]\n]|\Z)")  # after a lower-case framed name ('lost her job at ups.')
 _SENTENCE_END = regex.compile(r"[.!?][ \t]+(?=\p{Lu})")  # 'Ford. Chase Ford': a span across it is two readings
 _PHONE_AFTER = regex.compile(r"[ \t]*[(,:]?[ \t]*(?:\+?1[ .-]?)?\(?\d{3}\)?[ .-]?\d{3}[ .-]\d{4}(?!\d)")  # 'CVS (+1 809 729 9919)'
+_FIELD_SEP = regex.compile(r"[ \t]*:[ \t]*")  # a field's colon and the blanks around it
+# a field value that says there is no organization ('Employer: None', 'Company: Self', 'School: Home schooled')
+_VALUE_NOT_NAMES = frozenset({"none", "n/a", "na", "unknown", "self", "retired", "unemployed", "disabled", "student",
+                              "homemaker", "home", "same", "not", "no", "declined", "pending", "see", "per", "yes",
+                              "other", "unk", "tbd", "deferred", "refused", "patient", "pt", "n"})
 _NAME_BEFORE = regex.compile(r"(?<![\p{L}\d'’.-])(\p{L}[\p{L}'’-]*\p{L}\.?|\p{L})[ \t]+\Z")  # one name word, a blank
 # words that open a clause or frame before a kind's name words, never one of them ('attends [X Academy]', 'WIFE AND
 # SONS'); function words and clinical words too (gazetteers)
@@ -146,7 +151,7 @@ def named_organizations(spans: Sequence[Span], doc: Doc,
     or a known name (metadata) overlapping one stands, and so does a place or other span running past it, and (with
     `opts`) a person span after a title or kin word of [merge] propagate_cue_words / propagate_kin_words ('Dr.
     Nordstrom', 'wife Wendy Kroger')."""
-    hits = _hits(doc)
+    hits = _hits(doc, opts.organization_value_fields if opts is not None else ())
     if not hits:
         return list(spans)
     tail = framing[2] if len(framing) > 2 else None
@@ -165,7 +170,7 @@ def named_organizations(spans: Sequence[Span], doc: Doc,
         i1 = bisect_left(starts, end)
         window = out[i0:i1]
         rivals = [s for s in window if start < s.end]
-        if any(not _yields(s, start, end, text) or (opts is not None and tier != KIND and s.label in _PERSONS
+        if any(not _yields(s, start, end, text, tier) or (opts is not None and tier != KIND and s.label in _PERSONS
                                                      and person_cue_before(text, s.start, opts)) for s in rivals):
             continue
         rest = [p for s in rivals if (p := _after_stop(s, end, text)) is not None]
@@ -241,10 +246,59 @@ def _kind_hit(text: str, start: int, end: int) -> int | None:
     return first if strong else None
 
 
-def _hits(doc: Doc) -> list[tuple[int, int, int]]:
-    """(start, end, tier) of the entries and the kind hits (round 16) in the note, leftmost-longest, none
-    overlapping."""
-    found = []
+@lru_cache(maxsize=8)
+def field_automaton(fields: tuple[str, ...]) -> ahocorasick.Automaton | None:
+    """The Aho-Corasick automaton over ' field ' of [merge] organization_value_fields (None: no field)."""
+    if not fields:
+        return None
+    auto = ahocorasick.Automaton()
+    for field in fields:
+        auto.add_word(f" {normalize_phrase(field)} ", len(normalize_phrase(field)))
+    auto.make_automaton()
+    return auto
+
+
+def _field_hits(doc: Doc, fields: tuple[str, ...]) -> list[tuple[int, int, int]]:
+    """(start, end, KIND) of the organization names written as the value of a field of `fields` ('Company: [Quellco
+    Freight]', 'DME vendor: [APRIA]', 'Agency: [Quellton VNA]'; round 16): Title or capital name words (small words
+    between them) up to a stop, one of them a name word on its own (_strong) or two Title words opening with no frequent
+    word; not 'School: 3rd grade', 'Agency: none', 'Church: Catholic', 'Company: Self'."""
+    auto = field_automaton(fields)
+    if auto is None:
+        return []
+    text, out = doc.text, []
+    for end_idx, length in auto.iter(lowered(doc)):
+        end = end_idx - 1
+        if (m := _FIELD_SEP.match(text, end)) is None or (end - length > 0 and text[end - length - 1] not in " \t\n|;(["):
+            continue
+        names, strong, titled = [], False, 0
+        pos = m.end()
+        for w in _WORD.finditer(text, pos, min(len(text), pos + 80)):
+            gap, word = text[pos:w.start()], w.group()
+            low = word.lower().strip(".'’")
+            if (names and gap not in (" ", " & ")) or (not names and gap):
+                break
+            if low in _SMALL and names:
+                pos = w.end()
+                continue  # 'Bank of [America]', 'Council on Aging': a small word between name words
+            if not word[:1].isupper() or low in _VALUE_NOT_NAMES or low in words("medical_word"):
+                break
+            strong = strong or _strong(word)
+            titled += not word.isupper()
+            names.append(w)
+            pos = w.end()
+            if len(names) == 6:
+                break
+        if not names or not (strong or (len(names) > 1 and titled > 1 and not is_frequent(names[0].group()))):
+            continue
+        out.append((names[0].start(), names[-1].end(), KIND))
+    return out
+
+
+def _hits(doc: Doc, fields: tuple[str, ...] = ()) -> list[tuple[int, int, int]]:
+    """(start, end, tier) of the entries, the kind hits and the field values (round 16) in the note, leftmost-longest,
+    none overlapping."""
+    found = _field_hits(doc, fields)
     for end_idx, (length, tier) in automaton().iter(lowered(doc)):
         end = end_idx - 1  # ' entry ' ends at padded index end_idx: its trailing space is doc offset end_idx - 1
         found.append((end - length, end, tier))
@@ -372,11 +426,13 @@ def _town_before(spans: Sequence[Span], start: int, text: str) -> Span | None:
     return None
 
 
-def _yields(s: Span, start: int, end: int, text: str) -> bool:
+def _yields(s: Span, start: int, end: int, text: str, tier: int = ANY) -> bool:
     """Does span `s`, overlapping the entry at [start, end), give way to it? A span inside the entry does (a known
-    name of the note's metadata or a rule's ORGANIZATION stands); a CRF, name-net or propagated person, town or
-    payer reading running past it in the same line (and, but an organization's, sentence) is relabelled whole."""
-    if s.source == KNOWN_NAME or (s.label == "ORGANIZATION" and not _soft(s)):
+    name of the note's metadata or a rule's ORGANIZATION stands, but inside a kind hit: '[KOCH] CONSTRUCTION'); a CRF,
+    name-net or propagated person, town or payer reading running past it in the same line (and, but an
+    organization's, sentence) is relabelled whole."""
+    if s.source == KNOWN_NAME or (s.label == "ORGANIZATION" and not _soft(s) and not (
+            tier == KIND and start <= s.start and s.end < end)):
         return False
     if start <= s.start and s.end <= end:
         return True
