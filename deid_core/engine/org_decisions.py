@@ -110,11 +110,13 @@ def list_entries(name: str) -> frozenset[str]:
     return frozenset(e for e in lines if e)
 
 
-@lru_cache(maxsize=1)
-def automaton() -> ahocorasick.Automaton:
-    """The Aho-Corasick automaton over ' entry ' of the three lists: value (entry length, how it must be read).
-    A one-word entry that is a dictionary or clinical word or a known name ('Dupont', 'Kroger': a doctor's surname),
-    also before "'s" ('Wendy's', 'Lowe's': a person's possessive; review15), is read only in a frame."""
+@lru_cache(maxsize=8)
+def automaton(fields: tuple[str, ...] = ()) -> ahocorasick.Automaton:
+    """One Aho-Corasick automaton over ' key ' of the three lists, the kinds (organizations_kinds.txt) and the value
+    `fields` ([merge] organization_value_fields): value (key length, how a list entry must be read or None, a kind?, a
+    field?); one pass over the note reads all three (round 16). A one-word entry that is a dictionary or clinical word
+    or a known name ('Dupont', 'Kroger': a doctor's surname), also before "'s" ('Wendy's', 'Lowe's': a person's
+    possessive; review15), is read only in a frame."""
     auto = ahocorasick.Automaton()
     tiers: dict[str, int] = {}
     for tier in (ANY, TITLED, FRAMED):
@@ -126,8 +128,10 @@ def automaton() -> ahocorasick.Automaton:
             # the note's '&' or '.' is a blank of its own in the lowered text: 'stop & shop' is 'stop   shop' there
             for k in {key, _as_written(entry)}:
                 tiers[k] = max(read, tiers.get(k, ANY))  # an entry in two lists keeps the stricter reading
-    for key, tier in tiers.items():
-        auto.add_word(f" {key} ", (len(key), tier))
+    kinds = {normalize_phrase(k) for k in list_entries(KINDS_FILE)}
+    values = {normalize_phrase(f) for f in fields}
+    for key in {*tiers, *kinds, *values}:
+        auto.add_word(f" {key} ", (len(key), tiers.get(key), key in kinds, key in values))
     auto.make_automaton()
     return auto
 
@@ -140,7 +144,7 @@ def _as_written(entry: str) -> str:
 
 def entries(tier: int) -> frozenset[str]:
     """The normalized entries read with that tier (ANY, TITLED, FRAMED): for tests and docs."""
-    return frozenset(k.strip() for k, (_, t) in automaton().items() if t == tier)
+    return frozenset(k.strip() for k, (_, t, _, _) in automaton().items() if t == tier)
 
 
 def named_organizations(spans: Sequence[Span], doc: Doc,
@@ -195,17 +199,6 @@ def named_organizations(spans: Sequence[Span], doc: Doc,
     return sorted(out, key=lambda s: (s.start, s.end))
 
 
-@lru_cache(maxsize=1)
-def kind_automaton() -> ahocorasick.Automaton:
-    """The Aho-Corasick automaton over ' kind ' of organizations_kinds.txt: value, the kind's length."""
-    auto = ahocorasick.Automaton()
-    for kind in list_entries(KINDS_FILE):
-        key = normalize_phrase(kind)
-        auto.add_word(f" {key} ", len(key))
-    auto.make_automaton()
-    return auto
-
-
 def _strong(word: str) -> bool:
     """A name word on its own: no dictionary word, or a known name that is no frequent word ('Chesney', 'koch')."""
     low = word.lower().strip(".'’")
@@ -246,66 +239,49 @@ def _kind_hit(text: str, start: int, end: int) -> int | None:
     return first if strong else None
 
 
-@lru_cache(maxsize=8)
-def field_automaton(fields: tuple[str, ...]) -> ahocorasick.Automaton | None:
-    """The Aho-Corasick automaton over ' field ' of [merge] organization_value_fields (None: no field)."""
-    if not fields:
+def _field_value(text: str, start: int, end: int) -> tuple[int, int, int] | None:
+    """(start, end, KIND) of the organization name written as the value of the field at [start, end) ('Company:
+    [Quellco Freight]', 'DME vendor: [APRIA]', 'Agency: [Quellton VNA]'; round 16): Title or capital name words (small
+    words between them) up to a stop, one of them a name word on its own (_strong) or two Title words opening with no
+    frequent word; not 'School: 3rd grade', 'Agency: none', 'Church: Catholic', 'Company: Self'."""
+    if (m := _FIELD_SEP.match(text, end)) is None or (start > 0 and text[start - 1] not in " \t\n|;(["):
         return None
-    auto = ahocorasick.Automaton()
-    for field in fields:
-        auto.add_word(f" {normalize_phrase(field)} ", len(normalize_phrase(field)))
-    auto.make_automaton()
-    return auto
-
-
-def _field_hits(doc: Doc, fields: tuple[str, ...]) -> list[tuple[int, int, int]]:
-    """(start, end, KIND) of the organization names written as the value of a field of `fields` ('Company: [Quellco
-    Freight]', 'DME vendor: [APRIA]', 'Agency: [Quellton VNA]'; round 16): Title or capital name words (small words
-    between them) up to a stop, one of them a name word on its own (_strong) or two Title words opening with no frequent
-    word; not 'School: 3rd grade', 'Agency: none', 'Church: Catholic', 'Company: Self'."""
-    auto = field_automaton(fields)
-    if auto is None:
-        return []
-    text, out = doc.text, []
-    for end_idx, length in auto.iter(lowered(doc)):
-        end = end_idx - 1
-        if (m := _FIELD_SEP.match(text, end)) is None or (end - length > 0 and text[end - length - 1] not in " \t\n|;(["):
-            continue
-        names, strong, titled = [], False, 0
-        pos = m.end()
-        for w in _WORD.finditer(text, pos, min(len(text), pos + 80)):
-            gap, word = text[pos:w.start()], w.group()
-            low = word.lower().strip(".'’")
-            if (names and gap not in (" ", " & ")) or (not names and gap):
-                break
-            if low in _SMALL and names:
-                pos = w.end()
-                continue  # 'Bank of [America]', 'Council on Aging': a small word between name words
-            if not word[:1].isupper() or low in _VALUE_NOT_NAMES or low in words("medical_word"):
-                break
-            strong = strong or _strong(word)
-            titled += not word.isupper()
-            names.append(w)
+    names, strong, titled = [], False, 0
+    pos = m.end()
+    for w in _WORD.finditer(text, pos, min(len(text), pos + 80)):
+        gap, word = text[pos:w.start()], w.group()
+        low = word.lower().strip(".'’")
+        if (names and gap not in (" ", " & ")) or (not names and gap):
+            break
+        if low in _SMALL and names:
             pos = w.end()
-            if len(names) == 6:
-                break
-        if not names or not (strong or (len(names) > 1 and titled > 1 and not is_frequent(names[0].group()))):
-            continue
-        out.append((names[0].start(), names[-1].end(), KIND))
-    return out
+            continue  # 'Bank of [America]', 'Council on Aging': a small word between name words
+        if not word[:1].isupper() or low in _VALUE_NOT_NAMES or low in words("medical_word"):
+            break
+        strong = strong or _strong(word)
+        titled += not word.isupper()
+        names.append(w)
+        pos = w.end()
+        if len(names) == 6:
+            break
+    if not names or not (strong or (len(names) > 1 and titled > 1 and not is_frequent(names[0].group()))):
+        return None
+    return names[0].start(), names[-1].end(), KIND
 
 
 def _hits(doc: Doc, fields: tuple[str, ...] = ()) -> list[tuple[int, int, int]]:
     """(start, end, tier) of the entries, the kind hits and the field values (round 16) in the note, leftmost-longest,
     none overlapping."""
-    found = _field_hits(doc, fields)
-    for end_idx, (length, tier) in automaton().iter(lowered(doc)):
-        end = end_idx - 1  # ' entry ' ends at padded index end_idx: its trailing space is doc offset end_idx - 1
-        found.append((end - length, end, tier))
-    for end_idx, length in kind_automaton().iter(lowered(doc)):
-        end = end_idx - 1
-        if (start := _kind_hit(doc.text, end - length, end)) is not None:
+    found = []
+    text = doc.text
+    for end_idx, (length, tier, kind, field) in automaton(fields).iter(lowered(doc)):
+        end = end_idx - 1  # ' key ' ends at padded index end_idx: its trailing space is doc offset end_idx - 1
+        if tier is not None:
+            found.append((end - length, end, tier))
+        if kind and (start := _kind_hit(text, end - length, end)) is not None:
             found.append((start, end, KIND))
+        if field and (value := _field_value(text, end - length, end)) is not None:
+            found.append(value)
     if not found:
         return []
     found.sort(key=lambda h: (h[0], -h[1]))
