@@ -65,6 +65,7 @@ def test_the_kinds_are_lower_case_and_name_no_place_of_care():
     ("Quellton VNA to see pt Monday.", "Quellton VNA"),
     ("Arrangements with Mirzadeh Funeral Home.", "Mirzadeh Funeral Home"),
     ("Applied for Francis Soup Kitchen assistance in May", "Francis Soup Kitchen"),
+    ("Attorney: Jane Quell, Esq., Quellmar & Marlow LLP", "Quellmar & Marlow LLP"),  # partners joined by '&'
 ])
 def test_a_kind_after_name_words_is_an_organization(text, org):
     assert ("ORGANIZATION", org) in _decide(text)
@@ -75,7 +76,8 @@ def test_a_kind_after_name_words_is_an_organization(text, org):
     "Patient Transport called for CT.", "farmers market on weekends; no dairy.", "Cardiology Fellowship director.",
     "graduated high school in 1990.", "GRADUATED HIGH SCHOOL, WORKS AS CASHIER.", "home health care arranged; VNA to see.",
     "Wife and Sons at bedside.", "attends public high school", "Home Health Care arranged.", "local 1% lidocaine given.",
-    "V2: 2nd division of the trigeminal nerve", "post op day 3, local anesthesia",
+    "V2: 2nd division of the trigeminal nerve", "post op day 3, local anesthesia", "TEA & TOAST DINER",
+    "Needs letter for Work, School and Gym excuse",
 ])
 def test_clinical_and_generic_look_alikes_get_no_round16_span(deid, text):
     assert not [o for o in _decide(text) if o[0] == "ORGANIZATION"], text
@@ -150,6 +152,10 @@ def test_tail_words_have_their_own_key():
     ("Resources given: majkut home care, 555-201-3344.", "majkut home care"),
     ("return to work as a production engineer at North Quellberg Diner by July.", "North Quellberg Diner"),
     ("continues to work at Stop & Shop and walks daily.", "Stop & Shop"),
+    ("long-haul truck driver. Needs letter for Bush, Baker and Quellmar.", "Bush, Baker and Quellmar"),
+    ("SOCIAL HX: RETIRED LAWYER (FROM EDWARDS, HARRINGTON AND QUELLMAR, 80 YEARS); HIS", "EDWARDS, HARRINGTON AND QUELLMAR"),
+    ("retired data entry clerk (from Hill-Quellmar, 30 years). Lives", "Hill-Quellmar"),
+    ("Retired postal worker (USPS, 30 yrs).", "USPS"),
 ])
 def test_the_round16_label_and_extent_stand_in_the_pipeline(deid, text, phi):
     assert span_stands(deid, "orgs16", text, phi, "ORGANIZATION")

@@ -59,6 +59,7 @@ _WORK_UP = r"(?![ \t]*-?[ \t]*(?i:up)(?![\p{L}\d]))"  # 'work-up for IBM', 'work
 _CLAUSE_END = regex.compile(r"[ \t]*(?:[.,;:!?)\]\n]|\Z)")  # after a lower-case framed name ('lost her job at ups.')
 _SENTENCE_END = regex.compile(r"[.!?][ \t]+(?=\p{Lu})")  # 'Ford. Chase Ford': a span across it is two readings
 _PHONE_AFTER = regex.compile(r"[ \t]*[(,:]?[ \t]*(?:\+?1[ .-]?)?\(?\d{3}\)?[ .-]?\d{3}[ .-]\d{4}(?!\d)")  # 'CVS (+1 809 729 9919)'
+_AMPERSAND_BEFORE = regex.compile(r"[ \t]&[ \t]+\Z")
 _FIELD_SEP = regex.compile(r"[ \t]*:[ \t]*")  # a field's colon and the blanks around it
 # a field value that says there is no organization ('Employer: None', 'Company: Self', 'School: Home schooled')
 _VALUE_NOT_NAMES = frozenset({"none", "n/a", "na", "unknown", "self", "retired", "unemployed", "disabled", "student",
@@ -218,6 +219,8 @@ def _kind_hit(text: str, start: int, end: int) -> int | None:
         return None
     pos, first, strong = start, None, False
     for _ in range(3):
+        if first is not None and (amp := _AMPERSAND_BEFORE.search(text, max(0, pos - 4), pos)) is not None:
+            pos = amp.start() + 1  # partners joined by '&' ('[Quell & Marlow LLP]')
         m = _NAME_BEFORE.search(text, max(0, pos - 40), pos)
         if m is None:
             break
