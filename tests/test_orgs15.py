@@ -102,7 +102,9 @@ def test_a_listed_organization_is_an_organization(text, rivals, want):
     ("Mercy Hospital transfer", [("Mercy Hospital", "HOSPITAL", "crf:single")]),  # a place past the entry stands
     ("seen at Red Cross Hospital", [("Red Cross Hospital", "HOSPITAL", "crf:single")]),
     ("patient Ann Aetna", [("Aetna", "PATIENT", "metadata")]),  # the note's metadata names a person
-    ("KAISER PERMANENTE REP WANDA", [("KAISER PERMANENTE REP WANDA", "ORGANIZATION", "crf:single")]),  # a name past it
+    # a name past it (round 16: after a role word, 'KAISER PERMANENTE REP WANDA', the rep is a person of her own:
+    # tests/test_orgs16.py)
+    ("KAISER PERMANENTE WANDA QUELL", [("KAISER PERMANENTE WANDA QUELL", "ORGANIZATION", "crf:single")]),
     # a CRF person span across a sentence end is no one name: relabelled whole, 'Chase Ford' took an organization's
     # surrogate (final15)
     ("Mr. Chase Ford works for Ford. Chase Ford denies pain.", [("Ford. Chase Ford", "DOCTOR", "crf:single")]),

@@ -191,3 +191,22 @@ def test_a_rule_span_inside_a_kind_hit_grows_to_it():
     text = "WORKS AS A SCIENTIST AT KOCH CONSTRUCTION."
     rule = Span(text.index("KOCH"), text.index("KOCH") + 4, "ORGANIZATION", "organization-work-frame", 0.9)
     assert ("ORGANIZATION", "KOCH CONSTRUCTION") in _decide(text, [rule])
+
+
+def test_a_field_value_ends_before_its_period():
+    assert ("ORGANIZATION", "Francis Soup Kitchen") in _decide("Church: Francis Soup Kitchen.\n\nEmployment: none")
+
+
+def test_a_crf_organization_from_the_left_across_a_bracket_keeps_its_own_words():
+    text = "History. School counselor Quell Ames (Hardin Elementary) called re attendance."
+    out = _decide(text, [crf_span(text, "School counselor Quell Ames (Hardin Elementary", "ORGANIZATION")])
+    assert ("ORGANIZATION", "Hardin Elementary") in out and ("ORGANIZATION", "School counselor Quell Ames") in out
+
+
+@pytest.mark.parametrize(("text", "crf", "rep"), [
+    ("INSURANCE VERIFIED WITH AETNA REP FRANCESCA AT 411 837 8222", "AETNA REP FRANCESCA", "FRANCESCA"),
+    ("Insurance verified with MassHealth rep Vickie at +1 772 769 7834", "MassHealth rep Vickie", "Vickie"),
+])
+def test_a_payers_rep_after_the_payer_is_a_person(text, crf, rep):
+    out = _decide(text, [crf_span(text, crf, "ORGANIZATION")])
+    assert ("ORGANIZATION", crf.split()[0]) in out and ("DOCTOR", rep) in out

@@ -59,6 +59,8 @@ _WORK_UP = r"(?![ \t]*-?[ \t]*(?i:up)(?![\p{L}\d]))"  # 'work-up for IBM', 'work
 _CLAUSE_END = regex.compile(r"[ \t]*(?:[.,;:!?)\]\n]|\Z)")  # after a lower-case framed name ('lost her job at ups.')
 _SENTENCE_END = regex.compile(r"[.!?][ \t]+(?=\p{Lu})")  # 'Ford. Chase Ford': a span across it is two readings
 _PHONE_AFTER = regex.compile(r"[ \t]*[(,:]?[ \t]*(?:\+?1[ .-]?)?\(?\d{3}\)?[ .-]?\d{3}[ .-]\d{4}(?!\d)")  # 'CVS (+1 809 729 9919)'
+_STOP_BEFORE = regex.compile(r"[ \t]*[(,;:][ \t]*\Z")  # right before an organization's name: it starts there
+_REP = regex.compile(r"[ \t]+(?i:rep|representative|agent|adjuster|liaison|coordinator)\.?[ \t]+(?=\p{L})")
 _AMPERSAND_BEFORE = regex.compile(r"[ \t]&[ \t]+\Z")
 _FIELD_SEP = regex.compile(r"[ \t]*:[ \t]*")  # a field's colon and the blanks around it
 # a field value that says there is no organization ('Employer: None', 'Company: Self', 'School: Home schooled')
@@ -178,11 +180,13 @@ def named_organizations(spans: Sequence[Span], doc: Doc,
         if any(not _yields(s, start, end, text, tier) or (opts is not None and tier != KIND and s.label in _PERSONS
                                                      and person_cue_before(text, s.start, opts)) for s in rivals):
             continue
-        rest = [p for s in rivals if (p := _after_stop(s, end, text)) is not None]
+        rest = [p for s in rivals if (p := _after_stop(s, end, text) or _after_rep(s, end, text)) is not None]
+        rest += [p for s in rivals if (p := _before_stop(s, start, text)) is not None]
         cut = {id(s) for s in rivals if s.label != "ORGANIZATION" and s.end > end and _STOP.match(text, end)}
-        # an ORGANIZATION span from the left with a name in it joins ('[EAST QUELLHAVEN COUNCIL] ON AGING'; round 16)
-        grown = [s for s in rivals if s.label != "ORGANIZATION" or (
-            s.start < start and s.end <= end and _named_part(s, start, end, text))]
+        # an ORGANIZATION span from the left with a name in it joins ('[EAST QUELLHAVEN COUNCIL] ON AGING'; round 16),
+        # not across a stop ('School counselor Quell Ames ([Hardin Elementary]')
+        grown = [s for s in rivals if (s.label != "ORGANIZATION" or (
+            s.start < start and s.end <= end and _named_part(s, start, end, text))) and _before_stop(s, start, text) is None]
         lo = min([start, *(s.start for s in grown)])
         hi = max([end, *(s.end for s in grown if id(s) not in cut and s.label != "ORGANIZATION"),
                   # a kind's name goes on past it as the CRF reads it ('[Quellon Freight Lines]')
@@ -269,7 +273,10 @@ def _field_value(text: str, start: int, end: int) -> tuple[int, int, int] | None
             break
     if not names or not (strong or (len(names) > 1 and titled > 1 and not is_frequent(names[0].group()))):
         return None
-    return names[0].start(), names[-1].end(), KIND
+    end = names[-1].end()
+    while text[end - 1] in ".'’-":
+        end -= 1  # 'Church: [Francis Soup Kitchen].'
+    return names[0].start(), end, KIND
 
 
 def _hits(doc: Doc, fields: tuple[str, ...] = ()) -> list[tuple[int, int, int]]:
@@ -392,6 +399,25 @@ def _after_stop(s: Span, end: int, text: str) -> Span | None:
     return Span(words[0].start(), words[-1].end(), s.label, s.source, s.confidence) if words else None
 
 
+def _after_rep(s: Span, end: int, text: str) -> Span | None:
+    """The person a CRF, name-net or propagated ORGANIZATION span `s` names after the entry ending at `end` and a
+    payer's or agency's role word ('INSURANCE VERIFIED WITH AETNA REP [FRANCESCA]': a DOCTOR span; round 16)."""
+    if not (_soft(s) and s.label == "ORGANIZATION" and s.end > end and (m := _REP.match(text, end, s.end))):
+        return None
+    words = list(_WORD.finditer(text, m.end(), s.end))
+    return Span(words[0].start(), words[-1].end(), "DOCTOR", s.source, s.confidence) if words else None
+
+
+def _before_stop(s: Span, start: int, text: str) -> Span | None:
+    """The words of a CRF, name-net or propagated span `s` before a stop ('(', ',', ';', ':') right before the entry
+    starting at `start`: 'School counselor [Quell Ames] ([Hardin Elementary]' keeps its words before the bracket as a
+    span with its label (round 16)."""
+    if not (_soft(s) and s.start < start and (m := _STOP_BEFORE.search(text, s.start, start))):
+        return None
+    words = list(_WORD.finditer(text, s.start, m.start()))
+    return Span(words[0].start(), words[-1].end(), s.label, s.source, s.confidence) if words else None
+
+
 def _town_before(spans: Sequence[Span], start: int, text: str) -> Span | None:
     """A CRF, name-net or propagated place span of Title or capital words right before the entry (one blank
     between): the chapter's town ('[Quellton] Council on Aging', '[QUELLTON] YMCA'), which the entry takes in."""
@@ -419,7 +445,8 @@ def _yields(s: Span, start: int, end: int, text: str, tier: int = ANY) -> bool:
             _SENTENCE_END.search(text, s.start, start) or _SENTENCE_END.search(text, end, s.end))):
         return False  # across a line, or a sentence ('works for Ford. [Chase Ford]' read DOCTOR whole): no one name
     return s.label in _RELABELLED or (s.label == "ORGANIZATION" and (not _named_part(s, start, end, text) or (
-        s.start >= start and _STOP.match(text, end) is not None) or (s.start < start and s.end <= end)))
+        s.start >= start and _STOP.match(text, end) is not None) or (s.start < start and s.end <= end)
+        or _after_rep(s, end, text) is not None))
 
 
 def _soft(s: Span) -> bool:
