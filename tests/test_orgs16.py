@@ -175,7 +175,8 @@ def test_a_field_value_is_an_organization(text, org):
 
 
 @pytest.mark.parametrize("text", ["School: 3rd grade, doing well", "School: Home schooled", "School: Doing well in class",
-                                  "AGENCY: NONE", "Church: Catholic", "Company: Self", "business: quell plumbing"])
+                                  "AGENCY: NONE", "Church: Catholic", "Company: Self", "business: quell plumbing",
+                                  "Church: Baptist", "CHURCH: METHODIST"])
 def test_a_field_value_that_names_no_organization_stays_clear(text):
     assert not [o for o in _decide(text) if o[0] == "ORGANIZATION"], text
 

@@ -66,7 +66,11 @@ _FIELD_SEP = regex.compile(r"[ \t]*:[ \t]*")  # a field's colon and the blanks a
 # a field value that says there is no organization ('Employer: None', 'Company: Self', 'School: Home schooled')
 _VALUE_NOT_NAMES = frozenset({"none", "n/a", "na", "unknown", "self", "retired", "unemployed", "disabled", "student",
                               "homemaker", "home", "same", "not", "no", "declined", "pending", "see", "per", "yes",
-                              "other", "unk", "tbd", "deferred", "refused", "patient", "pt", "n"})
+                              "other", "unk", "tbd", "deferred", "refused", "patient", "pt", "n",
+                              # a faith, not a congregation ('Church: Baptist')
+                              "catholic", "baptist", "methodist", "lutheran", "presbyterian", "episcopal", "jewish",
+                              "muslim", "christian", "protestant", "orthodox", "mormon", "lds", "pentecostal",
+                              "evangelical", "buddhist", "hindu", "unitarian", "adventist", "nondenominational"})
 _NAME_BEFORE = regex.compile(r"(?<![\p{L}\d'’.-])(\p{L}[\p{L}'’-]*\p{L}\.?|\p{L})[ \t]+\Z")  # one name word, a blank
 # words that open a clause or frame before a kind's name words, never one of them ('attends [X Academy]', 'WIFE AND
 # SONS'); function words and clinical words too (gazetteers)
