@@ -84,10 +84,30 @@ _CLOSED = regex.compile(r"\)|[.;]?[ \t]*(?:\n|\Z)|[.;][ \t]")  # what closes an 
 _TITLE_BEFORE = regex.compile(r"(?<![\p{L}\d])(?i:dr|doctor|prof|professor|mr|mrs|ms|miss)\.?[ \t]+\Z")
 
 
+_IN_PARENS = regex.compile(r"[ \t]{1,2}\(\p{L}{2}")  # 'quellton (sc)': a lower-case state in parentheses after a town
+# A town span that took in its capital state abbreviation after one or two blanks: 'lives in [Quellbury UT] with'.
+_TOWN_THEN_STATE = regex.compile(r"(\p{L}[\p{L}'’.-]*(?:[ \t]+\p{L}[\p{L}'’.-]*)*)[ \t]{1,2}(\p{Lu}{2})")
+
+
+def split_town_states(spans: Sequence[Span], text: str) -> list[Span]:
+    """A CITY span of a town and a capital US state abbreviation after one or two blanks ('lives in [Quellbury UT]
+    with', 'from [Quellfurt AZ] via') is two spans: the town (CITY) and the state (STATE). Round 16."""
+    out: list[Span] = []
+    for s in spans:
+        if s.label == "CITY" and s.end - s.start > 4 and text[s.end - 1].isupper() and text[s.end - 2].isupper() and (
+                m := _TOWN_THEN_STATE.fullmatch(text, s.start, s.end)) and m.group(2).lower() in _state_abbreviations():
+            out.append(Span(s.start, m.end(1), "CITY", s.source, s.confidence))
+            out.append(Span(m.start(2), s.end, "STATE", s.source, s.confidence))
+            continue
+        out.append(s)
+    return out
+
+
 def state_after_town(spans: Sequence[Span], text: str) -> list[Span]:
     """A US state abbreviation right after a CITY span and in no span made a STATE span: 'from Quellton, [MA],
     regarding', 'Quellton [NH]' at a line end, 'Quellton ([ID])'; in lower case only after a comma, and after a lower-case town no English
     word ('quellton, [ct]', not 'quellton in 2010') unless the address closes there ('quellton, [in].', '(Quellton, [ma])'); never after a titled name ('Dr. Quellan, PA'). The town's span says it is an address, which a bare 'MA' or 'in' does not."""
+    spans = split_town_states(spans, text)
     towns = [s for s in spans if s.label == "CITY"]
     if not towns:
         return list(spans)
@@ -100,7 +120,8 @@ def state_after_town(spans: Sequence[Span], text: str) -> list[Span]:
             continue
         abbr = m.group(1)
         town = text[t.start:t.end]
-        if abbr.lower() not in _state_abbreviations() or not (abbr.isupper() or (abbr.islower() and text[t.end] == "," and (
+        if abbr.lower() not in _state_abbreviations() or not (abbr.isupper() or (abbr.islower() and (
+                text[t.end] == "," or _IN_PARENS.fullmatch(m.group(0)) and text.startswith(")", m.end())) and (
                 (town.islower() and abbr not in _LOWER_WORDS) or _CLOSED.match(text, m.end())))):
             continue
         if _TITLE_BEFORE.search(text, max(0, t.start - 12), t.start):
