@@ -468,7 +468,8 @@ def _landmark_last(words_: list[str]) -> str | None:
 def landmark_heads(spans: Sequence[Span], text: str) -> list[Span]:
     """A CRF or propagated place span named by a landmark's last word (conf/rules/words/places.toml) is a landmark
     (LOCATION-OTHER): '[South Station]' read ORGANIZATION, '[Quell Pond]' read CITY; a span cut right before such a
-    word, written like it and in no span, grows over it ('NEAR [SOUTH] STATION'). Words many towns end in ('Park',
+    word, both Title or capital, the word in no span and no street's ('NEAR [SOUTH] STATION', not 'Quell Station
+    Rd'), grows over it. Words many towns end in ('Park',
     'Beach', 'Falls') leave a CITY reading; a service or a ward named by its kind ('Fire Station', 'Nurses
     Station') and a one-word span stay. Round 16."""
     out = list(spans)
@@ -478,8 +479,9 @@ def landmark_heads(spans: Sequence[Span], text: str) -> list[Span]:
         end = s.end
         if (m := _NEXT_WORD.match(text, s.end)) and (k + 1 >= len(out) or out[k + 1].start >= m.end(1)) and (
                 (w := m.group(1)).lower() in _LANDMARK_LAST or w.lower() in _LANDMARK_TOWN_TOO) and (
-                w.isupper() == text[s.start:s.end].isupper()) and w[0].isupper() == text[s.start].isupper():
-            end = m.end(1)  # cut right before its landmark word: the word joins it
+                w.isupper() == text[s.start:s.end].isupper()) and w[0].isupper() and text[s.start].isupper() and not (
+                (after := _NEXT_WORD.match(text, m.end(1))) and after.group(1).lower() in _SUFFIXES):
+            end = m.end(1)  # cut right before its Title or capital landmark word (not a street's: 'Quell Station Rd')
         words_ = _SPAN_WORDS.findall(text, s.start, end)
         if len(words_) < 2 or any(w.lower() in _LANDMARK_SERVICE for w in words_[:-1]) or "\n" in text[s.start:end]:
             continue
