@@ -135,7 +135,8 @@ def test_the_round16_label_and_extent_stand_in_the_pipeline(deid, text, phi, lab
     "Dr. Quell is from Cardiology", "She is from Quell Hospital", "Plan: Repeat CT.\n", "- Ann Quell MD\n",
     "Signed: Ann Quell, MD\n", "- Ann Quell, PA\n", "Note: Ann Quell, MA\n", "CONSULTATION - Quellborough VA\n",
     "seen 3 Times, OK.", "room 12 North Wing, Bed 4.", "transferred to 5 West Medicine, 12/3",
-    "returned from vacation yesterday", "originally from Mexico, moved here",
+    "returned from vacation yesterday", "originally from Mexico, moved here", "Returned From Interventional Radiology",
+    "Patient Is From Home.", "Originally From Rehab, here for", "Is From Quell Nursing Home", "Returned From Procedure With",
 ])
 def test_clinical_look_alikes_get_no_round16_span(deid, text):
     res = deid.process(Note("places16", text))
