@@ -17,6 +17,9 @@ state_named_countries = ["georgia"]
 care_settings = ["snf"]
 town_named_states = ["new york"]
 employer_care_words = ["hospital"]
+landmark_last_words = ["airport"]
+landmark_town_words = ["park"]
+landmark_service_words = ["fire"]
 """
 
 

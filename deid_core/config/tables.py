@@ -149,6 +149,7 @@ class Merge:
     place_gazetteer_labels: bool
     street_numbers: bool
     towns_before_states: bool
+    landmark_heads: bool
     town_label_sources: tuple[str, ...]
     profession_employers: bool
     grow_place_heads: bool

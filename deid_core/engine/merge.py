@@ -52,9 +52,11 @@ from deid_core.engine.org_decisions import frames as org_frames
 from deid_core.engine.org_decisions import named_organizations
 from deid_core.engine.place_decisions import (
     GROWN_LABELS,
+    LANDMARK_LABELS,
     STREET_SHAPED_LABELS,
     gazetteer_place_labels,
     grow_place_heads,
+    landmark_heads,
     person_records_organizations,
     place_rules_cut_net,
     profession_employers,
@@ -185,6 +187,8 @@ class Merger:
                 merged = grow_place_heads(merged, doc.text, self._heads_of)
             merged = place_head_labels(merged, doc.text, self._heads_of)
             merged = trim_place_leads(merged, doc.text, self._place_leads)
+            if self.options.landmark_heads and not present.isdisjoint(LANDMARK_LABELS):
+                merged = landmark_heads(merged, doc.text)
             if self.options.place_gazetteer_labels:
                 merged = gazetteer_place_labels(merged, doc.text)
             if self.options.street_numbers and not present.isdisjoint(_STREET_GATE):

@@ -84,10 +84,32 @@ _CLOSED = regex.compile(r"\)|[.;]?[ \t]*(?:\n|\Z)|[.;][ \t]")  # what closes an 
 _TITLE_BEFORE = regex.compile(r"(?<![\p{L}\d])(?i:dr|doctor|prof|professor|mr|mrs|ms|miss)\.?[ \t]+\Z")
 
 
+_IN_PARENS = regex.compile(r"[ \t]{1,2}\(\p{L}{2}")  # 'quellton (sc)': a lower-case state in parentheses after a town
+# A town span that took in its capital state abbreviation after one or two blanks: 'lives in [Quellbury UT] with'.
+_TOWN_THEN_STATE = regex.compile(r"(\p{L}[\p{L}'’.-]*(?:[ \t]+\p{L}[\p{L}'’.-]*)*)[ \t]{1,2}(\p{Lu}{2})")
+
+
+def split_town_states(spans: Sequence[Span], text: str) -> list[Span]:
+    """A CITY span of a town and a capital US state abbreviation after one or two blanks ('lives in [Quellbury UT]
+    with', 'from [Quellfurt AZ] via') is two spans: the town (CITY) and the state (STATE); not VA, a veterans'
+    hospital after its town ('Quellborough VA'). Round 16."""
+    out: list[Span] = []
+    for s in spans:
+        if s.label == "CITY" and s.end - s.start > 4 and text[s.end - 1].isupper() and text[s.end - 2].isupper() and (
+                m := _TOWN_THEN_STATE.fullmatch(text, s.start, s.end)) and (
+                abbr := m.group(2).lower()) in _state_abbreviations() and abbr != "va":
+            out.append(Span(s.start, m.end(1), "CITY", s.source, s.confidence))
+            out.append(Span(m.start(2), s.end, "STATE", s.source, s.confidence))
+            continue
+        out.append(s)
+    return out
+
+
 def state_after_town(spans: Sequence[Span], text: str) -> list[Span]:
     """A US state abbreviation right after a CITY span and in no span made a STATE span: 'from Quellton, [MA],
     regarding', 'Quellton [NH]' at a line end, 'Quellton ([ID])'; in lower case only after a comma, and after a lower-case town no English
     word ('quellton, [ct]', not 'quellton in 2010') unless the address closes there ('quellton, [in].', '(Quellton, [ma])'); never after a titled name ('Dr. Quellan, PA'). The town's span says it is an address, which a bare 'MA' or 'in' does not."""
+    spans = split_town_states(spans, text)
     towns = [s for s in spans if s.label == "CITY"]
     if not towns:
         return list(spans)
@@ -100,7 +122,8 @@ def state_after_town(spans: Sequence[Span], text: str) -> list[Span]:
             continue
         abbr = m.group(1)
         town = text[t.start:t.end]
-        if abbr.lower() not in _state_abbreviations() or not (abbr.isupper() or (abbr.islower() and text[t.end] == "," and (
+        if abbr.lower() not in _state_abbreviations() or not (abbr.isupper() or (abbr.islower() and (
+                text[t.end] == "," or _IN_PARENS.fullmatch(m.group(0)) and text.startswith(")", m.end())) and (
                 (town.islower() and abbr not in _LOWER_WORDS) or _CLOSED.match(text, m.end())))):
             continue
         if _TITLE_BEFORE.search(text, max(0, t.start - 12), t.start):
@@ -423,3 +446,47 @@ def _suffixed_street(s: Span, text: str, free_from: int) -> Span | None:
             parts[-1].lower().rstrip(".") not in (_PERSON_SUFFIXES if s.label in PERSON else _SUFFIXES):
         return None
     return Span(start, s.end, "STREET", s.source, s.confidence)
+
+
+_LANDMARK_LAST = place_words("landmark_last_words")  # few towns end in these: any CRF place reading is a landmark
+_LANDMARK_TOWN_TOO = place_words("landmark_town_words")  # many towns end in these: a CITY reading stands
+_LANDMARK_SERVICE = place_words("landmark_service_words")  # 'Fire Station', 'Nurses Station': a service, no landmark
+LANDMARK_LABELS = frozenset({"CITY", "ORGANIZATION", "HOSPITAL"})  # CRF readings of a landmark
+_SPAN_WORDS = regex.compile(r"\p{L}[\p{L}'’.-]*")
+_NEXT_WORD = regex.compile(r"[ \t](\p{L}+)(?![\p{L}\d'’-])")
+_LANDMARK_REACH = 60  # characters of a span read for its words (a landmark's name is short)
+
+
+def _landmark_last(words_: list[str]) -> str | None:
+    """The landmark word (one or two words, lower case) that ends `words_`, else None."""
+    if len(words_) > 1 and (two := f"{words_[-2]} {words_[-1]}".lower()) in _LANDMARK_LAST:
+        return two
+    last = words_[-1].lower()
+    return last if last in _LANDMARK_LAST or last in _LANDMARK_TOWN_TOO else None
+
+
+def landmark_heads(spans: Sequence[Span], text: str) -> list[Span]:
+    """A CRF or propagated place span named by a landmark's last word (conf/rules/words/places.toml) is a landmark
+    (LOCATION-OTHER): '[South Station]' read ORGANIZATION, '[Quell Pond]' read CITY; a span cut right before such a
+    word, both Title or capital, the word in no span and no street's ('NEAR [SOUTH] STATION', not 'Quell Station
+    Rd'), grows over it. Words many towns end in ('Park',
+    'Beach', 'Falls') leave a CITY reading; a service or a ward named by its kind ('Fire Station', 'Nurses
+    Station') and a one-word span stay. Round 16."""
+    out = list(spans)
+    for k, s in enumerate(out):
+        if s.label not in LANDMARK_LABELS or not (is_crf(s) or s.source.endswith("propagate")) or s.end - s.start > _LANDMARK_REACH:
+            continue
+        end = s.end
+        if (m := _NEXT_WORD.match(text, s.end)) and (k + 1 >= len(out) or out[k + 1].start >= m.end(1)) and (
+                (w := m.group(1)).lower() in _LANDMARK_LAST or w.lower() in _LANDMARK_TOWN_TOO) and (
+                w.isupper() == text[s.start:s.end].isupper()) and w[0].isupper() and text[s.start].isupper() and not (
+                (after := _NEXT_WORD.match(text, m.end(1))) and after.group(1).lower() in _SUFFIXES):
+            end = m.end(1)  # cut right before its Title or capital landmark word (not a street's: 'Quell Station Rd')
+        words_ = _SPAN_WORDS.findall(text, s.start, end)
+        if len(words_) < 2 or any(w.lower() in _LANDMARK_SERVICE for w in words_[:-1]) or "\n" in text[s.start:end]:
+            continue
+        last = _landmark_last(words_)
+        if last is None or (s.label == "CITY" and last not in _LANDMARK_LAST):
+            continue
+        out[k] = Span(s.start, end, "LOCATION-OTHER", s.source, s.confidence)
+    return out
