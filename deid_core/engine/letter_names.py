@@ -1,0 +1,230 @@
+"""Names that a letter's or a message's frame places (round 16, name net): the addressee after a greeting
+opening its line ("Dear Rose,", "Hi Hope,"), the signer on the line under a valediction ("Sincerely,\\n\\nRose
+Little, RN"), the people of a copies line ("cc: Page, Hunter") and a dash signature ending the note ("--
+Rose Quell", "-Hope"). The frame is the evidence, so a known name that is a word ("Rose Little", "Hope") is read; a
+word of the dictionary that is no known name, a function, cue or clinical word never ("Dear Colleague,",
+"Thanks,\\nFront Desk", "cc: Chart"). Cue lists: [names.cues] greetings, valedictions, copy_keys, addressees.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from collections.abc import Callable
+from dataclasses import dataclass
+
+KNOWN, UNLISTED, GIVEN = 1, 2, 4  # word_ok's evidence bits: a known given or last name; a word in no dictionary;
+# a known given name
+LINES_DOWN = 3  # blank lines allowed between a valediction and its signer
+LINE_REACH = 80  # most characters of a frame's line read (a signer's or addressee's line is short)
+_DASHES = frozenset(("-", "--", "—", "–"))
+_GLUE = frozenset(("'", "’", "-"))  # inside a name ("o'connor", "milette-iannalo")
+_FORMAL = frozenset(("sincerely", "regards", "respectfully", "cordially", "yours"))  # a clinician's letter
+
+
+@dataclass(frozen=True)
+class LetterCues:
+    """[names.cues] greetings, valedictions, copy keys (lower-case word tuples) and addressee words."""
+
+    greetings: tuple[tuple[str, ...], ...]
+    valedictions: frozenset[str]
+    copy_keys: tuple[tuple[str, ...], ...]
+    addressees: frozenset[str]
+    titles: frozenset[str]
+    doctor_titles: frozenset[str]
+    credentials: frozenset[str]
+
+    @property
+    def triggers(self) -> frozenset[str]:
+        """The first words of every frame: a note holding none of them is not read."""
+        return frozenset(p[0] for p in (*self.greetings, *self.copy_keys)) | frozenset(
+            v.split()[0] for v in self.valedictions)
+
+
+def letter_names(toks: list[str], low: list[str], starts: list[int], ends: list[int], text: str,
+                 present: frozenset[str], cues: LetterCues, word_ok: Callable[[int], int]) -> list[tuple[int, str]]:
+    """(token index, label) of the name words the frames place; `word_ok(i)`: 0 when word i may be no name, else
+    its evidence bits (KNOWN, UNLISTED)."""
+    out: list[tuple[int, str]] = []
+    firsts = cues.triggers.intersection(present)
+    for k in (_occurrences(low, firsts) if firsts else ()):
+        ls = text.rfind("\n", 0, starts[k]) + 1
+        if text[ls:starts[k]].strip(" \t"):
+            continue  # a frame opens its line
+        le = text.find("\n", starts[k], starts[k] + LINE_REACH)
+        if le < 0:
+            le = min(len(text), starts[k] + LINE_REACH)
+        line = " ".join(text[ls:le].split()).rstrip(",.!: ").lower()
+        if line in cues.valedictions:
+            out.extend(_signer(toks, low, starts, ends, text, le, cues, word_ok, line))
+            continue
+        for phrase in cues.greetings:
+            if tuple(low[k:k + len(phrase)]) == phrase:
+                out.extend(_addressee(toks, low, starts, ends, text, k + len(phrase), le, cues, word_ok))
+                break
+        else:
+            for phrase in cues.copy_keys:
+                if tuple(low[k:k + len(phrase)]) == phrase:
+                    out.extend(_copies(toks, low, starts, ends, text, k + len(phrase), le, cues, word_ok))
+                    break
+    seen = {i for i, _ in out}  # a signer under a valediction keeps that frame's label
+    out.extend(x for x in _dash_signature(toks, low, starts, ends, text, cues, word_ok) if x[0] not in seen)
+    return out
+
+
+def _occurrences(low: list[str], wanted: frozenset[str]) -> list[int]:
+    """Indices of the tokens in `wanted` (a C-level search per wanted word), in order."""
+    out: list[int] = []
+    for word in wanted:
+        k = -1
+        try:
+            while True:
+                k = low.index(word, k + 1)
+                out.append(k)
+        except ValueError:
+            pass
+    out.sort()
+    return out
+
+
+def _person(toks, low, a: int, b: int, cues: LetterCues, inverted: bool = True) -> tuple[list[int], str | None, bool] | None:
+    """The name words of tokens a..b-1 if they hold one person's name only: dashes, a title, one to three
+    words with initials ("Ann R. Quell", "Quell, Ann" when `inverted`), credentials after them ("RN, CDE",
+    capitals of up to 6 letters after a comma), a closing mark; (names, title, credentialed) or None."""
+    j = a
+    while j < b and toks[j] in _DASHES:
+        j += 1
+    title = None
+    if j < b and low[j] in cues.titles:
+        title, j = low[j], j + 1
+        if j < b and toks[j] == ".":
+            j += 1
+    names: list[int] = []
+    commas, cred, last = 0, False, b - 1
+    while j < b:
+        t, lw = toks[j], low[j]
+        if cred:  # only credentials to the end ("RN, CDE", "PA-C", "RT(R)")
+            if not (lw in cues.credentials or t in ",/().-" or (t.isalpha() and t.isupper() and len(t) <= 6)):
+                return None
+        elif t.isalpha() and lw in cues.credentials and names:
+            cred = True
+        elif t.isalpha() and len(t) == 1:
+            if j + 1 < b and toks[j + 1] == ".":
+                j += 1
+        elif t.isalpha():
+            names.append(j)
+        elif t in _GLUE and names and j + 1 < b and toks[j + 1].isalpha():
+            pass
+        elif t == ",":
+            if names and j + 1 < b and low[j + 1] in cues.credentials:
+                cred = True
+            elif j == last or (j == last - 1 and toks[last] in ".!:"):
+                pass  # "Dear Rose," closing comma
+            elif inverted and commas == 0 and len(names) == 1:
+                commas += 1  # "Quell, Ann"
+            else:
+                return None
+        elif t in ".!:" and j == last:
+            pass
+        else:
+            return None
+        j += 1
+    if not 1 <= len(names) <= 3:
+        return None
+    return names, title, cred
+
+
+def _label(title: str | None, cred: bool, cues: LetterCues, default: str) -> str:
+    if cred or (title is not None and title in cues.doctor_titles):
+        return "DOCTOR"
+    return "PATIENT" if title is not None else default
+
+
+def _span(starts: list[int], a: int, b: int) -> tuple[int, int]:
+    """Token indices a..b-1 covering the characters a..b-1."""
+    return bisect_left(starts, a), bisect_left(starts, b)
+
+
+def _accepted(found, word_ok, cues: LetterCues, default: str, need: int = KNOWN | UNLISTED) -> list[tuple[int, str]]:
+    """The name words of a _person match, labelled, when every one may be a name (with one of the `need` bits)."""
+    if found is None:
+        return []
+    names, title, cred = found
+    if not all(word_ok(i) & need for i in names):
+        return []
+    label = _label(title, cred, cues, default)
+    return [(i, label) for i in names]
+
+
+def _addressee(toks, low, starts, ends, text, j: int, le: int, cues: LetterCues, word_ok) -> list[tuple[int, str]]:
+    """'Dear Rose,' / 'Hi Dr. Quell:' / 'Good morning Hope!': the rest of the greeting's line, ending with ',', ':' or
+    '!', is one person's name (no addressee word: "Dear Colleague,", "Hi all,")."""
+    a, b = _span(starts, ends[j - 1], le)
+    if b <= a or toks[b - 1] not in (",", ":", "!"):
+        return []
+    found = _person(toks, low, a, b, cues, inverted=False)
+    if found is not None and any(low[i] in cues.addressees for i in found[0]):
+        return []
+    return _accepted(found, word_ok, cues, "PATIENT")
+
+
+def _signer(toks, low, starts, ends, text, le: int, cues: LetterCues, word_ok, line: str) -> list[tuple[int, str]]:
+    """The first non-blank line under a valediction line ('Sincerely,' / 'Thanks so much,'), within LINES_DOWN blank
+    lines: one person's name with its credentials ("Rose Little, RN, CDE", "-Hope", "Dr. Anil Rao")."""
+    pos = le
+    for _ in range(LINES_DOWN + 1):
+        if pos >= len(text):
+            return []
+        nl = text.find("\n", pos + 1, pos + 1 + LINE_REACH)
+        end = nl if nl >= 0 else min(len(text), pos + 1 + LINE_REACH)
+        if text[pos:end].strip():
+            if nl < 0 and end < len(text):
+                return []  # a long line: no signer's
+            a, b = _span(starts, pos, end)
+            default = "DOCTOR" if not _FORMAL.isdisjoint(line.split()) else "PATIENT"
+            return _accepted(_person(toks, low, a, b, cues), word_ok, cues, default)
+        pos = end
+    return []
+
+
+def _copies(toks, low, starts, ends, text, j: int, le: int, cues: LetterCues, word_ok) -> list[tuple[int, str]]:
+    """'cc: Dr. Quell; Page, Hunter MD': after a copies key and ':' each item between ',' or ';' to the line end
+    names a clinician; every item must (one that is no name, "cc: Chart, Dr. Quell", refuses the line). "cc:" is
+    also the chief complaint ("cc: Fall", "CC: Syncope"): an item with a title or a credential, or two items or more of
+    known names in capitals or Title case."""
+    if j >= len(toks) or toks[j] != ":":
+        return []
+    a, b = _span(starts, ends[j], le)
+    out: list[tuple[int, str]] = []
+    item, items, strong, known = a, 0, False, True
+    for k in range(a, b + 1):
+        if k == b or toks[k] in (",", ";"):
+            if k == item:
+                return []
+            found = _person(toks, low, item, k, cues, inverted=False)
+            got = _accepted(found, word_ok, cues, "DOCTOR")
+            if not got:
+                return []
+            if not all(toks[i][0].isupper() for i, _ in got):
+                return []  # "cc: syncope": names in a copies line are capitalised
+            items += 1
+            strong = strong or found[1] is not None or found[2]
+            known = known and all(word_ok(i) & KNOWN for i, _ in got)
+            out.extend((i, "DOCTOR") for i, _ in got)
+            item = k + 1
+    return out if strong or (items >= 2 and known) else []
+
+
+def _dash_signature(toks, low, starts, ends, text, cues: LetterCues, word_ok) -> list[tuple[int, str]]:
+    """The note's last line: a dash then one or two name words ('-- ann quell', '-Hope, RN')."""
+    end = len(text)
+    while end and text[end - 1].isspace():
+        end -= 1
+    ls = text.rfind("\n", 0, end) + 1
+    if end - ls > LINE_REACH or not text.startswith(("-", "—", "–"), ls) or text.startswith("---", ls):
+        return []
+    a, b = _span(starts, ls, end)
+    found = _person(toks, low, a, b, cues, inverted=False)
+    if found is None or len(found[0]) > 2 or found[1] is not None:
+        return []
+    # known names only (drugs are in no dictionary: "- Norco"), one alone a given name ("-Hope"; not "- Cipro")
+    return _accepted(found, word_ok, cues, "DOCTOR", KNOWN if len(found[0]) == 2 else GIVEN)
