@@ -492,7 +492,7 @@ def test_round15_frames_without_name_evidence_propose_nothing(text):
     ("Good morning Grace Page,\nyour refill is ready", [("Grace Page", "PATIENT")]),
     ("Hello Ms. Page:\nSee below.", [("Page", "PATIENT")]),
     ("Dear Dr. Page,\n", [("Page", "DOCTOR")]),
-    ("cc: Page, Hunter", [("Page", "DOCTOR"), ("Hunter", "DOCTOR")]),
+    ("cc: Page, Hunter", [("Page", "PATIENT"), ("Hunter", "PATIENT")]),
     ("CC: Ann Qellby MD; Dr. Page", [("Ann Qellby", "DOCTOR"), ("Page", "DOCTOR")]),
     ("Copies to: Dr. Little", [("Little", "DOCTOR")]),
     ("Plan as above.\n-- Rose Little", [("Rose Little", "DOCTOR")]),

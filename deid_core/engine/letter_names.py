@@ -188,7 +188,7 @@ def _signer(toks, low, starts, ends, text, le: int, cues: LetterCues, word_ok, l
 
 def _copies(toks, low, starts, ends, text, j: int, le: int, cues: LetterCues, word_ok) -> list[tuple[int, str]]:
     """'cc: Dr. Quell; Page, Hunter MD': after a copies key and ':' each item between ',' or ';' to the line end
-    names a clinician; every item must (one that is no name, "cc: Chart, Dr. Quell", refuses the line). "cc:" is
+    names a person (DOCTOR with a title or a credential; a letter is copied to the patient too); every item must (one that is no name, "cc: Chart, Dr. Quell", refuses the line). "cc:" is
     also the chief complaint ("cc: Fall", "CC: Syncope"): an item with a title or a credential, or two items or more of
     known names in capitals or Title case."""
     if j >= len(toks) or toks[j] != ":":
@@ -201,7 +201,7 @@ def _copies(toks, low, starts, ends, text, j: int, le: int, cues: LetterCues, wo
             if k == item:
                 return []
             found = _person(toks, low, item, k, cues, inverted=False)
-            got = _accepted(found, word_ok, cues, "DOCTOR")
+            got = _accepted(found, word_ok, cues, "PATIENT")  # a clinician's item has a title or credential
             if not got:
                 return []
             if not all(toks[i][0].isupper() for i, _ in got):
@@ -209,7 +209,7 @@ def _copies(toks, low, starts, ends, text, j: int, le: int, cues: LetterCues, wo
             items += 1
             strong = strong or found[1] is not None or found[2]
             known = known and all(word_ok(i) & KNOWN for i, _ in got)
-            out.extend((i, "DOCTOR") for i, _ in got)
+            out.extend(got)
             item = k + 1
     return out if strong or (items >= 2 and known) else []
 
