@@ -12,6 +12,8 @@ from bisect import bisect_left
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from deid_core.gazetteers import is_frequent
+
 KNOWN, UNLISTED, GIVEN = 1, 2, 4  # word_ok's evidence bits: a known given or last name; a word in no dictionary;
 # a known given name
 LINES_DOWN = 3  # blank lines allowed between a valediction and its signer
@@ -23,49 +25,60 @@ _FORMAL = frozenset(("sincerely", "regards", "respectfully", "cordially", "yours
 
 @dataclass(frozen=True)
 class LetterCues:
-    """[names.cues] greetings, valedictions, copy keys (lower-case word tuples) and addressee words."""
+    """[names.cues] greetings, valedictions, copy keys (lower-case word tuples) and addressee words; `keys`: each
+    frame phrase under its key word (its first word that is no frequent word: "with kind regards" under "regards",
+    so the frequent "with" is never looked for), with the key's place in the phrase and the frame's kind."""
 
-    greetings: tuple[tuple[str, ...], ...]
-    valedictions: frozenset[str]
-    copy_keys: tuple[tuple[str, ...], ...]
+    keys: dict[str, tuple[tuple[tuple[str, ...], int, str], ...]]
     addressees: frozenset[str]
     titles: frozenset[str]
     doctor_titles: frozenset[str]
     credentials: frozenset[str]
+    triggers: frozenset[str]  # the key words: a note holding none of them is not read
 
-    @property
-    def triggers(self) -> frozenset[str]:
-        """The first words of every frame: a note holding none of them is not read."""
-        return frozenset(p[0] for p in (*self.greetings, *self.copy_keys)) | frozenset(
-            v.split()[0] for v in self.valedictions)
+    @classmethod
+    def of_cues(cls, greetings, valedictions, copy_keys, addressees, titles, doctor_titles, credentials) -> LetterCues:
+        """The cues, lower case, under their key words."""
+        keys: dict[str, list[tuple[tuple[str, ...], int, str]]] = {}
+        for kind, phrases in (("greeting", greetings), ("valediction", valedictions), ("copies", copy_keys)):
+            for p in phrases:
+                words_ = tuple(p.lower().split())
+                at = next((n for n, w in enumerate(words_) if not is_frequent(w)), len(words_) - 1)
+                keys.setdefault(words_[at], []).append((words_, at, kind))
+        return cls({k: tuple(sorted(v, key=lambda e: -len(e[0]))) for k, v in keys.items()}, frozenset(w.lower() for w in addressees),
+                   frozenset(titles), frozenset(doctor_titles), frozenset(credentials), frozenset(keys))
 
 
 def letter_names(toks: list[str], low: list[str], starts: list[int], ends: list[int], text: str,
                  present: frozenset[str], cues: LetterCues, word_ok: Callable[[int], int]) -> list[tuple[int, str]]:
     """(token index, label) of the name words the frames place; `word_ok(i)`: 0 when word i may be no name, else
-    its evidence bits (KNOWN, UNLISTED)."""
+    its evidence bits (KNOWN, UNLISTED, GIVEN)."""
     out: list[tuple[int, str]] = []
-    firsts = cues.triggers.intersection(present)
-    for k in (_occurrences(low, firsts) if firsts else ()):
-        ls = text.rfind("\n", 0, starts[k]) + 1
-        if text[ls:starts[k]].strip(" \t"):
-            continue  # a frame opens its line
-        le = text.find("\n", starts[k], starts[k] + LINE_REACH)
-        if le < 0:
-            le = min(len(text), starts[k] + LINE_REACH)
-        line = " ".join(text[ls:le].split()).rstrip(",.!: ").lower()
-        if line in cues.valedictions:
-            out.extend(_signer(toks, low, starts, ends, text, le, cues, word_ok, line))
-            continue
-        for phrase in cues.greetings:
-            if tuple(low[k:k + len(phrase)]) == phrase:
-                out.extend(_addressee(toks, low, starts, ends, text, k + len(phrase), le, cues, word_ok))
-                break
-        else:
-            for phrase in cues.copy_keys:
-                if tuple(low[k:k + len(phrase)]) == phrase:
-                    out.extend(_copies(toks, low, starts, ends, text, k + len(phrase), le, cues, word_ok))
-                    break
+    keys = cues.keys
+    found = cues.triggers.intersection(present)
+    for k in (_occurrences(low, found) if found else ()):
+        for phrase, at, kind in keys[low[k]]:
+            j = k - at  # the phrase's first token
+            if j < 0 or tuple(low[j:j + len(phrase)]) != phrase:
+                continue
+            ls = starts[j]
+            while ls > 0 and text[ls - 1] in " \t":
+                ls -= 1
+            if ls > 0 and text[ls - 1] != "\n":
+                continue  # a frame opens its line (a look at the characters before it: lines may be long)
+            le = text.find("\n", starts[j], starts[j] + LINE_REACH)
+            if le < 0:
+                le = min(len(text), starts[j] + LINE_REACH)
+            after = j + len(phrase)
+            if kind == "valediction":
+                if text[ends[after - 1]:le].strip(" \t,.!:"):
+                    continue  # the line holds more than the valediction ("Sincerely yours," under "sincerely")
+                out.extend(_signer(toks, low, starts, ends, text, le, cues, word_ok, phrase))
+            elif kind == "greeting":
+                out.extend(_addressee(toks, low, starts, ends, text, after, le, cues, word_ok))
+            else:
+                out.extend(_copies(toks, low, starts, ends, text, after, le, cues, word_ok))
+            break
     seen = {i for i, _ in out}  # a signer under a valediction keeps that frame's label
     out.extend(x for x in _dash_signature(toks, low, starts, ends, text, cues, word_ok) if x[0] not in seen)
     return out
@@ -76,12 +89,9 @@ def _occurrences(low: list[str], wanted: frozenset[str]) -> list[int]:
     out: list[int] = []
     for word in wanted:
         k = -1
-        try:
-            while True:
-                k = low.index(word, k + 1)
-                out.append(k)
-        except ValueError:
-            pass
+        for _ in range(low.count(word)):  # no exception at the end of the search
+            k = low.index(word, k + 1)
+            out.append(k)
     out.sort()
     return out
 
@@ -167,7 +177,8 @@ def _addressee(toks, low, starts, ends, text, j: int, le: int, cues: LetterCues,
     return _accepted(found, word_ok, cues, "PATIENT")
 
 
-def _signer(toks, low, starts, ends, text, le: int, cues: LetterCues, word_ok, line: str) -> list[tuple[int, str]]:
+def _signer(toks, low, starts, ends, text, le: int, cues: LetterCues, word_ok,
+            phrase: tuple[str, ...]) -> list[tuple[int, str]]:
     """The first non-blank line under a valediction line ('Sincerely,' / 'Thanks so much,'), within LINES_DOWN blank
     lines: one person's name with its credentials ("Rose Little, RN, CDE", "-Hope", "Dr. Anil Rao")."""
     pos = le
@@ -180,7 +191,7 @@ def _signer(toks, low, starts, ends, text, le: int, cues: LetterCues, word_ok, l
             if nl < 0 and end < len(text):
                 return []  # a long line: no signer's
             a, b = _span(starts, pos, end)
-            default = "DOCTOR" if not _FORMAL.isdisjoint(line.split()) else "PATIENT"
+            default = "DOCTOR" if not _FORMAL.isdisjoint(phrase) else "PATIENT"
             return _accepted(_person(toks, low, a, b, cues), word_ok, cues, default)
         pos = end
     return []

@@ -105,10 +105,8 @@ class NameNet(PerNoteStage):
                     self.phrase_cues[p] = (weight, doctor)
         self.longest_cue = max((len(p) for p in self.phrase_cues), default=0)
         self._strongest_cue = max([0.0, *(cue[0] for cue in self.phrase_cues.values())])  # the most a cue adds
-        self._letters = LetterCues(_phrases(opts.cues.greetings), frozenset(" ".join(v.lower().split()) for v in
-                                   opts.cues.valedictions), _phrases(opts.cues.copy_keys),
-                                   frozenset(w.lower() for w in opts.cues.addressees), c.titles, c.doctor_titles,
-                                   c.credentials | c.line_credentials)
+        self._letters = LetterCues.of_cues(opts.cues.greetings, opts.cues.valedictions, opts.cues.copy_keys,
+                                           opts.cues.addressees, c.titles, c.doctor_titles, c.credentials | c.line_credentials)
         self._addressees = self._letters.addressees
         # lexical() per token string, at most cache_size ([crf.tagging] cache_size: token types per cache)
         self._lex: Generations[str, float | None] = Generations(cache_size)
