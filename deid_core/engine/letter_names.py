@@ -8,11 +8,10 @@ word of the dictionary that is no known name, a function, cue or clinical word n
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_left
 from collections.abc import Callable
 from dataclasses import dataclass
-
-from deid_core.gazetteers import is_frequent
 
 KNOWN, UNLISTED, GIVEN = 1, 2, 4  # word_ok's evidence bits: a known given or last name; a word in no dictionary;
 # a known given name
@@ -25,28 +24,32 @@ _FORMAL = frozenset(("sincerely", "regards", "respectfully", "cordially", "yours
 
 @dataclass(frozen=True)
 class LetterCues:
-    """[names.cues] greetings, valedictions, copy keys (lower-case word tuples) and addressee words; `keys`: each
-    frame phrase under its key word (its first word that is no frequent word: "with kind regards" under "regards",
-    so the frequent "with" is never looked for), with the key's place in the phrase and the frame's kind."""
+    """[names.cues] greetings, valedictions, copy keys (lower-case word tuples, longest first under their first
+    word, with the frame's kind) and addressee words."""
 
-    keys: dict[str, tuple[tuple[tuple[str, ...], int, str], ...]]
+    phrases: dict[str, tuple[tuple[tuple[str, ...], str], ...]]
     addressees: frozenset[str]
     titles: frozenset[str]
     doctor_titles: frozenset[str]
     credentials: frozenset[str]
-    triggers: frozenset[str]  # the key words: a note holding none of them is not read
+    triggers: frozenset[str]  # the phrases' first words: a note holding none of them is not read
+    openers: re.Pattern  # a first word opening a line after the text's start ("\n  Sincerely")
 
     @classmethod
     def of_cues(cls, greetings, valedictions, copy_keys, addressees, titles, doctor_titles, credentials) -> LetterCues:
-        """The cues, lower case, under their key words."""
-        keys: dict[str, list[tuple[tuple[str, ...], int, str]]] = {}
-        for kind, phrases in (("greeting", greetings), ("valediction", valedictions), ("copies", copy_keys)):
-            for p in phrases:
+        """The cues, lower case, under their first words."""
+        phrases: dict[str, list[tuple[tuple[str, ...], str]]] = {}
+        for kind, items in (("greeting", greetings), ("valediction", valedictions), ("copies", copy_keys)):
+            for p in items:
                 words_ = tuple(p.lower().split())
-                at = next((n for n, w in enumerate(words_) if not is_frequent(w)), len(words_) - 1)
-                keys.setdefault(words_[at], []).append((words_, at, kind))
-        return cls({k: tuple(sorted(v, key=lambda e: -len(e[0]))) for k, v in keys.items()}, frozenset(w.lower() for w in addressees),
-                   frozenset(titles), frozenset(doctor_titles), frozenset(credentials), frozenset(keys))
+                phrases.setdefault(words_[0], []).append((words_, kind))
+        firsts = sorted(phrases, key=len, reverse=True)
+        # stdlib re: its search for the leading newline skips the rest of the text (about 4 microseconds a note; a
+        # search of the trigger words in the tokens cost twice that: "with", "cc" and "care" are in many notes)
+        openers = re.compile(r"\n[ \t]*(" + "|".join(map(re.escape, firsts)) + r")(?![^\W\d_])", re.IGNORECASE)
+        return cls({k: tuple(sorted(v, key=lambda e: -len(e[0]))) for k, v in phrases.items()},
+                   frozenset(w.lower() for w in addressees), frozenset(titles), frozenset(doctor_titles),
+                   frozenset(credentials), frozenset(phrases), openers)
 
 
 def letter_names(toks: list[str], low: list[str], starts: list[int], ends: list[int], text: str,
@@ -54,46 +57,36 @@ def letter_names(toks: list[str], low: list[str], starts: list[int], ends: list[
     """(token index, label) of the name words the frames place; `word_ok(i)`: 0 when word i may be no name, else
     its evidence bits (KNOWN, UNLISTED, GIVEN)."""
     out: list[tuple[int, str]] = []
-    keys = cues.keys
-    found = cues.triggers.intersection(present)
-    for k in (_occurrences(low, found) if found else ()):
-        for phrase, at, kind in keys[low[k]]:
-            j = k - at  # the phrase's first token
-            if j < 0 or tuple(low[j:j + len(phrase)]) != phrase:
-                continue
-            ls = starts[j]
-            while ls > 0 and text[ls - 1] in " \t":
-                ls -= 1
-            if ls > 0 and text[ls - 1] != "\n":
-                continue  # a frame opens its line (a look at the characters before it: lines may be long)
-            le = text.find("\n", starts[j], starts[j] + LINE_REACH)
-            if le < 0:
-                le = min(len(text), starts[j] + LINE_REACH)
-            after = j + len(phrase)
-            if kind == "valediction":
-                if text[ends[after - 1]:le].strip(" \t,.!:"):
-                    continue  # the line holds more than the valediction ("Sincerely yours," under "sincerely")
-                out.extend(_signer(toks, low, starts, ends, text, le, cues, word_ok, phrase))
-            elif kind == "greeting":
-                out.extend(_addressee(toks, low, starts, ends, text, after, le, cues, word_ok))
-            else:
-                out.extend(_copies(toks, low, starts, ends, text, after, le, cues, word_ok))
-            break
+    if not cues.triggers.isdisjoint(present):
+        firsts = [m.start(1) for m in cues.openers.finditer(text)]
+        if toks and low[0] in cues.phrases and not text[:starts[0]].strip(" \t"):
+            firsts.insert(0, starts[0])  # a frame opening the text
+        for pos in firsts:
+            j = bisect_left(starts, pos)
+            if j < len(toks) and starts[j] == pos:
+                out.extend(_frame(j, toks, low, starts, ends, text, cues, word_ok))
     seen = {i for i, _ in out}  # a signer under a valediction keeps that frame's label
     out.extend(x for x in _dash_signature(toks, low, starts, ends, text, cues, word_ok) if x[0] not in seen)
     return out
 
 
-def _occurrences(low: list[str], wanted: frozenset[str]) -> list[int]:
-    """Indices of the tokens in `wanted` (a C-level search per wanted word), in order."""
-    out: list[int] = []
-    for word in wanted:
-        k = -1
-        for _ in range(low.count(word)):  # no exception at the end of the search
-            k = low.index(word, k + 1)
-            out.append(k)
-    out.sort()
-    return out
+def _frame(j: int, toks, low, starts, ends, text, cues: LetterCues, word_ok) -> list[tuple[int, str]]:
+    """The names of the frame whose phrase opens its line at token j (the longest phrase that fits)."""
+    le = text.find("\n", starts[j], starts[j] + LINE_REACH)
+    if le < 0:
+        le = min(len(text), starts[j] + LINE_REACH)
+    for phrase, kind in cues.phrases.get(low[j], ()):
+        after = j + len(phrase)
+        if tuple(low[j:after]) != phrase:
+            continue
+        if kind == "valediction":
+            if text[ends[after - 1]:le].strip(" \t,.!:"):
+                continue  # the line holds more than the valediction ("Sincerely yours," is not "Sincerely,")
+            return _signer(toks, low, starts, ends, text, le, cues, word_ok, phrase)
+        if kind == "greeting":
+            return _addressee(toks, low, starts, ends, text, after, le, cues, word_ok)
+        return _copies(toks, low, starts, ends, text, after, le, cues, word_ok)
+    return []
 
 
 def _person(toks, low, a: int, b: int, cues: LetterCues, inverted: bool = True) -> tuple[list[int], str | None, bool] | None:
