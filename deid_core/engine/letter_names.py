@@ -11,7 +11,9 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+from deid_core.gazetteers import is_frequent
 
 KNOWN, UNLISTED, GIVEN = 1, 2, 4  # word_ok's evidence bits: a known given or last name; a word in no dictionary;
 # a known given name
@@ -32,8 +34,21 @@ class LetterCues:
     titles: frozenset[str]
     doctor_titles: frozenset[str]
     credentials: frozenset[str]
-    triggers: frozenset[str]  # the phrases' first words: a note holding none of them is not read
+    triggers: frozenset[str]  # the phrases' first words
     openers: re.Pattern  # a first word opening a line after the text's start ("\n  Sincerely")
+    # each phrase's words under its first word that is no frequent word ("with kind regards" under "regards"): a
+    # note is read only when it holds every word of a phrase (and ':' after a copies key), a set test, not a search
+    # and a copies key written before its ':' ("cc:", "CC:": "cc" alone is in many notes as a volume)
+    gates: dict[str, tuple[tuple[frozenset[str], tuple[str, ...]], ...]] = field(default_factory=dict)
+    gate_words: frozenset[str] = frozenset()  # the keys of `gates`
+
+    def wanted(self, present: frozenset[str] | set[str], text: str) -> bool:
+        """Whether the note's words (lower case) hold every word of a frame phrase (and its text a copies key's ':')."""
+        for k in self.gate_words.intersection(present):  # a frozenset's intersection iterates the smaller set
+            for words_, marks in self.gates[k]:
+                if words_ <= present and (not marks or any(m in text for m in marks)):
+                    return True
+        return False
 
     @classmethod
     def of_cues(cls, greetings, valedictions, copy_keys, addressees, titles, doctor_titles, credentials) -> LetterCues:
@@ -47,9 +62,17 @@ class LetterCues:
         # stdlib re: its search for the leading newline skips the rest of the text (about 4 microseconds a note; a
         # search of the trigger words in the tokens cost twice that: "with", "cc" and "care" are in many notes)
         openers = re.compile(r"\n[ \t]*(" + "|".join(map(re.escape, firsts)) + r")(?![^\W\d_])", re.IGNORECASE)
+        gates: dict[str, list[tuple[frozenset[str], tuple[str, ...]]]] = {}
+        for items_ in phrases.values():
+            for words_, kind in items_:
+                key = next((w for w in words_ if not is_frequent(w)), words_[-1])
+                last = words_[-1]
+                marks = (f"{last}:", f"{last.upper()}:", f"{last.title()}:") if kind == "copies" else ()
+                gates.setdefault(key, []).append((frozenset(words_), marks))
         return cls({k: tuple(sorted(v, key=lambda e: -len(e[0]))) for k, v in phrases.items()},
                    frozenset(w.lower() for w in addressees), frozenset(titles), frozenset(doctor_titles),
-                   frozenset(credentials), frozenset(phrases), openers)
+                   frozenset(credentials), frozenset(phrases), openers, {k: tuple(v) for k, v in gates.items()},
+                   frozenset(gates))
 
 
 def letter_names(toks: list[str], low: list[str], starts: list[int], ends: list[int], text: str,
@@ -57,7 +80,7 @@ def letter_names(toks: list[str], low: list[str], starts: list[int], ends: list[
     """(token index, label) of the name words the frames place; `word_ok(i)`: 0 when word i may be no name, else
     its evidence bits (KNOWN, UNLISTED, GIVEN)."""
     out: list[tuple[int, str]] = []
-    if not cues.triggers.isdisjoint(present):
+    if cues.wanted(present, text):
         firsts = [m.start(1) for m in cues.openers.finditer(text)]
         if toks and low[0] in cues.phrases and not text[:starts[0]].strip(" \t"):
             firsts.insert(0, starts[0])  # a frame opening the text
