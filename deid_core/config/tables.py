@@ -196,6 +196,10 @@ class NameCues:
     roles: tuple[str, ...]
     line_credentials: tuple[Token, ...]
     kin_states: tuple[Token, ...]
+    greetings: tuple[Phrase, ...]
+    valedictions: tuple[Phrase, ...]
+    copy_keys: tuple[Phrase, ...]
+    addressees: tuple[Token, ...]
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,7 @@ from deid_core.config import NameNet as NameNetOptions
 from deid_core.doc import Doc
 from deid_core.engine.contract import NoteState, PerNoteStage
 from deid_core.engine.generations import Generations
+from deid_core.engine.letter_names import GIVEN, KNOWN, UNLISTED, LetterCues, letter_names
 from deid_core.engine.propagation import abbreviation_shape
 from deid_core.gazetteers import is_frequent, is_function_word, words
 from deid_core.spans import Span
@@ -104,6 +105,9 @@ class NameNet(PerNoteStage):
                     self.phrase_cues[p] = (weight, doctor)
         self.longest_cue = max((len(p) for p in self.phrase_cues), default=0)
         self._strongest_cue = max([0.0, *(cue[0] for cue in self.phrase_cues.values())])  # the most a cue adds
+        self._letters = LetterCues.of_cues(opts.cues.greetings, opts.cues.valedictions, opts.cues.copy_keys,
+                                           opts.cues.addressees, c.titles, c.doctor_titles, c.credentials | c.line_credentials)
+        self._addressees = self._letters.addressees
         # lexical() per token string, at most cache_size ([crf.tagging] cache_size: token types per cache)
         self._lex: Generations[str, float | None] = Generations(cache_size)
 
@@ -183,6 +187,9 @@ class NameNet(PerNoteStage):
         if "covering" in present:  # a nurses' break cover ("ann covering bo's pts")
             for i in self._covering(toks, low, starts, ends, text):
                 scores[i], labels[i], proposed[i] = thr, "DOCTOR", True
+        for i, label in letter_names(toks, low, starts, ends, text, vocab, self._letters,
+                                     lambda i: self._letter_word(low[i], lex[i])):  # "Dear Rose,", "Sincerely,\nHope"
+            scores[i], labels[i], proposed[i] = thr, label, True
         if not _COPULAS.isdisjoint(present):  # a known name that is a word, as the note's subject ("HPI: pearl is a 44 yo")
             for i in self._subjects(toks, low, lex, starts, ends, text, present):
                 scores[i], labels[i], proposed[i] = thr, "PATIENT", True
@@ -202,6 +209,8 @@ class NameNet(PerNoteStage):
                     if j is not None and proposed[j] and s + w.neighbour >= thr:
                         proposed[i], labels[i] = True, labels[j]
                         break
+        for i, j in self._inverted(proposed, toks, low, starts, ends, text):  # "Referring provider: Vole, Harriet"
+            scores[i], labels[i], proposed[i] = thr, labels[j], True
         return self._spans(proposed, labels, scores, toks, starts, ends, text)
 
     def _frame_words(self, toks: list[str], low: list[str]) -> list[int]:
@@ -264,7 +273,13 @@ class NameNet(PerNoteStage):
             return True
         if (initialled and _initial(i - 2, toks, starts, ends, text) and gap in (" ", "\t")):
             nxt = self._right_word(i, toks, lex, starts, ends, text)
-            return nxt is not None and low[nxt] in self.cues.credentials
+            if nxt is not None and low[nxt] in self.cues.credentials:
+                return True
+            # round 16: after "by" ("Referred by: P. Man", "REF BY I. PAGE") to the line end, a ',' or ';', in the
+            # initial's case ("by K. Long", not "by K. long walks"); no function, cue or clinical word
+            return (_BY_BEFORE.search(text, max(0, starts[i - 2] - 8), starts[i - 2]) is not None
+                    and _LINE_CLOSE.match(text, ends[i]) is not None and (t[0].isupper() and (t[1:].islower() or t.isupper()))
+                    and not (is_function_word(low[i]) or low[i] in self._all_cues or low[i] in self._medical))
         return False
 
     def _titled_initials(self, i: int, toks, low, starts, ends, text) -> bool:
@@ -418,8 +433,10 @@ class NameNet(PerNoteStage):
             i = k - 1
             if i < 0 or not toks[i].isalpha() or len(toks[i]) < 2:
                 continue
-            lw = low[i]
-            if not (lw in self.first or lw in self.last) or is_function_word(lw) or lw in self._medical \
+            lw, w = low[i], toks[i]
+            unlisted = (w[0].isupper() and w[1:].islower() and lex[i] is not None and lex[i] > 0
+                        and lw not in self.english)  # round 16: a name in no list ("Identifying data: Éimle is a 53")
+            if not (lw in self.first or lw in self.last or unlisted) or is_function_word(lw) or lw in self._medical \
                     or lw in self._all_cues or text[ends[i]:starts[k]] not in (" ", "\t"):
                 continue
             if _SUBJECT_BEFORE.search(text, max(0, starts[i] - 40), starts[i]) and _AGE_NEXT.match(text, ends[k]):
@@ -449,6 +466,42 @@ class NameNet(PerNoteStage):
             if (lj in self.first or lj in self.last) and (li in self.first or li in self.last):
                 out.extend((j, i))
         return out
+
+    def _inverted(self, proposed, toks, low, starts, ends, text) -> list[tuple[int, int]]:
+        """(surname, given name) of an inverted name opening a field (round 16): a word, ',' and a proposed known
+        given name in the same case, after a field key's ':', a column break or the line start and before the line
+        end, a column break, ',' or '(' (an initial between allowed): "Referring provider: Vole, Harriet", "PCP:
+        PAGE, HUNTER (ext 12)". The surname may be any word but a function, cue or (unless a known name) clinical
+        word; the field and the given name are the evidence."""
+        out: list[tuple[int, int]] = []
+        for j in compress(range(len(proposed)), proposed):
+            i = j - 2
+            if i < 0 or toks[j - 1] != "," or proposed[i] or low[j] not in self.first:
+                continue
+            wi, wj, li = toks[i], toks[j], low[i]
+            if not (wi.isalpha() and len(wi) >= 2 and ends[i] == starts[j - 1] and text[ends[j - 1]:starts[j]] == " "):
+                continue
+            if not ((wi.isupper() and wj.isupper()) or (wi[0].isupper() and wi[1:].islower() and wj[0].isupper()
+                                                        and wj[1:].islower())):
+                continue
+            if (is_function_word(li) or li in self._all_cues or li in self._kin_states
+                    or (li in self._medical and li not in self.first and li not in self.last)):
+                continue
+            if (_FIELD_OPEN.search(text, max(0, starts[i] - 40), starts[i]) is not None
+                    and _FIELD_CLOSE.match(text, ends[j], ends[j] + TAIL_REACH) is not None):
+                out.append((i, j))
+        return out
+
+    def _letter_word(self, lw: str, lex: float | None) -> int:
+        """A word a letter's frame may name (round 16), as letter_names' evidence bits: a known name, even a word
+        ("Rose Little", "Hope"), or a word in no dictionary; 0 for a function, cue, relative's-state or addressee
+        word, and a clinical one unless a known name."""
+        if len(lw) < 2 or is_function_word(lw) or lw in self._all_cues or lw in self._kin_states or lw in self._addressees:
+            return 0
+        known = lw in self.first or lw in self.last
+        if not known and (lex is None or lex <= 0 or lw in self._medical):
+            return 0
+        return (KNOWN if known else 0) | (UNLISTED if lw not in self.english else 0) | (GIVEN if lw in self.first else 0)
 
     def _frequent_not_given(self, lw: str) -> bool:
         """A frequent word that is no known given name: the shift or unit in the nurses' frames ("day RN",
@@ -772,6 +825,12 @@ _CAPS_AFTER = regex.compile(r"[ \t]+\p{Lu}{2,}(?![\p{L}\d])")  # "Dr. ED NOTE": 
 # after "covering": one or two words, "'s" and the patients ("bo's pts", "lee ann's patients")
 _COVERED = regex.compile(r"[ \t]+(?P<name>\p{L}[\p{L}-]*(?:[ \t]\p{L}[\p{L}-]*)?)['’]s[ \t]+(?i:pts|patients)(?![\p{L}\d])")
 _COVER_HEAD = regex.compile(r"(?:^|[;,:]|--)[ \t]*(?P<name>\p{L}[\p{L}-]*(?:[ \t]\p{L}[\p{L}-]*)?)[ \t]+\Z", regex.MULTILINE)
+# round 16: an inverted name's field ("Provider: Vole, Harriet", "| PAGE, HUNTER  "): a key's ':', a column break or
+# the line start before it; after it the line end, a column break, ',' or '(' (an initial between allowed)
+_FIELD_OPEN = regex.compile(r"(?:^|:|\||\t| {2})[ \t]*\Z", regex.MULTILINE)
+_FIELD_CLOSE = regex.compile(r"(?:[ \t]+\p{Lu}\.?)?(?:[ \t]*(?:[,(|\t\n]|\Z)| {2})")
+_BY_BEFORE = regex.compile(r"(?<![\p{L}\d])(?i:by)[ \t]*:?[ \t]+\Z")  # "Referred by: ", "REF BY "
+_LINE_CLOSE = regex.compile(r"[ \t]*(?:[,;]|\.?[ \t]*(?:\n|\Z))")  # a name's end: the line's, a ',' or ';'
 _COPULAS = frozenset(("is", "was"))  # "pearl is a 44 yo"
 _AGE_NEXT = regex.compile(r"[ \t]+(?i:an?)[ \t]+\d{1,3}[ \t-]*(?i:years?|yrs?|yo|y/o|y\.o\.)(?![\p{L}\d])")
 _SUBJECT_BEFORE = regex.compile(r"(?:^|:)[ \t]*\Z", regex.MULTILINE)  # a field key's ':' or the line's start

@@ -143,6 +143,13 @@ def name_parts(found: Sequence[str]) -> list[str]:
     return [p for w in found for p in ([w, *(h for h in w.split("-") if h)] if "-" in w else [w])]
 
 
+def inverted_name(surface: str, found: Sequence[str]) -> str:
+    """The other order of a two-word name, lower case: "Rose Little" -> "little, rose", "Little, Rose" -> "rose
+    little" (a list's or a header's form of the name written in prose elsewhere, and back)."""
+    first, last = found[0].lower(), found[1].lower()
+    return f"{last} {first}" if "," in surface else f"{last}, {first}"
+
+
 def known_place(word: str) -> bool:
     """A word of the place gazetteers (city, US state, country)."""
     low = word.lower()
@@ -181,6 +188,8 @@ def propagation_strings(spans: Sequence[Span], text: str, opts: MergeOptions, *,
         phrase = across_notes and person and not supported(s) and phrase_shaped(found)
         if not phrase:
             strings.setdefault(surface.lower(), s.label)
+            if person and len(found) == 2:  # round 16: the same name inverted ("Rose Little" ... "LITTLE, ROSE")
+                strings.setdefault(inverted_name(surface, found), s.label)
         pieces = name_parts(found) if person else []
         if opts.propagate_parts and len(pieces) > 1:
             for w in pieces:
