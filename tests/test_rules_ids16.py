@@ -159,3 +159,10 @@ def test_clinical_look_alikes_get_no_id(deid, text):
     assert res.ok
     assert not [s for s in res.spans if s.label in {"MEDICALRECORD", "IDNUM", "ACCOUNT", "DEVICE", "BIOID",
                                                     "HEALTHPLAN", "LICENSE"}], text
+
+
+def test_a_login_guess_of_a_named_id_takes_its_label():
+    # 'BH4455667' read as a login in prose: the header's 'MRN:' names the same string
+    text = "MRN: BH4455667\nAnn Lee (BH4455667) called."
+    spans = [crf_span(text, "BH4455667", "MEDICALRECORD"), crf_span(text, "BH4455667", "USERNAME", nth=1)]
+    assert _labels(text, spans) == [("BH4455667", "MEDICALRECORD"), ("BH4455667", "MEDICALRECORD")]

@@ -44,6 +44,7 @@ _DIGIT_GUESSES = frozenset({"PHONE", "FAX", "DATE", "ROOM"})  # CRF labels a bar
 _ROOM_GUESS = regex.compile(r"(?=(?:\D*+\d){5})[\d-]+")  # a CRF ROOM guess an id may be: five digits or more ('89891-340')
 _LOCAL_PHONE = regex.compile(r"\d{3}-\d{4}")  # a local phone number ('261-1175'): no id form writes 3 then 4 digits
 _RUN_REACH = 24  # characters an id span grows by on either side into the word it is glued in (linear on crafted input)
+_NAMED_GUESSES = frozenset({"ROOM", "USERNAME"})  # CRF labels of a string a field word names an id elsewhere
 _GROWN = frozenset({"ROOM"})  # a CRF guess of another label an id's glued piece may carry ('Job 39378-[476]')
 # A column break inside an id span: two blanks, a tab, ';' or '|' (with the blanks around them).
 _BREAK = regex.compile(r"[ \t]*[;|\t][ \t]*|[ ]{2,}")
@@ -400,9 +401,9 @@ def field_id_labels(spans: Sequence[Span], text: str, table: tuple[tuple[str, tu
             out.append(s.with_label("USERNAME"))
         else:
             out.append(s)
-    if named:  # and a CRF room guess of a named id's string ('SD/RCD/[89891-340]' ... 'JOB #: 89891-340')
+    if named:  # and a CRF room or login guess of a named id's string ('SD/RCD/[89891-340]' ... 'JOB #: 89891-340')
         out = [s.with_label(named[text[s.start:s.end]][0])
-               if (s.label in ids or (s.label == "ROOM" and is_crf(s)))
+               if (s.label in ids or (s.label in _NAMED_GUESSES and is_crf(s)))
                and s.label != named.get(text[s.start:s.end], (s.label,))[0]
                and not (not is_crf(s) and source_in(s.source, deciding)) else s for s in out]
     return login_repeats(capital_logins(name_logins(out, text), text), text)
