@@ -44,9 +44,16 @@ def test_round14_rules_are_merge_only_and_only_the_login_rule_decides():
         assert (rid in DECIDING) == (rid in DECIDING14), rid
 
 
+# Round 16: table words that are triggers of a CRF-feature rule and were not the reader's triggers when the shipped
+# bundles were trained. Adding a trigger key a feature rule shares changes that rule's hits, so the CRF's rule_hits
+# features ('54-year-old' read whole instead of '54'); the table still names ids with them after the merge.
+NOT_TRIGGERS = {"acc", "lot", "billing", "registration", "visit", "clinic", "pt", "pt no", "pt number"}
+
+
 def test_the_field_reader_triggers_on_the_table_words_and_no_others():
     words = {normalize_phrase(w) for ws in TABLE.values() for w in ws}
-    assert set(RULES14[FIELD_RULE]["triggers"]) == words
+    assert set(RULES14[FIELD_RULE]["triggers"]) == words - NOT_TRIGGERS
+    assert NOT_TRIGGERS <= words
 
 
 def test_every_table_label_is_an_id_label():

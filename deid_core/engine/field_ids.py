@@ -40,7 +40,12 @@ from deid_core.spans import Span, source_in
 FIELD_RULE = "id-field-value"  # conf/rules/ids.toml: proposes the id after any field word; kept here only where one stands
 _REACH = 48  # characters before an id span read for its field word (bounded: linear on crafted input)
 _PERSON = frozenset({"DOCTOR", "PATIENT"})
-_DIGIT_GUESSES = frozenset({"PHONE", "FAX", "DATE"})  # CRF labels a bare number after a field word may carry
+_DIGIT_GUESSES = frozenset({"PHONE", "FAX", "DATE", "ROOM"})  # CRF labels a bare number after a field word may carry
+_ROOM_GUESS = regex.compile(r"(?=(?:\D*+\d){5})[\d-]+")  # a CRF ROOM guess an id may be: five digits or more ('89891-340')
+_LOCAL_PHONE = regex.compile(r"\d{3}-\d{4}")  # a local phone number ('261-1175'): no id form writes 3 then 4 digits
+_RUN_REACH = 24  # characters an id span grows by on either side into the word it is glued in (linear on crafted input)
+_NAMED_GUESSES = frozenset({"ROOM", "USERNAME"})  # CRF labels of a string a field word names an id elsewhere
+_GROWN = frozenset({"ROOM"})  # a CRF guess of another label an id's glued piece may carry ('Job 39378-[476]')
 # A column break inside an id span: two blanks, a tab, ';' or '|' (with the blanks around them).
 _BREAK = regex.compile(r"[ \t]*[;|\t][ \t]*|[ ]{2,}")
 # Between a field word and its id: separators (':', '#', '=', '-', '(', '/', '.') and the words of a
@@ -93,13 +98,14 @@ def field_words(pairs: tuple[tuple[str, tuple[str, ...]], ...]) -> tuple[regex.P
     phrases = {" ".join(w.lower().split()) for _, words in pairs for w in words}
     words = "|".join(r"[ \t]+".join(regex.escape(w) for w in p.split()).replace(r"[ \t]+\#", r"[ \t]*\#")
                      for p in sorted(phrases, key=len, reverse=True))
-    return regex.compile(r"(?<![\p{L}\d])(?:" + words + r")(?![\p{L}\d])", regex.IGNORECASE), label_of
+    # a '#' closing the word may touch the id ('Hosp#4455667', 'MR#A12345'); a letter or digit glued to a word may not
+    return regex.compile(r"(?<![\p{L}\d])(?:" + words + r")(?:(?<=\#)|(?![\p{L}\d]))", regex.IGNORECASE), label_of
 
 
 def field_key(phrase: str) -> str:
     """A field word as a key of field_words' table: case-folded ('ſſn' or 'SSN' of a note, as the case-blind pattern
-    matches them, is 'ssn'), blanks collapsed."""
-    return " ".join(phrase.casefold().split())
+    matches them, is 'ssn'), blanks collapsed and none before a '#' (the pattern matches 'Unit#' and 'Unit #')."""
+    return " ".join(phrase.casefold().split()).replace(" #", "#")
 
 
 def field_label(label_of: Mapping[str, str], m: regex.Match) -> str:
@@ -264,8 +270,83 @@ def _id_guess(s: Span, text: str) -> bool:
     """May this CRF PHONE, FAX or DATE span be an id? Not when phone-shaped; a DATE only as _DATE_GUESS."""
     if _PHONE.match(text, s.start, s.end):
         return False
+    if s.label == "ROOM":
+        return bool(_ROOM_GUESS.fullmatch(text, s.start, s.end))
     return s.label != "DATE" or bool(_DATE_GUESS.fullmatch(text, s.start, s.end)
                                      and not _DATE_SHAPE.fullmatch(text, s.start, s.end))
+
+
+def _run_bounds(text: str, start: int, end: int) -> tuple[int, int]:
+    """The word text[start:end] is glued in: letters and digits, and '-' between two of them ('BB-6395741' of
+    '6395741', '39378-476' of '39378'), at most _RUN_REACH characters either side."""
+    a, lo = start, max(0, start - _RUN_REACH)
+    while a > lo and (text[a - 1].isalnum() or (text[a - 1] == "-" and a >= 2 and text[a - 2].isalnum())):
+        a -= 1
+    b, hi = end, min(len(text), end + _RUN_REACH)
+    while b < hi and (text[b].isalnum() or (text[b] == "-" and b + 1 < len(text) and text[b + 1].isalnum())):
+        b += 1
+    return a, b
+
+
+def _prefix_start(text: str, start: int) -> int:
+    """The start of a capitals prefix of one to three letters glued to the id at `start` that opens its word
+    ('MR' of 'MR1234567', 'BH' of 'BH4455667'; not 'Acct' of 'AcctA500947173'), else `start`."""
+    a = start
+    while a > max(0, start - 4) and "A" <= text[a - 1] <= "Z":
+        a -= 1
+    if a == start or start - a > 3 or (a > 0 and (text[a - 1].isalnum() or text[a - 1] in "-_.")):
+        return start
+    return a
+
+
+def _digits_end(text: str, end: int, limit: int) -> int:
+    """The end of the dash-and-digits groups glued after an id ending in a digit at `end` ('39378[-476]', a check
+    digit '4455667[-3]'; not a block's '-A1'), at most up to `limit`."""
+    while end < limit and end and text[end - 1].isdigit() and text[end] == "-":
+        k = end + 1
+        while k < limit and text[k].isdigit():
+            k += 1
+        if k == end + 1 or (k < limit and text[k].isalnum()):
+            break
+        end = k
+    return end
+
+
+def join_id_pieces(spans: Sequence[Span], text: str) -> list[Span]:
+    """CRF id spans joined with the CRF id or room pieces of the word they are glued in ('BB-' and '6395741' of
+    'BB-6395741', 'Job [39378]-[476]'), and grown over a capitals prefix glued before them ('[MR]1234567'): one id
+    span, the label of its first id piece (its field word decides it next). Untagged parts of the word stay out
+    ('S17-7816' of a block 'S17-7816-A1'); nothing changes when a span of another label holds part of the word."""
+    ids = id_labels()
+    if not any(s.label in ids and is_crf(s) for s in spans):
+        return list(spans)
+    out = sorted(spans, key=lambda x: (x.start, x.end))
+    i = 0
+    while i < len(out):
+        s = out[i]
+        if s.label not in ids or not is_crf(s):
+            i += 1
+            continue
+        a, b = _run_bounds(text, s.start, s.end)
+        j, k = i, i + 1  # the spans overlapping the word: out[j:k]
+        while j > 0 and out[j - 1].end > a:
+            j -= 1
+        while k < len(out) and out[k].start < b:
+            k += 1
+        group = out[j:k]
+        if not all(is_crf(p) and (p.label in ids or p.label in _GROWN) and a <= p.start and p.end <= b
+                   for p in group):
+            i += 1
+            continue
+        start = _prefix_start(text, group[0].start)
+        end = _digits_end(text, max(p.end for p in group), b)
+        if len(group) == 1 and (start, end) == (s.start, s.end):
+            i += 1
+            continue
+        label = next(p.label for p in group if p.label in ids)
+        out[j:k] = [Span(start, end, label, s.source, s.confidence)]
+        i = j + 1
+    return out
 
 
 def field_id_labels(spans: Sequence[Span], text: str, table: tuple[tuple[str, tuple[str, ...]], ...],
@@ -279,7 +360,7 @@ def field_id_labels(spans: Sequence[Span], text: str, table: tuple[tuple[str, tu
     ids = id_labels()
     out: list[Span] = []
     named: dict[str, tuple[str, bool]] = {}  # id string -> (the label its field word gave it, that word right at it)
-    for s in spans:
+    for s in join_id_pieces(spans, text):
         if s.label in ids or (s.label in _DIGIT_GUESSES and is_crf(s) and _id_guess(s, text)):
             if s.label in ids and (age := _age_form(s, text)) is not None:
                 out.append(age)
@@ -309,6 +390,8 @@ def field_id_labels(spans: Sequence[Span], text: str, table: tuple[tuple[str, tu
                     out.append(got)
                 elif proposed:
                     continue  # no field word of the table right before it
+                elif p.label in ids and is_crf(p) and _LOCAL_PHONE.fullmatch(text, p.start, p.end):
+                    out.append(p.with_label("PHONE"))  # 'crisis line 261-1175' named by no field word: a phone
                 elif p.label in ids:
                     out.append(p)
                 else:
@@ -318,9 +401,10 @@ def field_id_labels(spans: Sequence[Span], text: str, table: tuple[tuple[str, tu
             out.append(s.with_label("USERNAME"))
         else:
             out.append(s)
-    if named:
+    if named:  # and a CRF room or login guess of a named id's string ('SD/RCD/[89891-340]' ... 'JOB #: 89891-340')
         out = [s.with_label(named[text[s.start:s.end]][0])
-               if s.label in ids and s.label != named.get(text[s.start:s.end], (s.label,))[0]
+               if (s.label in ids or (s.label in _NAMED_GUESSES and is_crf(s)))
+               and s.label != named.get(text[s.start:s.end], (s.label,))[0]
                and not (not is_crf(s) and source_in(s.source, deciding)) else s for s in out]
     return login_repeats(capital_logins(name_logins(out, text), text), text)
 
