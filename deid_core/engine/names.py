@@ -103,7 +103,7 @@ class NameNet(PerNoteStage):
                 if weight >= self.phrase_cues.get(p, (float("-inf"), False))[0]:
                     self.phrase_cues[p] = (weight, doctor)
         self.longest_cue = max((len(p) for p in self.phrase_cues), default=0)
-        self._strongest_cue = max([0.0, *(cue[0] for cue in self.phrase_cues.values())])  # the most a cue adds
+        self._strongest_cue = max([0.0] + [cue[0] for cue in self.phrase_cues.values()])  # the most a cue adds
         # lexical() per token string, at most cache_size ([crf.tagging] cache_size: token types per cache)
         self._lex: Generations[str, float | None] = Generations(cache_size)
 

@@ -50,7 +50,7 @@ class Emissions:
         self.weights = weights
         self.extractor = extractor
         self.offsets = [o for o, _ in extractor.offsets]
-        self.width = max([1, *(abs(o) for o in self.offsets)])  # padding types between notes
+        self.width = max([1] + [abs(o) for o in self.offsets])  # padding types between notes
         self.max_rows = max_rows
         self.generation = 0
         self._reset()
