@@ -23,6 +23,11 @@ from typing import Protocol
 
 import numpy as np
 
+try:  # C loops of forward_backward, when their build is current (deid_core.compiled); else the numpy reference
+    from deid_core.engine.crf import _scorer_fast
+except ImportError:
+    _scorer_fast = None
+
 _FEATURE = np.dtype([("type", "<u4"), ("src", "<u4"), ("dst", "<u4"), ("weight", "<f8")])
 _STATE, _TRANSITION = 0, 1
 _DUMP_ROUNDING = 5e-7 + 1e-12  # Tagger.info() prints weights with %f
@@ -190,6 +195,13 @@ class DenseEmission:
         return self.scores[tokens, labels]
 
 
+def _rescale_every(trans: np.ndarray) -> int:
+    """Positions between rescalings: one position multiplies a row's sum by at most L * max exp(T) and at
+    least min exp(T), so rows rescaled this often neither over- nor underflow."""
+    spread = np.log(len(trans)) + float(np.abs(trans).max()) + 1.0
+    return int(min(16, max(1, 300 // spread)))
+
+
 def forward_backward(ee: np.ndarray, tm: TimeMajor, trans: np.ndarray,
                      work: Workspace | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Unnormalized marginals (time-major; divide each row by its sum) and per-row log scale factors
@@ -197,8 +209,28 @@ def forward_backward(ee: np.ndarray, tm: TimeMajor, trans: np.ndarray,
     emissions, scaled per row.
 
     Rows are rescaled every `every` positions only (often enough that nothing over- or underflows).
-    With `work`, the marginals are its buffer "alpha" (valid until its next use).
+    With `work`, the marginals are its buffer "alpha" (valid until its next use). The compiled C loops
+    (_scorer_fast) when built, else the numpy reference (the same values up to summation order).
     """
+    if _scorer_fast is None:
+        return forward_backward_numpy(ee, tm, trans, work)
+    n = len(ee)
+    exp_trans = np.exp(trans)
+    alpha = work_array(work, "alpha", n, ee.shape[1])
+    beta = work_array(work, "beta", n, ee.shape[1])
+    logc = np.zeros(n)
+    if n == 0:
+        return alpha, logc
+    first, active = (np.ascontiguousarray(x, dtype=np.int64) for x in (tm.first, tm.active))
+    _scorer_fast.forward_backward(np.ascontiguousarray(ee), first, active, tm.maxlen, exp_trans,
+                                  np.ascontiguousarray(exp_trans.T), _rescale_every(trans), alpha, beta, logc,
+                                  np.ascontiguousarray(tm.ends(), dtype=np.int64))
+    return alpha, logc
+
+
+def forward_backward_numpy(ee: np.ndarray, tm: TimeMajor, trans: np.ndarray,
+                           work: Workspace | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """forward_backward in numpy (a few calls per position): the reference and the pure-Python path."""
     n = len(ee)
     exp_trans = np.exp(trans)
     alpha = work_array(work, "alpha", n, ee.shape[1])
@@ -207,9 +239,7 @@ def forward_backward(ee: np.ndarray, tm: TimeMajor, trans: np.ndarray,
     logc = np.zeros(n)
     if n == 0:
         return alpha, logc
-    # one position multiplies a row's sum by at most L * max exp(T) and at least min exp(T)
-    spread = np.log(len(trans)) + float(np.abs(trans).max()) + 1.0
-    every = int(min(16, max(1, 300 // spread)))
+    every = _rescale_every(trans)
     # position s: rows first[s]..first[s] + active[s]; position s - 1's first active[s] rows continue at s
     first, active = tm.first.tolist(), tm.active.tolist()
     one_call = max(16, _BLAS_MACS // (len(trans) * len(trans)))  # rows a single-threaded product takes
