@@ -28,6 +28,27 @@ try:  # C loops of forward_backward, when their build is current (deid_core.comp
 except ImportError:
     _scorer_fast = None
 
+
+def _numpy_dgemm() -> int:
+    """The address of numpy's own BLAS cblas_dgemm when it is the ILP64 scipy-openblas numpy's wheels
+    bundle (the products _scorer_fast does per position then cost what numpy's cost, minus its call
+    overhead); 0 otherwise (another BLAS: _scorer_fast's C loop)."""
+    import ctypes
+    import glob
+    import os
+
+    libs = os.path.join(os.path.dirname(os.path.dirname(np.__file__)), "numpy.libs")
+    for path in sorted(glob.glob(os.path.join(libs, "libscipy_openblas64_*.so"))):
+        try:
+            return ctypes.cast(ctypes.CDLL(path).scipy_cblas_dgemm64_, ctypes.c_void_p).value or 0
+        except (OSError, AttributeError):
+            continue
+    return 0
+
+
+if _scorer_fast is not None:
+    _scorer_fast.use_blas(_numpy_dgemm())
+
 _FEATURE = np.dtype([("type", "<u4"), ("src", "<u4"), ("dst", "<u4"), ("weight", "<f8")])
 _STATE, _TRANSITION = 0, 1
 _DUMP_ROUNDING = 5e-7 + 1e-12  # Tagger.info() prints weights with %f
@@ -224,7 +245,8 @@ def forward_backward(ee: np.ndarray, tm: TimeMajor, trans: np.ndarray,
     first, active = (np.ascontiguousarray(x, dtype=np.int64) for x in (tm.first, tm.active))
     _scorer_fast.forward_backward(np.ascontiguousarray(ee), first, active, tm.maxlen, exp_trans,
                                   np.ascontiguousarray(exp_trans.T), _rescale_every(trans), alpha, beta, logc,
-                                  np.ascontiguousarray(tm.ends(), dtype=np.int64))
+                                  np.ascontiguousarray(tm.ends(), dtype=np.int64),
+                                  max(16, _BLAS_MACS // (len(trans) * len(trans))))
     return alpha, logc
 
 
