@@ -201,7 +201,7 @@ def one_size(n: int, a: argparse.Namespace) -> dict:
           f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
     from deid_core import compiled
 
-    print(f"  {compiled.status()} (the job's processes load the same build)")
+    print(f"  {compiled.status()} (the job's Python processes see the same build and DEID_COMPILED)")
     job_wall, jm, used = run_job(inp, work / "out-job", a.cores, extra, a.partitions)
     tag_s = jm["timings_s"]["tag_s"]
     cpu = used["cpu_s"]
