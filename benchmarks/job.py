@@ -199,6 +199,9 @@ def one_size(n: int, a: argparse.Namespace) -> dict:
                 for t in b.column(0).to_pylist())
     print(f"input: {n} notes ({meta.num_rows} rows), {chars / 1e6:.1f} M characters ({inp.relative_to(ROOT)}); "
           f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
+    from deid_core import compiled
+
+    print(f"  {compiled.status()} (the job's Python processes see the same build and DEID_COMPILED)")
     job_wall, jm, used = run_job(inp, work / "out-job", a.cores, extra, a.partitions)
     tag_s = jm["timings_s"]["tag_s"]
     cpu = used["cpu_s"]

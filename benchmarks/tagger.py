@@ -16,6 +16,7 @@ import argparse
 import time
 
 from benchmarks.tokenize import DEFAULT_CORPUS, machine
+from deid_core import compiled
 from deid_core.bundle_choice import resolve_bundle
 from deid_core.config import load_config
 from deid_core.doc import Doc
@@ -137,6 +138,7 @@ def main(argv: list[str]) -> int:
           f"marginal_threshold={config.crf.tagging.marginal_threshold} "
           f"scorer={config.crf.tagging.scorer} domain={config.crf.tagging.domain} batch={batch_size} "
           f"bundle={bundle.id[:12]}; load {load_s:.2f} s; process CPU time, one core")
+    print(f"  {compiled.status()}")
     best = float("inf")
     for _ in range(args.repeat):
         t0 = time.process_time()

@@ -12,7 +12,13 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from deid_core import compiled as _compiled
+
 __version__ = "0.1.0"
+
+# Engine modules built by `./build.sh setup` (scripts/compile_modules.py) load compiled while their
+# sources are unchanged; without a build (or DEID_COMPILED=0) everything runs as Python.
+_compiled.install()
 
 # public name -> module that defines it (imported lazily by __getattr__)
 _EXPORTS = {

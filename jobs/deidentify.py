@@ -11,7 +11,7 @@ import argparse
 import logging
 import sys
 
-from deid_core import __version__
+from deid_core import __version__, compiled
 from deid_core.app.manifest import QuarantineRateError, enforce_quality
 from deid_core.app.options import STAGING_MODES, RunOptions, add_run_arguments, run_options
 from deid_core.app.run import RunRequest, Sink, Source, check_request
@@ -46,7 +46,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="set Spark's (log4j) level for this run (default: as configured; not under Spark Connect)")
     p.add_argument("--remote", metavar="sc://HOST:PORT",
                    help="run through a Spark Connect server (default: $SPARK_REMOTE if set); paths are the server's")
-    p.add_argument("--version", action="version", version=f"deid-spark {__version__}")
+    p.add_argument("--version", action="version", version=f"deid-spark {__version__} ({compiled.status()})")
     return p
 
 
@@ -91,6 +91,7 @@ def main(argv: list[str] | None = None) -> int:
     except (ValueError, OSError) as exc:  # ConfigError, KeyError_, BundleError, missing or unreadable input
         print(f"deidentify: error: {exc}", file=sys.stderr)
         return 2
+    log.info("engine: %s", compiled.status())  # the driver's view; local-mode workers share its checkout
     spark, created = get_spark("deid-deidentify", args.remote, confs)
     if args.spark_log_level:
         set_spark_log_level(spark, args.spark_log_level)

@@ -17,10 +17,12 @@ from deid_core.doc import Doc
 from deid_core.engine.contract import NoteState
 from deid_core.engine.crf import batch as batch_module
 from deid_core.engine.crf import emissions as emissions_module
+from deid_core.engine.crf import scorer as scorer_module
 from deid_core.engine.crf.batch import outliers
 from deid_core.engine.crf.emissions import Emissions
 from deid_core.engine.crf.scorer import (
     DenseEmission,
+    TimeMajor,
     Workspace,
     best_other,
     decode,
@@ -459,3 +461,37 @@ def test_random_models_agree_with_crfsuite(data, tmp_path):
             if a != b:
                 tagger.set([[f"a{x}" for x in item] for item in seq])
                 assert tagger.probability(a) == pytest.approx(tagger.probability(b), rel=1e-9)
+
+
+@pytest.mark.skipif(scorer_module._scorer_fast is None, reason="no current build of the typed scorer loops")
+def test_typed_forward_backward_agrees_with_the_numpy_reference(default_bundle, config, physionet, monkeypatch):
+    """The compiled C loops (_scorer_fast) and the numpy reference on 300 real dev notes, in two chunks as the
+    tagger cuts them: marginals within 1e-9, log scale sums within 1e-9; decode's MAP labels, P(O) and
+    best-other labels equal."""
+    docs, rules = _with_rules(default_bundle, config, physionet.notes[:300])
+    model = _pair(default_bundle)[0]
+    encoded = model.batch.encode_many(docs, rules, [None] * len(docs))
+    trans, other = model.batch.weights.trans, model.batch.other
+    for part in ([encoded[i] for i in range(150)], [encoded[i] for i in range(150, 300)]):
+        emission, lengths = model.batch.emissions.scores(part)
+        tm = TimeMajor(lengths)
+        ee, _ = emission.scaled_exp(tm.rows)
+        fast, fast_logc = scorer_module.forward_backward(ee.copy(), tm, trans)
+        ref, ref_logc = scorer_module.forward_backward_numpy(ee.copy(), tm, trans)
+        assert fast.shape == ref.shape and len(fast) == int(lengths.sum())
+        fast_p = fast / fast.sum(axis=1, keepdims=True)
+        ref_p = ref / ref.sum(axis=1, keepdims=True)
+        assert np.abs(fast_p - ref_p).max() <= TOLERANCE
+        starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))
+        inv = np.empty_like(tm.rows)
+        inv[tm.rows] = np.arange(len(tm.rows))
+        log_z = [np.add.reduceat(x[inv], starts) for x in (fast_logc, ref_logc)]
+        assert np.abs(log_z[0] - log_z[1]).max() <= TOLERANCE
+        got = decode(emission, lengths, trans, other, Workspace(), 0.5)
+        with monkeypatch.context() as m:
+            m.setattr(scorer_module, "_scorer_fast", None)
+            want = decode(emission, lengths, trans, other, Workspace(), 0.5)
+        assert np.array_equal(got.path, want.path)
+        assert np.array_equal(got.best_other, want.best_other)
+        assert np.array_equal(got.knob_tokens, want.knob_tokens)
+        assert np.abs(got.p_o - want.p_o).max() <= TOLERANCE

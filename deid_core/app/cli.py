@@ -7,7 +7,7 @@ import importlib
 import logging
 import sys
 
-from deid_core import __version__
+from deid_core import __version__, compiled
 
 # subcommand -> (module, one-line help). Each module defines add_arguments(parser) and run(args) -> int.
 SUBCOMMANDS = {
@@ -29,7 +29,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     imported (the others are listed without their arguments: `deid tag` need not import training)."""
     parser = argparse.ArgumentParser(prog="deid", description="Clinical de-identification engine.")
     parser.add_argument("-v", "--verbose", action="store_true", help="log at DEBUG level")
-    parser.add_argument("--version", action="version", version=f"deid-spark {__version__}")
+    parser.add_argument("--version", action="version", version=f"deid-spark {__version__} ({compiled.status()})")
     parser.set_defaults(_run=None)  # no subcommand given
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (module_name, help_text) in SUBCOMMANDS.items():

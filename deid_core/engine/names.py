@@ -104,7 +104,7 @@ class NameNet(PerNoteStage):
                 if weight >= self.phrase_cues.get(p, (float("-inf"), False))[0]:
                     self.phrase_cues[p] = (weight, doctor)
         self.longest_cue = max((len(p) for p in self.phrase_cues), default=0)
-        self._strongest_cue = max([0.0, *(cue[0] for cue in self.phrase_cues.values())])  # the most a cue adds
+        self._strongest_cue = max([0.0] + [cue[0] for cue in self.phrase_cues.values()])  # the most a cue adds
         self._letters = LetterCues.of_cues(opts.cues.greetings, opts.cues.valedictions, opts.cues.copy_keys,
                                            opts.cues.addressees, c.titles, c.doctor_titles, c.credentials | c.line_credentials)
         self._addressees = self._letters.addressees

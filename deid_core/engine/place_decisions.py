@@ -344,7 +344,7 @@ def profession_employers(spans: Sequence[Span], text: str) -> list[Span]:
                or s.label not in _EMPLOYER_LABELS or "\n" in text[min(s.start, n.start):max(s.end, n.end)] for s in rivals):
             continue  # a rule decided there, or a span of another kind or line
         dropped.update(near)
-        kept.append(Span(min([n.start, *(s.start for s in rivals)]), max([n.end, *(s.end for s in rivals)]),
+        kept.append(Span(min([n.start] + [s.start for s in rivals]), max([n.end] + [s.end for s in rivals]),
                          "ORGANIZATION", n.source, n.confidence))
     if not kept:
         return list(spans)

@@ -51,7 +51,6 @@ def _span_token_range(ctx: DocContext, start: int, end: int) -> range:
 _SENTENCE_LENGTH = ("", "sl=1", "sl=2", "sl=3", "sl=4", "sl=5")  # then "sl=6+"
 
 
-@doc_family("sentence")
 def d_sentence(ctx: DocContext, feats: list[list[str]]) -> None:
     """Sentence length class (1..5, 6+), sentence shape (ends with colon, enumeration), position."""
     text = ctx.doc.text
@@ -75,7 +74,6 @@ def d_sentence(ctx: DocContext, feats: list[list[str]]) -> None:
         feats[i].append("sfirst")
 
 
-@doc_family("section")
 def d_section(ctx: DocContext, feats: list[list[str]]) -> None:
     """Canonical name of the section holding the token; header tokens flagged."""
     sections = ctx.doc.sections
@@ -89,7 +87,6 @@ def d_section(ctx: DocContext, feats: list[list[str]]) -> None:
             feats[i].append("hdr")
 
 
-@doc_family("line")
 def d_line(ctx: DocContext, feats: list[list[str]]) -> None:
     """Token starts or ends a line (structured lines: names, signatures)."""
     text = ctx.doc.text
@@ -123,7 +120,6 @@ def _attribute_names(ctx: DocContext) -> dict[int, str]:
     return out
 
 
-@doc_family("attribute")
 def d_attribute(ctx: DocContext, feats: list[list[str]]) -> None:
     """Attribute name when the token is in the value of an attribute-value pair."""
     starts = ctx.starts
@@ -159,7 +155,6 @@ def known_name_tokens(known: tuple[tuple[str, str], ...]) -> tuple[dict[str, str
     return out, prefixes, prefixes | out.keys()
 
 
-@doc_family("metadata")
 def d_metadata(ctx: DocContext, feats: list[list[str]]) -> None:
     """Seed 002: the token (or a clipped prefix of it) is a known name of the note's patient."""
     known, prefixes, either = known_name_tokens(ctx.doc.note.known_phi)
@@ -185,7 +180,6 @@ def d_metadata(ctx: DocContext, feats: list[list[str]]) -> None:
             feats[i + 1].append("-1" + h)
 
 
-@doc_family("rule_hits")
 def d_rule_hits(ctx: DocContext, feats: list[list[str]]) -> None:
     """Token inside a rule-tagger span (label), and next to one."""
     n = len(ctx.toks)
@@ -202,7 +196,6 @@ def d_rule_hits(ctx: DocContext, feats: list[list[str]]) -> None:
             feats[rng.stop].append("-1" + tag)
 
 
-@doc_family("gazetteer")
 def d_gazetteer(ctx: DocContext, feats: list[list[str]]) -> None:
     """Multi-word gazetteer entries covering the token ('new haven'); single tokens are per type."""
     for s, e, names in gazetteer_hits(ctx.doc):
@@ -212,3 +205,14 @@ def d_gazetteer(ctx: DocContext, feats: list[list[str]]) -> None:
         tags = ["gzm=" + g for g in names]
         for i in rng:
             feats[i].extend(tags)
+
+
+# Registered here, not by decorators: a compiled build (doc_families.pxd types these functions as cpdef)
+# drops decorators.
+doc_family("sentence")(d_sentence)
+doc_family("section")(d_section)
+doc_family("line")(d_line)
+doc_family("attribute")(d_attribute)
+doc_family("metadata")(d_metadata)
+doc_family("rule_hits")(d_rule_hits)
+doc_family("gazetteer")(d_gazetteer)

@@ -10,7 +10,7 @@ doc-strings row per token, and the emissions of a batch are numpy gathers over t
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -50,7 +50,7 @@ class Emissions:
         self.weights = weights
         self.extractor = extractor
         self.offsets = [o for o, _ in extractor.offsets]
-        self.width = max([1, *(abs(o) for o in self.offsets)])  # padding types between notes
+        self.width = max([1] + [abs(o) for o in self.offsets])  # padding types between notes
         self.max_rows = max_rows
         self.generation = 0
         self._reset()
@@ -125,25 +125,14 @@ class Emissions:
         types = list(map(self.types.get, toks))
         if None in types:
             types = [self._type(t) if i is None else i for t, i in zip(toks, types, strict=True)]
-        extra: list[list[str]] = [[] for _ in toks]
-        low = self.type_low  # each type's lower-cased text (TypeEntry.low): no per-token lower()
-        self.extractor.add_doc_features(doc, rule_spans, extra, [low[t] for t in types])
+        extra = empty_lists(len(toks))
+        # each type's lower-cased text (TypeEntry.low): no per-token lower()
+        self.extractor.add_doc_features(doc, rule_spans, extra, pick(self.type_low, types))
         return EncodedNote(types, self.doc_rows(extra), self.generation)
 
     def doc_rows(self, extra: list[list[str]]) -> list[int]:
-        """The row of each token's doc-family strings; a token with the same strings as the one before
-        it (three in four: the families mark ranges) reuses its row without a tuple and a lookup."""
-        row = self.rows.get
-        out: list[int] = []
-        add = out.append
-        last: list[str] | None = None
-        r = 0
-        for x in extra:
-            if x != last:
-                r = row(tuple(x)) or self.row(x)
-                last = x
-            add(r)
-        return out
+        """The row of each token's doc-family strings (see `doc_rows`)."""
+        return doc_rows(extra, self.rows, self.row)
 
     def start_batch(self) -> None:
         """Empty the tables if they grew past max_rows (notes encoded before this are then stale)."""
@@ -232,6 +221,33 @@ class Emissions:
         names = tuple(self.shape_names[(key >> s) & mask] for s in (2 * _BITS, _BITS, 0))
         r = self.triples[key] = self.row(self.extractor.shape_ngrams(names))
         return r
+
+
+def empty_lists(n: int) -> list[list[str]]:
+    """n new empty lists."""
+    return [[] for _ in range(n)]
+
+
+def pick(values: list, ids: list[int]) -> list:
+    """values[i] for each i of ids."""
+    return [values[i] for i in ids]
+
+
+def doc_rows(extra: list[list[str]], rows: dict[tuple[str, ...], int],
+             row: Callable[[Sequence[str]], int]) -> list[int]:
+    """The row of each token's doc-family strings: `rows` holds the known lists, `row` adds one. A token
+    with the same strings as the one before it (three in four: the families mark ranges) reuses its row
+    without a tuple and a lookup."""
+    get = rows.get
+    out: list[int] = []
+    last: list[str] | None = None
+    r = 0
+    for x in extra:
+        if x != last:
+            r = get(tuple(x)) or row(x)
+            last = x
+        out.append(r)
+    return out
 
 
 class RowEmission:

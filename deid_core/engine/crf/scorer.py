@@ -23,6 +23,32 @@ from typing import Protocol
 
 import numpy as np
 
+try:  # C loops of forward_backward, when their build is current (deid_core.compiled); else the numpy reference
+    from deid_core.engine.crf import _scorer_fast
+except ImportError:
+    _scorer_fast = None
+
+
+def _numpy_dgemm() -> int:
+    """The address of numpy's own BLAS cblas_dgemm when it is the ILP64 scipy-openblas numpy's wheels
+    bundle (the products _scorer_fast does per position then cost what numpy's cost, minus its call
+    overhead); 0 otherwise (another BLAS: _scorer_fast's C loop)."""
+    import ctypes
+    import glob
+    import os
+
+    libs = os.path.join(os.path.dirname(os.path.dirname(np.__file__)), "numpy.libs")
+    for path in sorted(glob.glob(os.path.join(libs, "libscipy_openblas64_*.so"))):
+        try:
+            return ctypes.cast(ctypes.CDLL(path).scipy_cblas_dgemm64_, ctypes.c_void_p).value or 0
+        except (OSError, AttributeError):
+            continue
+    return 0
+
+
+if _scorer_fast is not None:
+    _scorer_fast.use_blas(_numpy_dgemm())
+
 _FEATURE = np.dtype([("type", "<u4"), ("src", "<u4"), ("dst", "<u4"), ("weight", "<f8")])
 _STATE, _TRANSITION = 0, 1
 _DUMP_ROUNDING = 5e-7 + 1e-12  # Tagger.info() prints weights with %f
@@ -190,6 +216,13 @@ class DenseEmission:
         return self.scores[tokens, labels]
 
 
+def _rescale_every(trans: np.ndarray) -> int:
+    """Positions between rescalings: one position multiplies a row's sum by at most L * max exp(T) and at
+    least min exp(T), so rows rescaled this often neither over- nor underflow."""
+    spread = np.log(len(trans)) + float(np.abs(trans).max()) + 1.0
+    return int(min(16, max(1, 300 // spread)))
+
+
 def forward_backward(ee: np.ndarray, tm: TimeMajor, trans: np.ndarray,
                      work: Workspace | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Unnormalized marginals (time-major; divide each row by its sum) and per-row log scale factors
@@ -197,8 +230,29 @@ def forward_backward(ee: np.ndarray, tm: TimeMajor, trans: np.ndarray,
     emissions, scaled per row.
 
     Rows are rescaled every `every` positions only (often enough that nothing over- or underflows).
-    With `work`, the marginals are its buffer "alpha" (valid until its next use).
+    With `work`, the marginals are its buffer "alpha" (valid until its next use). The compiled C loops
+    (_scorer_fast) when built, else the numpy reference (the same values up to summation order).
     """
+    if _scorer_fast is None:
+        return forward_backward_numpy(ee, tm, trans, work)
+    n = len(ee)
+    exp_trans = np.exp(trans)
+    alpha = work_array(work, "alpha", n, ee.shape[1])
+    beta = work_array(work, "beta", n, ee.shape[1])
+    logc = np.zeros(n)
+    if n == 0:
+        return alpha, logc
+    first, active = (np.ascontiguousarray(x, dtype=np.int64) for x in (tm.first, tm.active))
+    _scorer_fast.forward_backward(np.ascontiguousarray(ee), first, active, tm.maxlen, exp_trans,
+                                  np.ascontiguousarray(exp_trans.T), _rescale_every(trans), alpha, beta, logc,
+                                  np.ascontiguousarray(tm.ends(), dtype=np.int64),
+                                  max(16, _BLAS_MACS // (len(trans) * len(trans))))
+    return alpha, logc
+
+
+def forward_backward_numpy(ee: np.ndarray, tm: TimeMajor, trans: np.ndarray,
+                           work: Workspace | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """forward_backward in numpy (a few calls per position): the reference and the pure-Python path."""
     n = len(ee)
     exp_trans = np.exp(trans)
     alpha = work_array(work, "alpha", n, ee.shape[1])
@@ -207,9 +261,7 @@ def forward_backward(ee: np.ndarray, tm: TimeMajor, trans: np.ndarray,
     logc = np.zeros(n)
     if n == 0:
         return alpha, logc
-    # one position multiplies a row's sum by at most L * max exp(T) and at least min exp(T)
-    spread = np.log(len(trans)) + float(np.abs(trans).max()) + 1.0
-    every = int(min(16, max(1, 300 // spread)))
+    every = _rescale_every(trans)
     # position s: rows first[s]..first[s] + active[s]; position s - 1's first active[s] rows continue at s
     first, active = tm.first.tolist(), tm.active.tolist()
     one_call = max(16, _BLAS_MACS // (len(trans) * len(trans)))  # rows a single-threaded product takes

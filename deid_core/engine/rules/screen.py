@@ -63,7 +63,9 @@ class RuleScreen:
             for p, _ in part:
                 rset.Add(p)
             rset.Compile()
-            self._sets.append((rset.Match, ((), *(tuple(rules) for _, rules in part))))
+            # the set's own Match (bytes in, a list out): the wrapper's Python frame skipped where it is there
+            match = getattr(getattr(rset, "_set", None), "Match", None) or rset.Match
+            self._sets.append((match, ((), *(tuple(rules) for _, rules in part))))
         self.screened = frozenset(needed)  # rules this screen can rule out
         self._always = frozenset(range(len(patterns))) - self.screened
         self._needed = needed
@@ -91,14 +93,17 @@ class RuleScreen:
         """The screened rules all of whose supersets occur in `text`, or None when the note is not screened."""
         if not text.isascii():
             return None
-        data = text.encode("ascii")
-        counts: dict[int, int] = {}
-        for match, owner in self._sets:
-            hits = match(data)
-            if not hits or 0 not in hits:
-                return None  # the pass failed (RE2 reports nothing then): screen nothing out
-            for k in hits:
-                for i in owner[k]:
-                    counts[i] = counts.get(i, 0) + 1
-        needed = self._needed
-        return frozenset([i for i, n in counts.items() if n == needed[i]])
+        return _count(self._sets, self._needed, text.encode("ascii"))
+
+
+def _count(sets: list, needed: dict[int, int], data: bytes) -> frozenset[int] | None:
+    """RuleScreen._found's passes over an ASCII note's bytes (typed by screen.pxd)."""
+    counts: dict[int, int] = {}
+    for match, owner in sets:
+        hits = match(data)
+        if not hits or 0 not in hits:
+            return None  # the pass failed (RE2 reports nothing then): screen nothing out
+        for k in hits:
+            for i in owner[k]:
+                counts[i] = counts.get(i, 0) + 1
+    return frozenset([i for i, n in counts.items() if n == needed[i]])

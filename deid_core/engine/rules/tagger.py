@@ -230,52 +230,18 @@ class RuleTagger(PerNoteStage):
           so a run of triggers inside one long match ("www.www.www...") is read once. Short
           matches (all real ones) are tried at every trigger, as before.
         """
-        pattern = rule.compiled[0]
-        n = len(text)
-        covered = -1
-        for p in positions:
-            if p < covered:
-                continue
-            end = min(n, p + TRIGGER_REACH)
-            m = pattern.match(text, p, end, timeout=timeout)
-            long = m is not None and end < n and m.end() > end - REACH_MARGIN
-            if long:
-                m = pattern.match(text, p, timeout=timeout)
-            span = self._span(rule, m, text) if m is not None else None
-            if span is not None:
-                (sup if rule.label == NONPHI else phi).append(span)
-                if long:
-                    covered = span.end
+        _try_at(self, rule, positions, text, phi, sup, timeout)
 
     def _apply(self, rule: Rule, matches, text: str, phi: list[Span], sup: list[Span]) -> None:
         """Turn one rule's matches into spans."""
         for m in matches:
-            span = self._span(rule, m, text)
+            span = _span_of(self, rule, m, text)
             if span is not None:
                 (sup if rule.label == NONPHI else phi).append(span)
 
     def _span(self, rule: Rule, m, text: str) -> Span | None:
         """The span of one match (context, filter, whitespace trim), or None when it is not kept."""
-        _, ctx, ctx_after, has_phi, has_from = rule.compiled
-        start, end = m.span("phi") if has_phi else m.span()
-        if has_from and m.start("from") >= 0:
-            start = min(start, m.start("from"))
-        if start < 0 or start >= end:
-            return None
-        if ctx is not None and not ctx.search(text, max(0, m.start() - rule.window), m.start()):
-            return None
-        if ctx_after is not None and not ctx_after.match(text, m.end(), min(len(text), m.end() + rule.window)):
-            return None
-        if rule.filter:
-            kept = self._filter(rule.filter, text, start, end)
-            if kept is None:
-                return None
-            start, end = kept
-        while start < end and text[start].isspace():
-            start += 1
-        while end > start and text[end - 1].isspace():
-            end -= 1
-        return Span(start, end, rule.label, rule.id, rule.confidence) if start < end else None
+        return _span_of(self, rule, m, text)
 
     def _filter(self, name: str, text: str, start: int, end: int) -> tuple[int, int] | None:
         """The span filter `name` keeps of the hit text[start:end] (None: dropped); a context-free filter's result is
@@ -393,6 +359,51 @@ class RuleTagger(PerNoteStage):
         prio = self.priority
         mp = self.settings.metadata_priority
         return resolve_overlaps(raw, rank=lambda s: (prio.get(s.source, mp), s.end - s.start, s.confidence, -s.start))
+
+
+def _try_at(tagger: RuleTagger, rule: Rule, positions: list[int], text: str, phi: list[Span], sup: list[Span],
+            timeout: float | None) -> None:
+    """RuleTagger._apply_at's loop (typed by tagger.pxd)."""
+    pattern = rule.compiled[0]
+    n = len(text)
+    covered = -1
+    for p in positions:
+        if p < covered:
+            continue
+        end = min(n, p + TRIGGER_REACH)
+        m = pattern.match(text, p, end, timeout=timeout)
+        long = m is not None and end < n and m.end() > end - REACH_MARGIN
+        if long:
+            m = pattern.match(text, p, timeout=timeout)
+        span = _span_of(tagger, rule, m, text) if m is not None else None
+        if span is not None:
+            (sup if rule.label == NONPHI else phi).append(span)
+            if long:
+                covered = span.end
+
+
+def _span_of(tagger: RuleTagger, rule: Rule, m, text: str) -> Span | None:
+    """RuleTagger._span (typed by tagger.pxd)."""
+    _, ctx, ctx_after, has_phi, has_from = rule.compiled
+    start, end = m.span("phi") if has_phi else m.span()
+    if has_from and m.start("from") >= 0:
+        start = min(start, m.start("from"))
+    if start < 0 or start >= end:
+        return None
+    if ctx is not None and not ctx.search(text, max(0, m.start() - rule.window), m.start()):
+        return None
+    if ctx_after is not None and not ctx_after.match(text, m.end(), min(len(text), m.end() + rule.window)):
+        return None
+    if rule.filter:
+        kept = tagger._filter(rule.filter, text, start, end)
+        if kept is None:
+            return None
+        start, end = kept
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return Span(start, end, rule.label, rule.id, rule.confidence) if start < end else None
 
 
 def rule_stage(config: Config, bundle) -> RuleTagger:

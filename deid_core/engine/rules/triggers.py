@@ -106,28 +106,35 @@ class TriggerIndex:
         the order of their spans, which breaks ties between equal spans when overlaps are resolved."""
         starts: dict[int, list[int]] = {}
         anchored: set[int] = set()
-        if not self.active:
-            return starts, anchored
-        low = trigger_text(doc)
-        for end_idx, (back, idx) in self.automaton.iter(low):
-            if back < 0:
-                if back == ANCHOR:
-                    anchored.update(idx)
-                    continue
-                back, tails = idx  # a phrase's first words and a run of blanks: does the rest follow?
-                idx = ()
-                for tail, entries in tails:
-                    if tail.match(low, end_idx + 1) is not None:
-                        idx += entries
-                if len(tails) > 1:
-                    idx = tuple(sorted(idx, key=_rule))
-            pos = end_idx - back
-            for i in idx:
-                if i >= 0:
-                    starts.setdefault(i, []).append(pos)
-                else:
-                    starts.setdefault(~i, [])
+        if self.active:
+            _collect(self.automaton, trigger_text(doc), starts, anchored)
         return starts, anchored
+
+
+def _collect(automaton: ahocorasick.Automaton, low: str, starts: dict[int, list[int]], anchored: set[int]) -> None:
+    """TriggerIndex.starts' pass of the automaton over the trigger text `low` (its loop, typed by triggers.pxd)."""
+    for end_idx, (back, idx) in automaton.iter(low):
+        if back < 0:
+            if back == ANCHOR:
+                anchored.update(idx)
+                continue
+            back, tails = idx  # a phrase's first words and a run of blanks: does the rest follow?
+            idx = ()
+            for tail, entries in tails:
+                if tail.match(low, end_idx + 1) is not None:
+                    idx += entries
+            if len(tails) > 1:
+                idx = tuple(sorted(idx, key=_rule))
+        pos = end_idx - back
+        for i in idx:
+            if i >= 0:
+                found = starts.get(i)
+                if found is None:
+                    starts[i] = [pos]
+                else:
+                    found.append(pos)
+            elif ~i not in starts:
+                starts[~i] = []
 
 
 def _rule(entry: int) -> int:

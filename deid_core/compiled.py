@@ -1,0 +1,152 @@
+"""Compiled (Cython) engine modules: used only when their sources are unchanged since they were built.
+
+`./build.sh setup` (scripts/compile_modules.py) compiles the modules that pyproject.toml
+[tool.deid.compiled] lists into build/compiled/<python tag>/, with a manifest of each module's
+source hash: its .py (or package __init__.py, or a fast module's .pyx) and the .pxd next to it.
+install() (run by `import deid_core`) puts a finder first on sys.meta_path that loads a module's
+compiled file only while its sources still hash the same: an edited module runs as Python (one
+log line names it) and never as a stale build; a fast .pyx module without a current build is not
+importable, and its caller uses the Python reference. No build, another Python or DEID_COMPILED=0:
+pure Python, same outputs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.machinery
+import json
+import logging
+import os
+import sys
+import sysconfig
+from pathlib import Path
+from types import ModuleType
+
+log = logging.getLogger(__name__)
+
+_PACKAGE_DIR = Path(__file__).resolve().parent
+ROOT = _PACKAGE_DIR.parent  # the checkout (editable install) or site-packages
+BUILD_DIR = ROOT / "build" / "compiled"  # a checkout's build/; a wheel has none: pure Python
+MANIFEST = "manifest.json"
+
+
+def build_tag() -> str:
+    """The folder name of builds for this interpreter (its extension suffix, e.g. cpython-311-x86_64-linux-gnu)."""
+    return (sysconfig.get_config_var("EXT_SUFFIX") or ".so").strip(".").rsplit(".", 1)[0]
+
+
+def module_source(name: str, root: Path = ROOT) -> Path:
+    """The file Cython compiles for a module name: its .py, its package's __init__.py, or its .pyx."""
+    base = root.joinpath(*name.split("."))
+    for path in (base.with_suffix(".py"), base / "__init__.py", base.with_suffix(".pyx")):
+        if path.is_file():
+            return path
+    return base.with_suffix(".py")  # missing: hashes as absent (stale)
+
+
+def module_sources(name: str, root: Path = ROOT) -> list[Path]:
+    """What a module's build depends on: its source and, when present, the .pxd next to it."""
+    source = module_source(name, root)
+    pxd = source.with_suffix(".pxd") if source.name != "__init__.py" else source.parent / "__init__.pxd"
+    return [source, pxd] if pxd.is_file() else [source]
+
+
+def sources_sha256(name: str, root: Path = ROOT) -> str:
+    """sha256 over a module's source files (names relative to root, then bytes); '' when the source is missing."""
+    h = hashlib.sha256()
+    for path in module_sources(name, root):
+        if not path.is_file():
+            return ""
+        data = path.read_bytes()
+        h.update(f"{path.relative_to(root).as_posix()}\0{len(data)}\0".encode())
+        h.update(data)
+    return h.hexdigest()
+
+
+class _SourceFileExtensionLoader(importlib.machinery.ExtensionFileLoader):
+    """Loads the build but gives the module its source's __file__ (modules find their data next to it)."""
+
+    def __init__(self, fullname: str, path: str, source: Path) -> None:
+        super().__init__(fullname, path)
+        self.source = source
+
+    def exec_module(self, module: ModuleType) -> None:
+        """Run the module body with __file__ set to the .py it was compiled from."""
+        module.__file__ = str(self.source)
+        super().exec_module(module)
+
+
+class CompiledFinder:
+    """Meta path finder: a listed module's compiled file when its sources' hash matches, else nothing."""
+
+    def __init__(self, folder: Path, modules: dict[str, dict[str, str]], root: Path = ROOT) -> None:
+        self.folder = folder
+        self.root = root
+        self.modules = modules  # module name -> {"sources": [...], "sha256", "file"}
+        self.active: list[str] = []  # modules whose compiled file was imported
+        self.stale: list[str] = []  # sources changed since the build: imported as Python (or not at all)
+
+    def find_spec(self, fullname: str, path=None, target=None):  # noqa: ANN001 - importlib protocol
+        """The compiled module's spec, or None (the normal finders load the .py)."""
+        entry = self.modules.get(fullname)
+        if entry is None:
+            return None
+        binary = self.folder / entry["file"]
+        if sources_sha256(fullname, self.root) != entry["sha256"]:
+            if fullname not in self.stale:
+                self.stale.append(fullname)
+                log.warning("%s changed since it was compiled: running it as Python (./build.sh setup recompiles)",
+                            module_source(fullname, self.root).relative_to(self.root).as_posix())
+            return None
+        if not binary.is_file():
+            return None
+        source = module_source(fullname, self.root)
+        loader = _SourceFileExtensionLoader(fullname, str(binary), source)
+        package = source.name == "__init__.py"
+        spec = importlib.machinery.ModuleSpec(fullname, loader, origin=str(binary), is_package=package)
+        if package:
+            spec.submodule_search_locations = [str(source.parent)]
+        spec.has_location = True
+        if fullname not in self.active:
+            self.active.append(fullname)
+        return spec
+
+
+_finder: CompiledFinder | None = None
+
+
+def install(build_dir: Path = BUILD_DIR) -> CompiledFinder | None:
+    """Put the finder for this interpreter's build first on sys.meta_path (once); None without a build."""
+    global _finder
+    if _finder is not None:
+        return _finder
+    if os.environ.get("DEID_COMPILED", "1") == "0":
+        return None
+    folder = build_dir / build_tag()
+    try:
+        modules = json.loads((folder / MANIFEST).read_text())["modules"]
+    except (OSError, ValueError, KeyError):
+        return None  # no build (no compiler, a wheel, another Python): pure Python
+    _finder = CompiledFinder(folder, modules)
+    sys.meta_path.insert(0, _finder)
+    return _finder
+
+
+def is_compiled(module: ModuleType) -> bool:
+    """Whether a module was loaded from a compiled build (not its .py)."""
+    spec = getattr(module, "__spec__", None)
+    return isinstance(getattr(spec, "loader", None), importlib.machinery.ExtensionFileLoader)
+
+
+def status() -> str:
+    """One line for logs and benchmarks: how many listed modules have a current build, how many run compiled."""
+    if _finder is None:
+        why = "DEID_COMPILED=0" if os.environ.get("DEID_COMPILED", "1") == "0" else "no build"
+        return f"compiled modules: none, pure Python ({why})"
+    current = sum(1 for name, entry in _finder.modules.items()
+                  if (_finder.folder / entry["file"]).is_file() and sources_sha256(name, _finder.root) == entry["sha256"])
+    line = (f"compiled modules: {current}/{len(_finder.modules)} built and current, "
+            f"{len(_finder.active)} imported compiled")
+    if _finder.stale:
+        line += f", {len(_finder.stale)} changed since the build run as Python"
+    return line

@@ -1,0 +1,145 @@
+"""The compiled path (deid_core.compiled, scripts/compile_modules.py): same spans as pure Python, never stale.
+
+Real builds, real subprocesses: the checkout's build (./build.sh setup / test compile it first) against
+DEID_COMPILED=0; a temporary checkout with an edited module (it runs as Python, one log line); a build
+with CC=/bin/false (no manifest, pure Python, exit 0); Spark local-mode workers loading the build.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from deid_core import compiled
+
+ROOT = Path(__file__).resolve().parent.parent
+PROBE = ROOT / "tests" / "compiled_probe.py"
+DEV_NOTES = 200
+BUILD = compiled.BUILD_DIR / compiled.build_tag()
+
+
+def _built() -> bool:
+    return (BUILD / compiled.MANIFEST).is_file() and os.environ.get("DEID_COMPILED", "1") != "0"
+
+
+needs_build = pytest.mark.skipif(not _built(), reason="no compiled build (no Cython or compiler): pure Python only")
+
+
+def probe(dev: Path, n: int, root: Path = ROOT, **env: str) -> tuple[dict, str]:
+    """Run tests/compiled_probe.py with `root` first on sys.path; (its JSON, its stderr)."""
+    full = {k: v for k, v in os.environ.items() if k != "DEID_COMPILED"}
+    full.update(PYTHONPATH=str(root), PYTHONHASHSEED="0", **env)
+    done = subprocess.run([sys.executable, str(PROBE), str(dev), str(n)], cwd=root, env=full,
+                          capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return json.loads(done.stdout), done.stderr
+
+
+@pytest.fixture(scope="module")
+def pure_run(physionet_dir):
+    """Sample notes + 200 dev notes, pure Python (DEID_COMPILED=0)."""
+    out, _ = probe(physionet_dir, DEV_NOTES, DEID_COMPILED="0")
+    assert out["status"].startswith("compiled modules: none") and not any(out["compiled"].values())
+    return out
+
+
+def temp_checkout(tmp: Path, with_build: bool) -> Path:
+    """A checkout in tmp: deid_core and scripts copied (editable), build/ copied or absent, the rest linked."""
+    for entry in ROOT.iterdir():
+        if entry.name in {".git", ".venv", "out", "build", "deid_core", "scripts", "pyproject.toml"}:
+            continue
+        (tmp / entry.name).symlink_to(entry)
+    shutil.copytree(ROOT / "deid_core", tmp / "deid_core", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(ROOT / "scripts", tmp / "scripts", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / "pyproject.toml", tmp / "pyproject.toml")
+    if with_build:
+        shutil.copytree(BUILD, tmp / "build" / "compiled" / compiled.build_tag(), ignore=shutil.ignore_patterns("c"))
+    return tmp
+
+
+@needs_build
+def test_compiled_and_pure_give_identical_spans(physionet_dir, pure_run):
+    """The sample (golden) notes and 200 dev notes: the same spans, labels and replacements, compiled or not;
+    the engine modules really ran compiled, the typed scorer included."""
+    out, err = probe(physionet_dir, DEV_NOTES)
+    assert out["file"].startswith(str(ROOT))
+    assert all(out["compiled"].values()), out["compiled"]
+    assert "built and current" in out["status"] and "changed since" not in out["status"]
+    assert "changed since it was compiled" not in err
+    assert len(out["notes"]) == 48 + DEV_NOTES
+    assert out["notes"] == pure_run["notes"]
+
+
+@needs_build
+def test_an_edited_module_runs_as_python_never_stale(physionet_dir, pure_run, tmp_path):
+    """In a copy of the checkout, an edited .py, a .pxd added next to another and an edited .pyx: each runs as
+    Python (the .pyx's caller uses its numpy reference), with one log line naming it; same spans."""
+    tmp = temp_checkout(tmp_path, with_build=True)
+    crf = tmp / "deid_core" / "engine" / "crf"
+    with open(crf / "labels.py", "a") as fh:
+        fh.write("\n# edited after the build\n")
+    (crf / "scorer.pxd").write_text("# declarations added after the build\n")
+    with open(crf / "_scorer_fast.pyx", "a") as fh:
+        fh.write("\n# edited after the build\n")
+    out, err = probe(physionet_dir, 20, root=tmp)
+    assert out["file"].startswith(str(tmp))
+    assert out["compiled"]["deid_core.engine.crf.labels"] is False
+    assert out["compiled"]["deid_core.engine.crf.scorer"] is False
+    assert out["compiled"]["deid_core.engine.crf._scorer_fast"] is None  # not importable: numpy reference
+    assert out["compiled"]["deid_core.engine.pipeline"] is True  # the unchanged modules still run compiled
+    assert "3 changed since the build run as Python" in out["status"]
+    warned = [line for line in err.splitlines() if "changed since it was compiled" in line]
+    assert sorted(w.split()[0] for w in warned) == ["deid_core/engine/crf/_scorer_fast.pyx",
+                                                    "deid_core/engine/crf/labels.py",
+                                                    "deid_core/engine/crf/scorer.py"]
+    assert out["notes"] == pure_run["notes"][: 48 + 20]
+
+
+def test_no_compiler_means_no_manifest_and_pure_python(physionet_dir, pure_run, tmp_path):
+    """CC=/bin/false: one line, exit 0, no manifest; the checkout then runs as pure Python, same spans."""
+    pytest.importorskip("Cython")
+    tmp = temp_checkout(tmp_path, with_build=False)
+    text = (tmp / "pyproject.toml").read_text()
+    start = text.index("\n[tool.deid.compiled]\n") + 1
+    end = text.index("]", text.index("modules = [", start)) + 1
+    (tmp / "pyproject.toml").write_text(text[:start] + '[tool.deid.compiled]\nmodules = ["deid_core.engine.crf.labels", '
+                                        '"deid_core.engine.crf._scorer_fast"]' + text[end:])
+    done = subprocess.run([sys.executable, str(tmp / "scripts" / "compile_modules.py")], cwd=tmp,
+                          env={**os.environ, "CC": "/bin/false"}, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().count("\n") == 0 and "cannot compile" in done.stdout
+    assert "pure Python" in done.stdout
+    assert not (tmp / "build" / "compiled" / compiled.build_tag() / compiled.MANIFEST).exists()
+    out, err = probe(physionet_dir, 20, root=tmp)
+    assert out["status"] == "compiled modules: none, pure Python (no build)"
+    assert not any(out["compiled"].values())
+    assert out["notes"] == pure_run["notes"][: 48 + 20]
+
+
+def test_version_and_status_name_the_compiled_modules():
+    """`deid --version` says how many modules are built and current (or that none are)."""
+    done = subprocess.run([str(Path(sys.executable).parent / "deid"), "--version"], capture_output=True, text=True,
+                          timeout=120, cwd=ROOT)
+    line = done.stdout.strip()
+    assert done.returncode == 0 and line.startswith("deid-spark ") and "compiled modules:" in line
+    assert ("built and current" in line) == _built()
+
+
+@needs_build
+def test_spark_local_workers_import_the_compiled_modules(spark):
+    """A local-mode Python worker loads the build too (the scorer's typed loops included)."""
+
+    def where(_):
+        from deid_core import compiled as worker_compiled
+        from deid_core.engine.crf import scorer
+
+        yield (worker_compiled.is_compiled(scorer), scorer._scorer_fast is not None, worker_compiled.status())
+
+    rows = spark.sparkContext.parallelize(range(2), 2).mapPartitions(where).collect()
+    assert rows and all(c and fast and "built and current" in status for c, fast, status in rows), rows
