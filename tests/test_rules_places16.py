@@ -141,3 +141,21 @@ def test_the_round16_label_and_extent_stand_in_the_pipeline(deid, text, phi, lab
 def test_clinical_look_alikes_get_no_round16_span(deid, text):
     res = deid.process(Note("places16", text))
     assert res.ok and not [s for s in res.spans if s.source in ROUND16]
+
+
+# review16: a clinical phrase before a state-like abbreviation at a line end, and equipment, wards or states of mind
+# after a move or residence frame, are no town (conf/rules/places16.toml filter town_whole)
+@pytest.mark.parametrize("text", [
+    "Hx: Metastatic Breast CA\n", "Dx: Recurrent Ovarian CA\n", "Echo: Moderately Dilated LA\n",
+    "Psych: Denies SI, HI\n", "O2 Delivery: Nasal Cannula, NC\n", "- Insulin Glargine SC\n", "- Nasal Spray IN\n",
+    "Anesthesia: General Endotracheal, GA\n", "Follow up: Infectious Disease, ID\n", "Access: Right Subclavian, SC\n",
+    "Plan: Ex Lap, OR\n", "Labs: Elevated Troponin, MI\n", "Plan: Home With VNA, ME\n",
+    "moved to telemetry.", "moved to recliner.", "moved to commode.", "moved from stretcher to bed.",
+    "moved to droplet precautions.", "moved to isolation.", "moved to nasal cannula.", "living in denial about drinking.",
+    "moved to hallway.", "moved to left lateral decubitus.", "moved to high flow.", "moved to face mask.",
+    "moved to trach collar.", "moved to oral intake.", "moved to clears.", "MOVED TO TELEMETRY.", "LIVING IN DENIAL.",
+    "returned from Physical Therapy.",
+])
+def test_clinical_phrases_before_a_state_or_after_a_frame_get_no_round16_span(deid, text):
+    res = deid.process(Note("places16", text))
+    assert res.ok and not [(text[s.start:s.end], s.source) for s in res.spans if s.source in ROUND16]
