@@ -159,3 +159,15 @@ def test_clinical_look_alikes_get_no_round16_span(deid, text):
 def test_clinical_phrases_before_a_state_or_after_a_frame_get_no_round16_span(deid, text):
     res = deid.process(Note("places16", text))
     assert res.ok and not [(text[s.start:s.end], s.source) for s in res.spans if s.source in ROUND16]
+
+
+# review16: a Title-case count, words and a broad street suffix ('Course', 'Center', 'Way', 'Bridge') before a clinical
+# word is no street line and its town (city-after-street-line, filter town_whole)
+@pytest.mark.parametrize("text", [
+    "Completed 10 Day Course, Improved.", "Started 14 Day Course, Improving.", "Ambulated 50 Feet To Hall Way, Steady.",
+    "Seen in 2 West Medical Center, Discharged.",
+    "12 Lead ECG Via Bridge, Sinus.",
+])
+def test_a_clinical_word_after_a_title_case_count_is_no_town(deid, text):
+    res = deid.process(Note("places16", text))
+    assert res.ok and not [(text[s.start:s.end], s.source) for s in res.spans if s.source in ROUND16]
