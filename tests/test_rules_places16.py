@@ -171,3 +171,15 @@ def test_clinical_phrases_before_a_state_or_after_a_frame_get_no_round16_span(de
 def test_a_clinical_word_after_a_title_case_count_is_no_town(deid, text):
     res = deid.process(Note("places16", text))
     assert res.ok and not [(text[s.start:s.end], s.source) for s in res.spans if s.source in ROUND16]
+
+
+# review16: a caller or sender named after 'was from' is a person, no town (town_whole: a first name opens no town
+# unless the town is a known one, 'originally from [Quincy]')
+@pytest.mark.parametrize("text", ["Call was from Jo Quellan; will call back.", "The call was from Jo; she says ok."])
+def test_a_first_name_after_was_from_is_no_town(deid, text):
+    res = deid.process(Note("places16", text))
+    assert res.ok and not [(text[s.start:s.end], s.source) for s in res.spans if s.source in ROUND16]
+
+
+def test_a_known_town_that_is_a_first_name_stays_a_town(deid):
+    assert span_stands(deid, "places16", "He is originally from Quincy and moved here in 2010.", "Quincy", "CITY")

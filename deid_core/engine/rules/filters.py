@@ -304,16 +304,18 @@ def landmark_tail_filter(text: str, start: int, end: int, settings: dict) -> tup
 
 
 def town_whole_filter(text: str, start: int, end: int, settings: dict) -> tuple[int, int] | None:
-    """place_tail_lower_filter's town, kept only when it is the whole hit and opens with no clinical word or care setting
-    but a place prefix ('New', 'Lake'): a frame read
+    """place_tail_lower_filter's town, kept only when it is the whole hit, opens with no clinical word or care setting
+    but a place prefix ('New', 'Lake') and, unless a known town, no first name ('call was from Jo'): a frame read
     before the town ('- [Quellfurt] MI', 'resident of [Quellside]') says nothing of a town cut out of a clinical
     phrase or made of dictionary words ('- Insulin Glargine SC', 'Hx: Metastatic Breast CA', 'moved to telemetry')."""
     span = place_tail_lower_filter(text, start, end, settings)
     if span is None or span[0] != start:
         return None
-    first = base(hit_words(text, *span)[0][2])
-    if first not in settings.get("place_prefixes", ()) and (first in words("medical_word") or first in _CARE_SETTINGS):
+    pieces = [base(w) for _, _, w in hit_words(text, *span)]
+    if pieces[0] not in settings.get("place_prefixes", ()) and (pieces[0] in words("medical_word") or pieces[0] in _CARE_SETTINGS):
         return None
+    if pieces[0] in words("first_name") and " ".join(pieces) not in words("city"):
+        return None  # a person: 'call was from [Jo] Quellan', not 'originally from [Quincy]'
     return span
 
 
