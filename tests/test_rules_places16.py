@@ -183,3 +183,16 @@ def test_a_first_name_after_was_from_is_no_town(deid, text):
 
 def test_a_known_town_that_is_a_first_name_stays_a_town(deid):
     assert span_stands(deid, "places16", "He is originally from Quincy and moved here in 2010.", "Quincy", "CITY")
+
+
+# review16: a rule's town cut out of a CRF person or organization span leaves its state abbreviation in that span's
+# label ('Springfield IL' read DOCTOR): state_after_town makes it the STATE
+@pytest.mark.parametrize("text,state", [("- Quell, Ann - Springfield IL\n", "IL"), ("Lab: GENEDX, Atlanta GA\n", "GA")])
+def test_the_state_left_of_a_crf_span_cut_by_a_rule_town_is_a_state(deid, text, state):
+    assert span_stands(deid, "places16", text, state, "STATE")
+
+
+def test_a_crf_state_reading_after_a_crf_town_is_left_alone():
+    text = "seen by Quellan Dr, Quellton NY today"
+    spans = [crf_span(text, "Quellton", "CITY"), crf_span(text, "NY", "DOCTOR")]
+    assert state_after_town(spans, text) == spans
