@@ -141,3 +141,58 @@ def test_the_round16_label_and_extent_stand_in_the_pipeline(deid, text, phi, lab
 def test_clinical_look_alikes_get_no_round16_span(deid, text):
     res = deid.process(Note("places16", text))
     assert res.ok and not [s for s in res.spans if s.source in ROUND16]
+
+
+# review16: a clinical phrase before a state-like abbreviation at a line end, and equipment, wards or states of mind
+# after a move or residence frame, are no town (conf/rules/places16.toml filter town_whole)
+@pytest.mark.parametrize("text", [
+    "Hx: Metastatic Breast CA\n", "Dx: Recurrent Ovarian CA\n", "Echo: Moderately Dilated LA\n",
+    "Psych: Denies SI, HI\n", "O2 Delivery: Nasal Cannula, NC\n", "- Insulin Glargine SC\n", "- Nasal Spray IN\n",
+    "Anesthesia: General Endotracheal, GA\n", "Follow up: Infectious Disease, ID\n", "Access: Right Subclavian, SC\n",
+    "Plan: Ex Lap, OR\n", "Labs: Elevated Troponin, MI\n", "Plan: Home With VNA, ME\n",
+    "moved to telemetry.", "moved to recliner.", "moved to commode.", "moved from stretcher to bed.",
+    "moved to droplet precautions.", "moved to isolation.", "moved to nasal cannula.", "living in denial about drinking.",
+    "moved to hallway.", "moved to left lateral decubitus.", "moved to high flow.", "moved to face mask.",
+    "moved to trach collar.", "moved to oral intake.", "moved to clears.", "MOVED TO TELEMETRY.", "LIVING IN DENIAL.",
+    "returned from Physical Therapy.",
+])
+def test_clinical_phrases_before_a_state_or_after_a_frame_get_no_round16_span(deid, text):
+    res = deid.process(Note("places16", text))
+    assert res.ok and not [(text[s.start:s.end], s.source) for s in res.spans if s.source in ROUND16]
+
+
+# review16: a Title-case count, words and a broad street suffix ('Course', 'Center', 'Way', 'Bridge') before a clinical
+# word is no street line and its town (city-after-street-line, filter town_whole)
+@pytest.mark.parametrize("text", [
+    "Completed 10 Day Course, Improved.", "Started 14 Day Course, Improving.", "Ambulated 50 Feet To Hall Way, Steady.",
+    "Seen in 2 West Medical Center, Discharged.",
+    "12 Lead ECG Via Bridge, Sinus.",
+])
+def test_a_clinical_word_after_a_title_case_count_is_no_town(deid, text):
+    res = deid.process(Note("places16", text))
+    assert res.ok and not [(text[s.start:s.end], s.source) for s in res.spans if s.source in ROUND16]
+
+
+# review16: a caller or sender named after 'was from' is a person, no town (town_whole: a first name opens no town
+# unless the town is a known one, 'originally from [Quincy]')
+@pytest.mark.parametrize("text", ["Call was from Jo Quellan; will call back.", "The call was from Jo; she says ok."])
+def test_a_first_name_after_was_from_is_no_town(deid, text):
+    res = deid.process(Note("places16", text))
+    assert res.ok and not [(text[s.start:s.end], s.source) for s in res.spans if s.source in ROUND16]
+
+
+def test_a_known_town_that_is_a_first_name_stays_a_town(deid):
+    assert span_stands(deid, "places16", "He is originally from Quincy and moved here in 2010.", "Quincy", "CITY")
+
+
+# review16: a rule's town cut out of a CRF person or organization span leaves its state abbreviation in that span's
+# label ('Springfield IL' read DOCTOR): state_after_town makes it the STATE
+@pytest.mark.parametrize("text,state", [("- Quell, Ann - Springfield IL\n", "IL"), ("Lab: GENEDX, Atlanta GA\n", "GA")])
+def test_the_state_left_of_a_crf_span_cut_by_a_rule_town_is_a_state(deid, text, state):
+    assert span_stands(deid, "places16", text, state, "STATE")
+
+
+def test_a_crf_state_reading_after_a_crf_town_is_left_alone():
+    text = "seen by Quellan Dr, Quellton NY today"
+    spans = [crf_span(text, "Quellton", "CITY"), crf_span(text, "NY", "DOCTOR")]
+    assert state_after_town(spans, text) == spans

@@ -108,7 +108,9 @@ def split_town_states(spans: Sequence[Span], text: str) -> list[Span]:
 def state_after_town(spans: Sequence[Span], text: str) -> list[Span]:
     """A US state abbreviation right after a CITY span and in no span made a STATE span: 'from Quellton, [MA],
     regarding', 'Quellton [NH]' at a line end, 'Quellton ([ID])'; in lower case only after a comma, and after a lower-case town no English
-    word ('quellton, [ct]', not 'quellton in 2010') unless the address closes there ('quellton, [in].', '(Quellton, [ma])'); never after a titled name ('Dr. Quellan, PA'). The town's span says it is an address, which a bare 'MA' or 'in' does not."""
+    word ('quellton, [ct]', not 'quellton in 2010') unless the address closes there ('quellton, [in].', '(Quellton, [ma])'); never after a titled name ('Dr. Quellan, PA'). The town's span says it is an address, which a bare 'MA' or 'in' does not.
+    After a rule's town, a capital abbreviation the CRF alone read as another label is the state ('- Quell, Ann -
+    Springfield [IL]' read DOCTOR)."""
     spans = split_town_states(spans, text)
     towns = [s for s in spans if s.label == "CITY"]
     if not towns:
@@ -116,6 +118,7 @@ def state_after_town(spans: Sequence[Span], text: str) -> list[Span]:
     taken = sorted((s.start, s.end) for s in spans)
     starts = [a for a, _ in taken]
     added: list[Span] = []
+    relabel: dict[tuple[int, int], float] = {}
     for t in towns:
         m = _STATE_AFTER.match(text, t.end)
         if m is None:
@@ -131,8 +134,15 @@ def state_after_town(spans: Sequence[Span], text: str) -> list[Span]:
         a, b = m.span(1)
         i = bisect_left(starts, b)  # spans starting before the abbreviation's end; the last ones may cover it
         if any(taken[j][1] > a for j in range(max(0, i - 2), i)):
+            if not is_crf(t) and abbr.isupper():  # review16: a rule's town cut a CRF 'Springfield IL' (DOCTOR)
+                cover = [s for s in spans if s.start < b and s.end > a]
+                if len(cover) == 1 and (cover[0].start, cover[0].end) == (a, b) and is_crf(cover[0]) and cover[0].label != "STATE":
+                    relabel[(a, b)] = t.confidence
             continue
         added.append(Span(a, b, "STATE", "state-after-town", t.confidence))
+    if relabel:
+        spans = [Span(s.start, s.end, "STATE", "state-after-town", relabel[(s.start, s.end)])
+                 if (s.start, s.end) in relabel and is_crf(s) else s for s in spans]
     if not added:
         return list(spans)
     return sorted([*spans, *added], key=lambda s: (s.start, s.end))

@@ -303,6 +303,22 @@ def landmark_tail_filter(text: str, start: int, end: int, settings: dict) -> tup
     return _named_place(text, place_tail_filter(text, start, end, settings))
 
 
+def town_whole_filter(text: str, start: int, end: int, settings: dict) -> tuple[int, int] | None:
+    """place_tail_lower_filter's town, kept only when it is the whole hit, opens with no clinical word or care setting
+    but a place prefix ('New', 'Lake') and, unless a known town, no first name ('call was from Jo'): a frame read
+    before the town ('- [Quellfurt] MI', 'resident of [Quellside]') says nothing of a town cut out of a clinical
+    phrase or made of dictionary words ('- Insulin Glargine SC', 'Hx: Metastatic Breast CA', 'moved to telemetry')."""
+    span = place_tail_lower_filter(text, start, end, settings)
+    if span is None or span[0] != start:
+        return None
+    pieces = [base(w) for _, _, w in hit_words(text, *span)]
+    if pieces[0] not in settings.get("place_prefixes", ()) and (pieces[0] in words("medical_word") or pieces[0] in _CARE_SETTINGS):
+        return None
+    if pieces[0] in words("first_name") and " ".join(pieces) not in words("city"):
+        return None  # a person: 'call was from [Jo] Quellan', not 'originally from [Quincy]'
+    return span
+
+
 def location_named_filter(text: str, start: int, end: int, settings: dict) -> tuple[int, int] | None:
     """location_filter's place, kept only when landmark_filter keeps it ('lives w/ son in [Quarrow]', not 'in Shelter')."""
     return _named_place(text, location_filter(text, start, end, settings))
@@ -378,6 +394,7 @@ FILTERS: dict[str, Filter] = {
     "place_tail_lower": place_tail_lower_filter,
     "landmark": landmark_filter,
     "landmark_tail": landmark_tail_filter,
+    "town_whole": town_whole_filter,
     "location_named": location_named_filter,
     "location_whole": location_whole_filter,
     "proper_head": proper_head_filter,
@@ -394,6 +411,6 @@ FILTERS: dict[str, Filter] = {
 CONTEXT_FREE: frozenset[str] = frozenset({
     "name", "kin_name", "name_before", "name_role", "known_first_name", "initial_known_surname", "known_name",
     "listed_name", "location", "place_keyword", "place_keyword_strict", "city", "country", "age", "profession",
-    "not_common", "dotted_login", "no_frequent_word", "place_tail", "landmark", "landmark_tail", "location_named",
+    "not_common", "dotted_login", "no_frequent_word", "place_tail", "landmark", "landmark_tail", "town_whole", "location_named",
     "location_whole", "proper_head", "named_kind", "firm_partners", "context_name", "place_acronym",
 })
