@@ -224,3 +224,20 @@ def test_a_relative_and_sons_is_no_firm(deid, text):
     res = deid.process(Note("orgs16", text))
     assert res.ok and not [s for s in res.spans if s.label == "ORGANIZATION"], text
 
+
+@pytest.mark.parametrize("text", [
+    "Counseled on potassium-rich foods and low salt diet.", "Avoid high-sodium foods; limit iron-rich foods.",
+    "Plan: removal of c-spine hardware next month.", "DC MEDS: AMLODIPINE. HOME INFUSION TO FOLLOW.",
+    "S/P ORIF L TIBIA. ORIF HARDWARE INTACT.", "Xray: orif hardware intact, no loosening.",
+])
+def test_clinical_compounds_and_a_sentence_end_make_no_kind_hit(text):
+    assert not [o for o in _decide(text) if o[0] == "ORGANIZATION"], text
+
+
+@pytest.mark.parametrize(("text", "org"), [
+    ("Vendor: Lincare. Oxygen 2L NC.", "Lincare"), ("DME vendor: APRIA. Walker ordered.", "APRIA"),
+    ("Employer name: Self-employed. Lives with wife.", None),
+])
+def test_a_field_value_stops_at_a_sentence_end(text, org):
+    orgs = [o for o in _decide(text) if o[0] == "ORGANIZATION"]
+    assert orgs == ([("ORGANIZATION", org)] if org else []), text

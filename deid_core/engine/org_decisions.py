@@ -209,9 +209,23 @@ def named_organizations(spans: Sequence[Span], doc: Doc,
 
 
 def _strong(word: str) -> bool:
-    """A name word on its own: no dictionary word, or a known name that is no frequent word ('Chesney', 'koch')."""
+    """A name word on its own: no dictionary word, or a known name that is no frequent word ('Chesney', 'koch'); a
+    hyphenated word in one case all of whose parts are ('potassium-rich', 'c-spine', 'Self-employed' are not; a Title
+    'Hill-Quell' needs one; review16)."""
     low = word.lower().strip(".'’")
+    if "-" in low.strip("-"):
+        parts = [p for p in low.split("-") if p]
+        strong = [_strong(p) for p in parts]
+        titled = all(p[:1].isupper() for p in word.split("-") if p)
+        return any(strong) if titled else all(strong)
     return not is_common(low) or (is_name(low) and not is_frequent(low))
+
+
+def _ends_sentence(word: str) -> bool:
+    """A word with a period after it that is no short Title abbreviation ('Lincare.', 'AMLODIPINE.'; not 'St.', 'Mt.',
+    'U.S.'): a name does not go on past it (review16)."""
+    core = word.rstrip(".")
+    return word.endswith(".") and "." not in core and not (len(core) <= 2 and core[:1].isupper() and core[1:].islower())
 
 
 def _kind_hit(text: str, start: int, end: int) -> int | None:
@@ -233,6 +247,8 @@ def _kind_hit(text: str, start: int, end: int) -> int | None:
         if m is None:
             break
         word = m.group(1)
+        if _ends_sentence(word):
+            break  # 'AMLODIPINE. HOME INFUSION': the name ends a sentence before the kind
         low = word.lower().strip(".'’")
         written = word.isupper() if case == "upper" else word.islower() if case == "lower" else word[:1].isupper()
         if not written:
@@ -273,8 +289,8 @@ def _field_value(text: str, start: int, end: int) -> tuple[int, int, int] | None
         titled += not word.isupper()
         names.append(w)
         pos = w.end()
-        if len(names) == 6:
-            break
+        if len(names) == 6 or _ends_sentence(word):
+            break  # 'Vendor: [Lincare]. Oxygen 2L'
     if not names or not (strong or (len(names) > 1 and titled > 1 and not is_frequent(names[0].group()))):
         return None
     end = names[-1].end()
