@@ -54,6 +54,9 @@ _JOINED_AFTER = frozenset("-/@_'’&")
 _WORD = regex.compile(r"[\p{L}\d][\p{L}\d'’.-]*")
 _FRAME_REACH = 48  # characters read before an entry for a frame
 _PHARMACY = regex.compile(r"[ \t]+((?i:pharmacy))(?![\p{L}\d])")
+# how far past an entry its "Pharmacy" is looked for: the regex module looks for a required literal up to endpos,
+# so an unbounded match costs the rest of the note at every entry (quadratic on long notes; review16)
+_PHARMACY_REACH = 40
 _STOP = regex.compile(r"[ \t]*[(,;:]")  # after an organization's name: its name ends there
 _WORK_UP = r"(?![ \t]*-?[ \t]*(?i:up)(?![\p{L}\d]))"  # 'work-up for IBM', 'worked up for CVS': a clinical work-up
 _CLAUSE_END = regex.compile(r"[ \t]*(?:[.,;:!?)\]\n]|\Z)")  # after a lower-case framed name ('lost her job at ups.')
@@ -360,7 +363,7 @@ def _framed(text: str, start: int, end: int, spans: Sequence[Span],
 def _with_pharmacy(text: str, start: int, end: int) -> int:
     """The entry's end, past a 'Pharmacy' written in its case right after it ('[Costco Pharmacy]', '[CVS
     PHARMACY]'; not 'Walgreens pharmacy')."""
-    if (m := _PHARMACY.match(text, end)) is None:
+    if (m := _PHARMACY.match(text, end, min(len(text), end + _PHARMACY_REACH))) is None:
         return end
     name, word = text[start:end], m.group(1)
     same = word.isupper() if name.isupper() else word.islower() if name.islower() else word[0].isupper() and word[1:].islower()
