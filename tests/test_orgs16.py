@@ -241,3 +241,19 @@ def test_clinical_compounds_and_a_sentence_end_make_no_kind_hit(text):
 def test_a_field_value_stops_at_a_sentence_end(text, org):
     orgs = [o for o in _decide(text) if o[0] == "ORGANIZATION"]
     assert orgs == ([("ORGANIZATION", org)] if org else []), text
+
+
+@pytest.mark.parametrize(("text", "crf"), [
+    ("Contact: Mary Ford (555) 201-3344, daughter.", "Mary Ford"),
+    ("Son Jim Kroger (555) 201-3344 is HCP.", "Jim Kroger"),
+])
+def test_a_persons_surname_before_a_phone_stays_a_person(text, crf):
+    # review16: the phone frame read the list name 'Ford' inside 'Mary Ford (555) ...' and relabelled the person
+    assert ("DOCTOR", crf) in _decide(text, [crf_span(text, crf, "DOCTOR")])
+
+
+@pytest.mark.parametrize("text", ["Thought Organization: Tangential Loose", "MSE: Thought organization: Quell Loose",
+                                  "Union: Delayed Union. Alignment: anatomic."])
+def test_a_clinical_field_is_no_organization_field(text):
+    # review16: a field word after another word ('Thought Organization:') is another field; 'Union:' is a fracture's
+    assert not [o for o in _decide(text) if o[0] == "ORGANIZATION"], text

@@ -224,6 +224,14 @@ def _strong(word: str) -> bool:
     return not is_common(low) or (is_name(low) and not is_frequent(low))
 
 
+def _after_word(text: str, start: int) -> bool:
+    """Is [start...) right after a word on its line, blanks between ('Mary Ford', 'Thought Organization'; review16)?"""
+    i = start
+    while i > 0 and text[i - 1] in " \t\u00a0":
+        i -= 1
+    return i > 0 and text[i - 1].isalnum()
+
+
 def _ends_sentence(word: str) -> bool:
     """A word with a period after it that is no short Title abbreviation ('Lincare.', 'AMLODIPINE.'; not 'St.', 'Mt.',
     'U.S.'): a name does not go on past it (review16)."""
@@ -274,8 +282,9 @@ def _field_value(text: str, start: int, end: int) -> tuple[int, int, int] | None
     [Quellco Freight]', 'DME vendor: [APRIA]', 'Agency: [Quellton VNA]'; round 16): Title or capital name words (small
     words between them) up to a stop, one of them a name word on its own (_strong) or two Title words opening with no
     frequent word; not 'School: 3rd grade', 'Agency: none', 'Church: Catholic', 'Company: Self'."""
-    if (m := _FIELD_SEP.match(text, end)) is None or (start > 0 and text[start - 1] not in " \t\n|;(["):
-        return None
+    if (m := _FIELD_SEP.match(text, end)) is None or (start > 0 and text[start - 1] not in " \t\n|;([") or (
+            _after_word(text, start)):
+        return None  # 'Thought Organization:' is another field (review16)
     names, strong, titled = [], False, 0
     pos = m.end()
     for w in _WORD.finditer(text, pos, min(len(text), pos + 80)):
@@ -349,8 +358,8 @@ def _framed(text: str, start: int, end: int, spans: Sequence[Span],
     before it and 'at' / 'for' / 'with' ('seismic interpreter with Target'); an entry in lower case needs a store word
     or the end of its clause after it ('lost her job at ups.', not 'shopping for apple juice')."""
     before, after = framing[:2]
-    if (after is not None and after.match(text, end)) or _PHONE_AFTER.match(text, end):
-        return True  # 'Target pharmacy', 'CVS (555) 201-3344': a store's name and its number
+    if (after is not None and after.match(text, end)) or (_PHONE_AFTER.match(text, end) and not _after_word(text, start)):
+        return True  # 'Target pharmacy', 'CVS (555) 201-3344': a store's name and its number; not 'Mary Ford (555)...'
     if text[start:end].islower() and not _CLAUSE_END.match(text, end):
         return False  # 'shopping for apple juice', 'working with PT for target weight': the word's own use
     if before is not None and before.search(text, max(0, start - _FRAME_REACH), start):
