@@ -257,3 +257,10 @@ def test_a_persons_surname_before_a_phone_stays_a_person(text, crf):
 def test_a_clinical_field_is_no_organization_field(text):
     # review16: a field word after another word ('Thought Organization:') is another field; 'Union:' is a fracture's
     assert not [o for o in _decide(text) if o[0] == "ORGANIZATION"], text
+
+
+def test_the_decisions_word_lists_are_data_in_conf():
+    # review16: the value stop words, kind lead words and place prefixes were frozensets in engine/org_decisions.py
+    for name, some in [(od.VALUE_NOT_NAMES_FILE, {"none", "self", "baptist"}), (od.KIND_LEADS_FILE, {"attends", "wife"}),
+                       (od.PREFIXES_FILE, {"east", "port"})]:
+        assert some <= od.word_set(name), name

@@ -40,6 +40,9 @@ from deid_core.spans import Span
 SOURCE = ORGANIZATION_LIST_SOURCE  # no propagation seed (engine/propagation.py)
 ANY, TITLED, FRAMED, KIND = 0, 1, 2, 3  # how a list's entries must be written or framed to be read; KIND: a kind hit
 KINDS_FILE = "organizations_kinds.txt"  # kinds of organization read after name words (round 16)
+VALUE_NOT_NAMES_FILE = "organizations_value_not_names.txt"  # field values that name no organization ('Company: Self')
+KIND_LEADS_FILE = "organizations_kind_leads.txt"  # words before a kind that are none of its name words ('attends')
+PREFIXES_FILE = "organizations_name_prefixes.txt"  # place prefixes before a strong name word ('East Quellton')
 FILES = {ANY: "organizations.txt", TITLED: "organizations_titled.txt", FRAMED: "organizations_framed.txt"}
 # merge-only lists live with the rules' word lists, outside the CRF's gazetteers: no bundle version or bench digest moves
 WORDS_DIR = "rules/words"
@@ -66,26 +69,7 @@ _STOP_BEFORE = regex.compile(r"[ \t]*[(,;:][ \t]*\Z")  # right before an organiz
 _REP = regex.compile(r"[ \t]+(?i:rep|representative|agent|adjuster|liaison|coordinator)\.?[ \t]+(?=\p{L})")
 _AMPERSAND_BEFORE = regex.compile(r"[ \t]&[ \t]+\Z")
 _FIELD_SEP = regex.compile(r"[ \t]*:[ \t]*")  # a field's colon and the blanks around it
-# a field value that says there is no organization ('Employer: None', 'Company: Self', 'School: Home schooled')
-_VALUE_NOT_NAMES = frozenset({"none", "n/a", "na", "unknown", "self", "retired", "unemployed", "disabled", "student",
-                              "homemaker", "home", "same", "not", "no", "declined", "pending", "see", "per", "yes",
-                              "other", "unk", "tbd", "deferred", "refused", "patient", "pt", "n",
-                              # a faith, not a congregation ('Church: Baptist')
-                              "catholic", "baptist", "methodist", "lutheran", "presbyterian", "episcopal", "jewish",
-                              "muslim", "christian", "protestant", "orthodox", "mormon", "lds", "pentecostal",
-                              "evangelical", "buddhist", "hindu", "unitarian", "adventist", "nondenominational"})
 _NAME_BEFORE = regex.compile(r"(?<![\p{L}\d'’.-])(\p{L}[\p{L}'’-]*\p{L}\.?|\p{L})[ \t]+\Z")  # one name word, a blank
-# words that open a clause or frame before a kind's name words, never one of them ('attends [X Academy]', 'WIFE AND
-# SONS'); function words and clinical words too (gazetteers)
-_KIND_LEADS = frozenset({"attends", "attended", "attending", "graduated", "completed", "finished", "some", "public",
-                         "private", "catholic", "local", "nursing", "medical", "junior", "senior", "dropped", "teaches",
-                         "teacher", "works", "worked", "work", "working", "retired", "employed", "wife", "husband",
-                         "son", "sons", "daughter", "daughters", "mother", "father", "brother", "sister", "patient",
-                         "pt", "via", "per", "through", "thru", "dr", "called", "notified", "contacted", "referred",
-                         "referral", "resources", "given", "former", "current", "area", "county", "city",
-                         "state", "national", "american", "united", "community", "family", "home", "christian"})
-_PREFIXES = frozenset({"new", "east", "west", "north", "south", "lake", "port", "fort", "mount", "mt", "saint", "st",
-                       "upper", "lower", "glen", "great", "little", "old"})  # before a strong name word only
 _JOB_LINK = regex.compile(r"[ \t]+(?i:at|for|with|from)[ \t]+(?:the[ \t]+)?\Z")  # '<PROFESSION> with Target'
 
 
@@ -150,6 +134,12 @@ def _as_written(entry: str) -> str:
     """The entry as the lowered note writes it: every ASCII sign but the apostrophe one blank, none collapsed ('stop &
     shop' -> 'stop   shop', 'st. vincent de paul' -> 'st  vincent de paul'), as gazetteers.lowered does."""
     return "".join(" " if c.isascii() and not c.isalnum() and c != "'" else c for c in entry.lower()).strip()
+
+
+@lru_cache(maxsize=16)
+def word_set(name: str) -> frozenset[str]:
+    """One list file of conf/rules/words as a set, read once (review16: the decision's word lists are data)."""
+    return list_entries(name)
 
 
 def entries(tier: int) -> frozenset[str]:
@@ -264,10 +254,10 @@ def _kind_hit(text: str, start: int, end: int) -> int | None:
         written = word.isupper() if case == "upper" else word.islower() if case == "lower" else word[:1].isupper()
         if not written:
             break
-        if low in _PREFIXES and strong:
+        if low in word_set(PREFIXES_FILE) and strong:
             pos = first = m.start(1)
             continue
-        if low in _KIND_LEADS or is_function_word(low) or low in words("medical_word"):
+        if low in word_set(KIND_LEADS_FILE) or is_function_word(low) or low in words("medical_word"):
             break
         if _strong(word):
             strong = True
@@ -295,7 +285,7 @@ def _field_value(text: str, start: int, end: int) -> tuple[int, int, int] | None
         if low in _SMALL and names:
             pos = w.end()
             continue  # 'Bank of [America]', 'Council on Aging': a small word between name words
-        if not word[:1].isupper() or low in _VALUE_NOT_NAMES or low in words("medical_word"):
+        if not word[:1].isupper() or low in word_set(VALUE_NOT_NAMES_FILE) or low in words("medical_word"):
             break
         strong = strong or _strong(word)
         titled += not word.isupper()
