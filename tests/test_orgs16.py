@@ -264,3 +264,10 @@ def test_the_decisions_word_lists_are_data_in_conf():
     for name, some in [(od.VALUE_NOT_NAMES_FILE, {"none", "self", "baptist"}), (od.KIND_LEADS_FILE, {"attends", "wife"}),
                        (od.PREFIXES_FILE, {"east", "port"})]:
         assert some <= od.word_set(name), name
+
+
+@pytest.mark.parametrize(("text", "org"), [("st. mary's parish - skilled nursing visit", "st. mary's parish"),
+                                           ("ST. MARY'S PARISH - SKILLED NURSING VISIT", "ST. MARY'S PARISH")])
+def test_a_short_abbreviation_in_any_case_does_not_end_a_kinds_name(text, org):
+    # review16: the sentence-end stop first took lower-case 'st.' for a sentence's end
+    assert ("ORGANIZATION", org) in _decide(text)

@@ -223,10 +223,10 @@ def _after_word(text: str, start: int) -> bool:
 
 
 def _ends_sentence(word: str) -> bool:
-    """A word with a period after it that is no short Title abbreviation ('Lincare.', 'AMLODIPINE.'; not 'St.', 'Mt.',
+    """A word with a period after it that is no short abbreviation ('Lincare.', 'AMLODIPINE.'; not 'St.', 'st.', 'MT.',
     'U.S.'): a name does not go on past it (review16)."""
     core = word.rstrip(".")
-    return word.endswith(".") and "." not in core and not (len(core) <= 2 and core[:1].isupper() and core[1:].islower())
+    return word.endswith(".") and "." not in core and len(core) > 2
 
 
 def _kind_hit(text: str, start: int, end: int) -> int | None:
