@@ -271,3 +271,11 @@ def test_the_decisions_word_lists_are_data_in_conf():
 def test_a_short_abbreviation_in_any_case_does_not_end_a_kinds_name(text, org):
     # review16: the sentence-end stop first took lower-case 'st.' for a sentence's end
     assert ("ORGANIZATION", org) in _decide(text)
+
+
+@pytest.mark.parametrize(("text", "country"), [("Immigrated to US (from Mexico, 20 years ago). Lives with daughter.", "Mexico"),
+                                               ("Lives in Boston (from Haiti, 15 yrs here).", "Haiti")])
+def test_a_country_in_from_years_brackets_is_no_employer(deid, text, country):
+    # review16: organization16-retired-from-years read any '(from <Name>, N years' and relabelled the CRF's COUNTRY
+    res = deid.process(Note("orgs16", text))
+    assert res.ok and not [s for s in res.spans if s.source in ROUND16], text
