@@ -279,3 +279,10 @@ def test_a_country_in_from_years_brackets_is_no_employer(deid, text, country):
     # review16: organization16-retired-from-years read any '(from <Name>, N years' and relabelled the CRF's COUNTRY
     res = deid.process(Note("orgs16", text))
     assert res.ok and not [s for s in res.spans if s.source in ROUND16], text
+
+
+@pytest.mark.parametrize("text", ["School: ADHD, on IEP. Grade 7.", "School: GED. Smokes 1 ppd.", "School: IEP in place",
+                                  "Employer name: SSDI since 2015", "School: HS diploma"])
+def test_a_schooling_or_benefit_abbreviation_is_no_field_organization(text):
+    # review16: 'School: [ADHD]', 'School: [GED]' were organizations (no dictionary word: a strong name word)
+    assert not [o for o in _decide(text) if o[0] == "ORGANIZATION"], text
