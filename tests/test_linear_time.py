@@ -446,3 +446,23 @@ def test_a_planted_quadratic_rule_fails_the_check(tmp_path):
     run = {"a quarter of Smith repeated": lambda n: ("Smith MD " + KINDS["Smith repeated"](n // 4)).ljust(n)}
     with pytest.raises(AssertionError, match="grows faster than linear"):
         assert_linear(lambda t: tagger.tag(doc_of(t)), "the planted rule", run)
+
+
+def test_round16_organization_kinds_and_field_values_are_linear():
+    """Round 16 (review16): many kind hits and field values in one long note cost linear time: the look for a
+    'Pharmacy' after each entry is bounded (the regex module searches a required literal up to the end of the text)."""
+    from deid_core.config import load_config
+    from deid_core.engine import org_decisions as od
+
+    m = load_config().merge
+    framing = od.frames(m.organization_frame_words, m.organization_field_words, m.organization_store_words,
+                        m.organization_tail_words)
+
+    def run(text: str) -> None:
+        od.named_organizations([], Doc(Note("x", text)), framing, m)
+
+    # 4k -> 40k hides it (a few ms): 100k -> 400k characters, a linear step gives ~4, the unbounded look ~10 or more
+    for kind, make in {"kinds": lambda n: ("Quell Home Care. " * n)[:n],
+                       "fields": lambda n: ("Company: Quellco\n" * n)[:n]}.items():
+        ratio = min(growth(run, make, 100_000, 400_000, 2, large_repeats=k)[2] for k in (1, 2))
+        assert ratio < 7.0, f"round 16 organization decision on {kind}: x{ratio:.1f} from 100k to 400k characters"

@@ -40,6 +40,9 @@ from deid_core.spans import Span
 SOURCE = ORGANIZATION_LIST_SOURCE  # no propagation seed (engine/propagation.py)
 ANY, TITLED, FRAMED, KIND = 0, 1, 2, 3  # how a list's entries must be written or framed to be read; KIND: a kind hit
 KINDS_FILE = "organizations_kinds.txt"  # kinds of organization read after name words (round 16)
+VALUE_NOT_NAMES_FILE = "organizations_value_not_names.txt"  # field values that name no organization ('Company: Self')
+KIND_LEADS_FILE = "organizations_kind_leads.txt"  # words before a kind that are none of its name words ('attends')
+PREFIXES_FILE = "organizations_name_prefixes.txt"  # place prefixes before a strong name word ('East Quellton')
 FILES = {ANY: "organizations.txt", TITLED: "organizations_titled.txt", FRAMED: "organizations_framed.txt"}
 # merge-only lists live with the rules' word lists, outside the CRF's gazetteers: no bundle version or bench digest moves
 WORDS_DIR = "rules/words"
@@ -54,6 +57,9 @@ _JOINED_AFTER = frozenset("-/@_'’&")
 _WORD = regex.compile(r"[\p{L}\d][\p{L}\d'’.-]*")
 _FRAME_REACH = 48  # characters read before an entry for a frame
 _PHARMACY = regex.compile(r"[ \t]+((?i:pharmacy))(?![\p{L}\d])")
+# how far past an entry its "Pharmacy" is looked for: the regex module looks for a required literal up to endpos,
+# so an unbounded match costs the rest of the note at every entry (quadratic on long notes; review16)
+_PHARMACY_REACH = 40
 _STOP = regex.compile(r"[ \t]*[(,;:]")  # after an organization's name: its name ends there
 _WORK_UP = r"(?![ \t]*-?[ \t]*(?i:up)(?![\p{L}\d]))"  # 'work-up for IBM', 'worked up for CVS': a clinical work-up
 _CLAUSE_END = regex.compile(r"[ \t]*(?:[.,;:!?)\]\n]|\Z)")  # after a lower-case framed name ('lost her job at ups.')
@@ -63,26 +69,7 @@ _STOP_BEFORE = regex.compile(r"[ \t]*[(,;:][ \t]*\Z")  # right before an organiz
 _REP = regex.compile(r"[ \t]+(?i:rep|representative|agent|adjuster|liaison|coordinator)\.?[ \t]+(?=\p{L})")
 _AMPERSAND_BEFORE = regex.compile(r"[ \t]&[ \t]+\Z")
 _FIELD_SEP = regex.compile(r"[ \t]*:[ \t]*")  # a field's colon and the blanks around it
-# a field value that says there is no organization ('Employer: None', 'Company: Self', 'School: Home schooled')
-_VALUE_NOT_NAMES = frozenset({"none", "n/a", "na", "unknown", "self", "retired", "unemployed", "disabled", "student",
-                              "homemaker", "home", "same", "not", "no", "declined", "pending", "see", "per", "yes",
-                              "other", "unk", "tbd", "deferred", "refused", "patient", "pt", "n",
-                              # a faith, not a congregation ('Church: Baptist')
-                              "catholic", "baptist", "methodist", "lutheran", "presbyterian", "episcopal", "jewish",
-                              "muslim", "christian", "protestant", "orthodox", "mormon", "lds", "pentecostal",
-                              "evangelical", "buddhist", "hindu", "unitarian", "adventist", "nondenominational"})
 _NAME_BEFORE = regex.compile(r"(?<![\p{L}\d'’.-])(\p{L}[\p{L}'’-]*\p{L}\.?|\p{L})[ \t]+\Z")  # one name word, a blank
-# words that open a clause or frame before a kind's name words, never one of them ('attends [X Academy]', 'WIFE AND
-# SONS'); function words and clinical words too (gazetteers)
-_KIND_LEADS = frozenset({"attends", "attended", "attending", "graduated", "completed", "finished", "some", "public",
-                         "private", "catholic", "local", "nursing", "medical", "junior", "senior", "dropped", "teaches",
-                         "teacher", "works", "worked", "work", "working", "retired", "employed", "wife", "husband",
-                         "son", "sons", "daughter", "daughters", "mother", "father", "brother", "sister", "patient",
-                         "pt", "via", "per", "through", "thru", "dr", "called", "notified", "contacted", "referred",
-                         "referral", "resources", "given", "former", "current", "area", "county", "city",
-                         "state", "national", "american", "united", "community", "family", "home", "christian"})
-_PREFIXES = frozenset({"new", "east", "west", "north", "south", "lake", "port", "fort", "mount", "mt", "saint", "st",
-                       "upper", "lower", "glen", "great", "little", "old"})  # before a strong name word only
 _JOB_LINK = regex.compile(r"[ \t]+(?i:at|for|with|from)[ \t]+(?:the[ \t]+)?\Z")  # '<PROFESSION> with Target'
 
 
@@ -149,6 +136,12 @@ def _as_written(entry: str) -> str:
     return "".join(" " if c.isascii() and not c.isalnum() and c != "'" else c for c in entry.lower()).strip()
 
 
+@lru_cache(maxsize=16)
+def word_set(name: str) -> frozenset[str]:
+    """One list file of conf/rules/words as a set, read once (review16: the decision's word lists are data)."""
+    return list_entries(name)
+
+
 def entries(tier: int) -> frozenset[str]:
     """The normalized entries read with that tier (ANY, TITLED, FRAMED): for tests and docs."""
     return frozenset(k.strip() for k, (_, t, _, _) in automaton().items() if t == tier)
@@ -209,9 +202,31 @@ def named_organizations(spans: Sequence[Span], doc: Doc,
 
 
 def _strong(word: str) -> bool:
-    """A name word on its own: no dictionary word, or a known name that is no frequent word ('Chesney', 'koch')."""
+    """A name word on its own: no dictionary word, or a known name that is no frequent word ('Chesney', 'koch'); a
+    hyphenated word in one case all of whose parts are ('potassium-rich', 'c-spine', 'Self-employed' are not; a Title
+    'Hill-Quell' needs one; review16)."""
     low = word.lower().strip(".'’")
+    if "-" in low.strip("-"):
+        parts = [p for p in low.split("-") if p]
+        strong = [_strong(p) for p in parts]
+        titled = all(p[:1].isupper() for p in word.split("-") if p)
+        return any(strong) if titled else all(strong)
     return not is_common(low) or (is_name(low) and not is_frequent(low))
+
+
+def _after_word(text: str, start: int) -> bool:
+    """Is [start...) right after a word on its line, blanks between ('Mary Ford', 'Thought Organization'; review16)?"""
+    i = start
+    while i > 0 and text[i - 1] in " \t\u00a0":
+        i -= 1
+    return i > 0 and text[i - 1].isalnum()
+
+
+def _ends_sentence(word: str) -> bool:
+    """A word with a period after it that is no short abbreviation ('Lincare.', 'AMLODIPINE.'; not 'St.', 'st.', 'MT.',
+    'U.S.'): a name does not go on past it (review16)."""
+    core = word.rstrip(".")
+    return word.endswith(".") and "." not in core and len(core) > 2
 
 
 def _kind_hit(text: str, start: int, end: int) -> int | None:
@@ -233,14 +248,16 @@ def _kind_hit(text: str, start: int, end: int) -> int | None:
         if m is None:
             break
         word = m.group(1)
+        if _ends_sentence(word):
+            break  # 'AMLODIPINE. HOME INFUSION': the name ends a sentence before the kind
         low = word.lower().strip(".'’")
         written = word.isupper() if case == "upper" else word.islower() if case == "lower" else word[:1].isupper()
         if not written:
             break
-        if low in _PREFIXES and strong:
+        if low in word_set(PREFIXES_FILE) and strong:
             pos = first = m.start(1)
             continue
-        if low in _KIND_LEADS or is_function_word(low) or low in words("medical_word"):
+        if low in word_set(KIND_LEADS_FILE) or is_function_word(low) or low in words("medical_word"):
             break
         if _strong(word):
             strong = True
@@ -255,8 +272,9 @@ def _field_value(text: str, start: int, end: int) -> tuple[int, int, int] | None
     [Quellco Freight]', 'DME vendor: [APRIA]', 'Agency: [Quellton VNA]'; round 16): Title or capital name words (small
     words between them) up to a stop, one of them a name word on its own (_strong) or two Title words opening with no
     frequent word; not 'School: 3rd grade', 'Agency: none', 'Church: Catholic', 'Company: Self'."""
-    if (m := _FIELD_SEP.match(text, end)) is None or (start > 0 and text[start - 1] not in " \t\n|;(["):
-        return None
+    if (m := _FIELD_SEP.match(text, end)) is None or (start > 0 and text[start - 1] not in " \t\n|;([") or (
+            _after_word(text, start)):
+        return None  # 'Thought Organization:' is another field (review16)
     names, strong, titled = [], False, 0
     pos = m.end()
     for w in _WORD.finditer(text, pos, min(len(text), pos + 80)):
@@ -267,14 +285,14 @@ def _field_value(text: str, start: int, end: int) -> tuple[int, int, int] | None
         if low in _SMALL and names:
             pos = w.end()
             continue  # 'Bank of [America]', 'Council on Aging': a small word between name words
-        if not word[:1].isupper() or low in _VALUE_NOT_NAMES or low in words("medical_word"):
+        if not word[:1].isupper() or low in word_set(VALUE_NOT_NAMES_FILE) or low in words("medical_word"):
             break
         strong = strong or _strong(word)
         titled += not word.isupper()
         names.append(w)
         pos = w.end()
-        if len(names) == 6:
-            break
+        if len(names) == 6 or _ends_sentence(word):
+            break  # 'Vendor: [Lincare]. Oxygen 2L'
     if not names or not (strong or (len(names) > 1 and titled > 1 and not is_frequent(names[0].group()))):
         return None
     end = names[-1].end()
@@ -330,8 +348,8 @@ def _framed(text: str, start: int, end: int, spans: Sequence[Span],
     before it and 'at' / 'for' / 'with' ('seismic interpreter with Target'); an entry in lower case needs a store word
     or the end of its clause after it ('lost her job at ups.', not 'shopping for apple juice')."""
     before, after = framing[:2]
-    if (after is not None and after.match(text, end)) or _PHONE_AFTER.match(text, end):
-        return True  # 'Target pharmacy', 'CVS (555) 201-3344': a store's name and its number
+    if (after is not None and after.match(text, end)) or (_PHONE_AFTER.match(text, end) and not _after_word(text, start)):
+        return True  # 'Target pharmacy', 'CVS (555) 201-3344': a store's name and its number; not 'Mary Ford (555)...'
     if text[start:end].islower() and not _CLAUSE_END.match(text, end):
         return False  # 'shopping for apple juice', 'working with PT for target weight': the word's own use
     if before is not None and before.search(text, max(0, start - _FRAME_REACH), start):
@@ -344,7 +362,7 @@ def _framed(text: str, start: int, end: int, spans: Sequence[Span],
 def _with_pharmacy(text: str, start: int, end: int) -> int:
     """The entry's end, past a 'Pharmacy' written in its case right after it ('[Costco Pharmacy]', '[CVS
     PHARMACY]'; not 'Walgreens pharmacy')."""
-    if (m := _PHARMACY.match(text, end)) is None:
+    if (m := _PHARMACY.match(text, end, min(len(text), end + _PHARMACY_REACH))) is None:
         return end
     name, word = text[start:end], m.group(1)
     same = word.isupper() if name.isupper() else word.islower() if name.islower() else word[0].isupper() and word[1:].islower()
