@@ -179,3 +179,24 @@ def test_typed_rule_and_feature_modules_run_compiled_here() -> None:
     for name in ("deid_core.engine.rules.tagger", "deid_core.engine.rules.triggers",
                  "deid_core.engine.crf.doc_families", "deid_core.engine.crf.emissions"):
         assert compiled.is_compiled(importlib.import_module(name)), name
+
+
+def test_a_module_taken_off_the_list_leaves_the_manifest(tmp_path, monkeypatch) -> None:
+    """Deleting a module's line in [tool.deid.compiled] withdraws its build: the next compile_modules run rewrites
+    the manifest without it (it returned 'up to date' before, and the finder kept loading the delisted build)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("compile_modules", ROOT / "scripts" / "compile_modules.py")
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    monkeypatch.setattr(script, "BUILD_DIR", tmp_path)
+    folder = tmp_path / compiled.build_tag()
+    folder.mkdir()
+    kept, dropped = "deid_core.engine.crf.labels", "deid_core.engine.crf._scorer_fast"
+    entries = {}
+    for name in (kept, dropped):  # both current: their sources' hashes and a file each
+        (folder / f"{name}.so").write_bytes(b"")
+        entries[name] = {"sources": [], "sha256": compiled.sources_sha256(name), "file": f"{name}.so"}
+    (folder / compiled.MANIFEST).write_text(json.dumps({"modules": entries}))
+    assert script.build([kept], jobs=1) == 0
+    assert list(json.loads((folder / compiled.MANIFEST).read_text())["modules"]) == [kept]
