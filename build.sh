@@ -96,15 +96,15 @@ usage: ./build.sh COMMAND [ARGS]
 
   setup      create .venv and install the project with its test and packaging tools; compile the
              engine modules pyproject.toml [tool.deid.compiled] lists (Cython, pure Python without it)
-  test       set up if needed, lint with ruff, check the import layering (import-linter), run the
-             whole pytest suite (extra args go to pytest)
-  demo       set up if needed, run the Spark job in local mode on the built-in sample notes,
+  test       set up if needed, compile what changed, lint with ruff, check the import layering
+             (import-linter), run the whole pytest suite (extra args go to pytest)
+  demo       set up if needed, compile what changed, run the Spark job in local mode on the built-in sample notes,
              print where the output is and a short summary
   golden     compare the default pipeline's output on the sample notes with tests/golden/
              (--update rewrites it and the README example; commit it with a deliberate change)
   package    build dist/: the project wheel, the default bundle and a packed environment
-             (venv-pack) for spark-submit --archives
-  bench      run a benchmark: tokenize | rules | surrogates | leakcheck | synth | job | worker |
+             (venv-pack) for spark-submit --archives (no compiled modules: pure Python there)
+  bench      compile what changed, run a benchmark: tokenize | rules | surrogates | leakcheck | synth | job | worker |
              tagger | generalization | all (see benchmarks/)
   help       this text
 HELP

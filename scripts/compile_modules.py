@@ -81,6 +81,14 @@ def _current(folder: Path, modules: list[str]) -> dict[str, dict]:
             and old[m]["sha256"] == sources_sha256(m)}
 
 
+def _listed_in_manifest(folder: Path) -> list[str]:
+    """The modules the existing manifest names (the finder loads those)."""
+    try:
+        return list(json.loads((folder / MANIFEST).read_text())["modules"])
+    except (OSError, ValueError, KeyError):
+        return []
+
+
 def _why(exc: BaseException) -> str:
     """The last line of a failed command's error output (or the exception), for one log line."""
     lines = (getattr(exc, "stderr", "") or str(exc)).strip().splitlines()
@@ -93,6 +101,9 @@ def build(modules: list[str], jobs: int) -> int:
     kept = _current(folder, modules)
     todo = [m for m in modules if m not in kept]
     if not todo and (folder / MANIFEST).is_file():
+        if set(_listed_in_manifest(folder)) != set(kept):  # a module taken off the list: withdraw its build
+            (folder / MANIFEST).write_text(json.dumps({"modules": kept}, indent=1, sort_keys=True) + "\n")
+            print(f"compile_modules: manifest rewritten for the {len(kept)} listed modules")
         return 0  # up to date: nothing to say
     try:
         import Cython  # noqa: F401

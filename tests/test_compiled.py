@@ -143,3 +143,60 @@ def test_spark_local_workers_import_the_compiled_modules(spark):
 
     rows = spark.sparkContext.parallelize(range(2), 2).mapPartitions(where).collect()
     assert rows and all(c and fast and "built and current" in status for c, fast, status in rows), rows
+
+
+class _Text(str):
+    """A str subclass, as numpy.str_ is (notes read through numpy or pandas string arrays)."""
+
+
+def test_str_subclass_note_text_gives_the_spans_of_its_str() -> None:
+    """Typed code (a .pxd) declaring the note's text `str` made Cython reject str subclasses (TypeError: Expected
+    str, got numpy.str_: the note failed) where pure Python tags them: here both run as this process does
+    (compiled when built, see test_typed_rule_and_feature_modules_run_compiled_here)."""
+    import numpy as np
+
+    from deid_core.bundle_choice import resolve_bundle
+    from deid_core.config import load_config
+    from deid_core.engine.pipeline import build_deidentifier
+    from deid_core.notes import Note
+
+    config = load_config()
+    deid = build_deidentifier(config, resolve_bundle(config, None), b"compiled-probe-key-not-secret-00")
+    ascii_text = "Seen by Dr. John Smith on 03/14/2091 at Mercy Hospital, Boston, MA 02118. MRN 1234567.\n"
+    for text in (ascii_text, ascii_text + "\u0130lker \u00d6zt\u00fcrk, 12 Main St\u00a0Apt 4.\n"):
+        plain, *subs = deid.process_many([Note("a", text), Note("a", np.str_(text)), Note("a", _Text(text))])
+        assert plain.error_class is None and plain.spans
+        for got in subs:
+            assert got.error_class is None
+            assert got.spans == plain.spans
+
+
+@needs_build
+def test_typed_rule_and_feature_modules_run_compiled_here() -> None:
+    """With a build, this test process imports the typed modules compiled (the test above then checks them)."""
+    import importlib
+
+    for name in ("deid_core.engine.rules.tagger", "deid_core.engine.rules.triggers",
+                 "deid_core.engine.crf.doc_families", "deid_core.engine.crf.emissions"):
+        assert compiled.is_compiled(importlib.import_module(name)), name
+
+
+def test_a_module_taken_off_the_list_leaves_the_manifest(tmp_path, monkeypatch) -> None:
+    """Deleting a module's line in [tool.deid.compiled] withdraws its build: the next compile_modules run rewrites
+    the manifest without it (it returned 'up to date' before, and the finder kept loading the delisted build)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("compile_modules", ROOT / "scripts" / "compile_modules.py")
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    monkeypatch.setattr(script, "BUILD_DIR", tmp_path)
+    folder = tmp_path / compiled.build_tag()
+    folder.mkdir()
+    kept, dropped = "deid_core.engine.crf.labels", "deid_core.engine.crf._scorer_fast"
+    entries = {}
+    for name in (kept, dropped):  # both current: their sources' hashes and a file each
+        (folder / f"{name}.so").write_bytes(b"")
+        entries[name] = {"sources": [], "sha256": compiled.sources_sha256(name), "file": f"{name}.so"}
+    (folder / compiled.MANIFEST).write_text(json.dumps({"modules": entries}))
+    assert script.build([kept], jobs=1) == 0
+    assert list(json.loads((folder / compiled.MANIFEST).read_text())["modules"]) == [kept]
