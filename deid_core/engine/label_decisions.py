@@ -261,11 +261,12 @@ def _field_key(keys: tuple[str, ...]) -> regex.Pattern | None:
 
 
 def person_field_labels(spans: Sequence[Span], text: str, patient_keys: Sequence[str],
-                        doctor_keys: Sequence[str]) -> list[Span]:
+                        doctor_keys: Sequence[str], roles: frozenset[str] = frozenset()) -> list[Span]:
     """Person spans (PATIENT or DOCTOR, any source) labelled by the field key right before them, as an
     attribute-value pair says whose name it is (seed 000): 'Patient: X', 'RE: X', 'Pt name: X' give
     PATIENT; 'PCP: X', 'Referring physician: X', 'Ordered by X' give DOCTOR. The key must open its line
-    or follow a column break, so 'Provider name: X' is no patient key."""
+    or follow a column break, so 'Provider name: X' is no patient key. A DOCTOR span that a role or
+    credential word (`roles`) follows stays DOCTOR after a patient key ("Caller: X RN from the clinic")."""
     if not (patient_keys or doctor_keys):
         return list(spans)
     keyed = [(_field_key(tuple(patient_keys)), "PATIENT"), (_field_key(tuple(doctor_keys)), "DOCTOR")]
@@ -275,7 +276,8 @@ def person_field_labels(spans: Sequence[Span], text: str, patient_keys: Sequence
             lo = max(0, s.start - _KEY_REACH)
             for pattern, label in keyed:
                 if label != s.label and pattern is not None and pattern.search(text, lo, s.start):
-                    s = s.with_label(label)
+                    if not (label == "PATIENT" and roles and _role_after(text, s.end, roles)):
+                        s = s.with_label(label)
                     break
         out.append(s)
     return out

@@ -177,7 +177,7 @@ class Merger:
             merged = kin_person_labels(merged, doc.text, self.options.propagate_kin_words)
             merged = title_labels(merged, doc.text, self.options.patient_titles, self._title_roles)
             merged = person_field_labels(merged, doc.text, self.options.patient_field_keys,
-                                         self.options.doctor_field_keys)
+                                         self.options.doctor_field_keys, self._credentials)
             present = {s.label for s in merged}  # most notes name no job and few places: skip those decisions
             if self.options.profession_employers and "PROFESSION" in present:
                 merged = profession_employers(merged, doc.text)
