@@ -540,3 +540,24 @@ def test_round16_frames_read_names_that_are_words(text, expected):
 ])
 def test_round16_frames_without_name_evidence_propose_nothing(text):
     assert [f for f in found(text) if f[0] not in ("Harriet",)] == []
+
+
+@pytest.mark.parametrize("text", [
+    "Hi Nephrology,\nplease see the patient.",
+    "Hi Pulmonology:\nthanks",
+    "Dear Rheumatology,\n",
+    "Thanks,\nIntensivist",
+    "Thanks,\nPhlebotomist",
+    "Sincerely,\nHospitalist",
+    "HPI: Cardiomyopathy is a 45 year old man",
+])
+def test_a_service_or_role_word_in_no_dictionary_is_no_name_in_a_letter_frame(text):
+    """Review round 16: a word in no dictionary in a letter's frame or as a subject may be a service or a role
+    ("Hi Nephrology,", "Thanks,\\nIntensivist"): [names.cues] service_endings ('-ology', '-ivist', ...) refuse it; a
+    name in no list still reads ("Thanks,\\nÉimle")."""
+    assert found(text) == []
+
+
+def test_an_unlisted_name_still_reads_in_a_letter_frame():
+    assert found("Thanks,\nÉimle") == [("Éimle", "PATIENT")]
+    assert found("Hi Yasuhiro,\nsee you Monday.") == [("Yasuhiro", "PATIENT")]

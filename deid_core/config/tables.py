@@ -197,6 +197,7 @@ class NameCues:
     valedictions: tuple[Phrase, ...]
     copy_keys: tuple[Phrase, ...]
     addressees: tuple[Token, ...]
+    service_endings: tuple[Token, ...]
 
 
 @dataclass(frozen=True)

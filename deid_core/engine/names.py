@@ -108,6 +108,7 @@ class NameNet(PerNoteStage):
         self._letters = LetterCues.of_cues(opts.cues.greetings, opts.cues.valedictions, opts.cues.copy_keys,
                                            opts.cues.addressees, c.titles, c.doctor_titles, c.credentials | c.line_credentials)
         self._addressees = self._letters.addressees
+        self._service_endings = tuple(w.lower() for w in opts.cues.service_endings)  # "Nephrology", "Intensivist"
         # lexical() per token string, at most cache_size ([crf.tagging] cache_size: token types per cache)
         self._lex: Generations[str, float | None] = Generations(cache_size)
 
@@ -435,7 +436,8 @@ class NameNet(PerNoteStage):
                 continue
             lw, w = low[i], toks[i]
             unlisted = (w[0].isupper() and w[1:].islower() and lex[i] is not None and lex[i] > 0
-                        and lw not in self.english)  # round 16: a name in no list ("Identifying data: Éimle is a 53")
+                        and lw not in self.english  # round 16: a name in no list ("Identifying data: Éimle is a 53")
+                        and not lw.endswith(self._service_endings))  # not "Cardiomyopathy is a 45 yo"
             if not (lw in self.first or lw in self.last or unlisted) or is_function_word(lw) or lw in self._medical \
                     or lw in self._all_cues or text[ends[i]:starts[k]] not in (" ", "\t"):
                 continue
@@ -499,8 +501,8 @@ class NameNet(PerNoteStage):
         if len(lw) < 2 or is_function_word(lw) or lw in self._all_cues or lw in self._kin_states or lw in self._addressees:
             return 0
         known = lw in self.first or lw in self.last
-        if not known and (lex is None or lex <= 0 or lw in self._medical):
-            return 0
+        if not known and (lex is None or lex <= 0 or lw in self._medical or lw.endswith(self._service_endings)):
+            return 0  # not a service or a role in no dictionary ("Hi Nephrology,", "Thanks,\nIntensivist")
         return (KNOWN if known else 0) | (UNLISTED if lw not in self.english else 0) | (GIVEN if lw in self.first else 0)
 
     def _frequent_not_given(self, lw: str) -> bool:
