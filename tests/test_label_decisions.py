@@ -417,3 +417,23 @@ def test_a_patient_key_leaves_a_clinician_whose_credential_follows_the_name():
     span = _at(text, "Quiola Marbet", "DOCTOR", "crf:single")
     out = Merger("union", m)([span], Doc(Note("n", text)), NoteState())
     assert [s.label for s in out if s.start == span.start] == ["DOCTOR"]
+
+
+def test_a_doctor_key_leaves_a_relative_or_the_patient_whose_kin_word_follows_the_name():
+    """Review round 16: the messages' clinician keys ("Sent by:", "Taken by:", "Reported by:", "Nurse:") also name a
+    relative or the patient who wrote or called; a kin word or 'patient' after the name keeps PATIENT ("Sent by: X
+    (daughter)"), a credential or nothing after it gives DOCTOR."""
+    from deid_core.engine.contract import NoteState
+    from deid_core.engine.merge import Merger
+
+    merger = Merger("union", load_config().merge)
+    for text, want in [("Sent by: Quiola Marbet (daughter)\nRe: refill", "PATIENT"),
+                       ("Sent by: Quiola Marbet (patient)\nRe: refill", "PATIENT"),
+                       ("Reported by: Quiola Marbet, wife\n", "PATIENT"),
+                       ("Nurse: Quiola Marbet (husband) at bedside", "PATIENT"),
+                       ("Sent by: Quiola Marbet, RN\n", "DOCTOR"),
+                       ("Message taken by: Quiola Marbet\n", "DOCTOR"),
+                       ("PCP: Quiola Marbet  Patient: Ann Quell\n", "DOCTOR")]:  # the next column's key
+        span = _at(text, "Quiola Marbet", "PATIENT", "crf:single")
+        out = merger([span], Doc(Note("n", text)), NoteState())
+        assert [s.label for s in out if s.start == span.start] == [want], text
