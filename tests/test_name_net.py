@@ -561,3 +561,14 @@ def test_a_service_or_role_word_in_no_dictionary_is_no_name_in_a_letter_frame(te
 def test_an_unlisted_name_still_reads_in_a_letter_frame():
     assert found("Thanks,\nÉimle") == [("Éimle", "PATIENT")]
     assert found("Hi Yasuhiro,\nsee you Monday.") == [("Yasuhiro", "PATIENT")]
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("Thanks,\r\nHope\r\n", [("Hope", "PATIENT")]),
+    ("Referring provider: Vole, Harriet\r\nPCP: none", [("Vole", "PATIENT"), ("Harriet", "PATIENT")]),
+    ("Referred by: P. Man\r\nDx: none", [("P. Man", "DOCTOR")]),
+])
+def test_round_16_frames_read_notes_with_windows_line_ends(text, expected):
+    """Review round 16: the valediction line, the inverted name's field end and the 'by' + initial line end read
+    '\\n' only, so a note with '\\r\\n' line ends lost them; the names are those of the same note with '\\n'."""
+    assert found(text) == expected == found(text.replace("\r", ""))

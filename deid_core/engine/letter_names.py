@@ -103,7 +103,7 @@ def _frame(j: int, toks, low, starts, ends, text, cues: LetterCues, word_ok) -> 
         if tuple(low[j:after]) != phrase:
             continue
         if kind == "valediction":
-            if text[ends[after - 1]:le].strip(" \t,.!:"):
+            if text[ends[after - 1]:le].strip(" \t\r,.!:"):
                 continue  # the line holds more than the valediction ("Sincerely yours," is not "Sincerely,")
             return _signer(toks, low, starts, ends, text, le, cues, word_ok, phrase)
         if kind == "greeting":

@@ -830,9 +830,9 @@ _COVER_HEAD = regex.compile(r"(?:^|[;,:]|--)[ \t]*(?P<name>\p{L}[\p{L}-]*(?:[ \t
 # round 16: an inverted name's field ("Provider: Vole, Harriet", "| PAGE, HUNTER  "): a key's ':', a column break or
 # the line start before it; after it the line end, a column break, ',' or '(' (an initial between allowed)
 _FIELD_OPEN = regex.compile(r"(?:^|:|\||\t| {2})[ \t]*\Z", regex.MULTILINE)
-_FIELD_CLOSE = regex.compile(r"(?:[ \t]+\p{Lu}\.?)?(?:[ \t]*(?:[,(|\t\n]|\Z)| {2})")
+_FIELD_CLOSE = regex.compile(r"(?:[ \t]+\p{Lu}\.?)?(?:[ \t]*(?:[,(|\t\r\n]|\Z)| {2})")
 _BY_BEFORE = regex.compile(r"(?<![\p{L}\d])(?i:by)[ \t]*:?[ \t]+\Z")  # "Referred by: ", "REF BY "
-_LINE_CLOSE = regex.compile(r"[ \t]*(?:[,;]|\.?[ \t]*(?:\n|\Z))")  # a name's end: the line's, a ',' or ';'
+_LINE_CLOSE = regex.compile(r"[ \t]*(?:[,;]|\.?[ \t]*(?:\r?\n|\Z))")  # a name's end: the line's, a ',' or ';'
 _COPULAS = frozenset(("is", "was"))  # "pearl is a 44 yo"
 _AGE_NEXT = regex.compile(r"[ \t]+(?i:an?)[ \t]+\d{1,3}[ \t-]*(?i:years?|yrs?|yo|y/o|y\.o\.)(?![\p{L}\d])")
 _SUBJECT_BEFORE = regex.compile(r"(?:^|:)[ \t]*\Z", regex.MULTILINE)  # a field key's ':' or the line's start
