@@ -572,3 +572,13 @@ def test_round_16_frames_read_notes_with_windows_line_ends(text, expected):
     """Review round 16: the valediction line, the inverted name's field end and the 'by' + initial line end read
     '\\n' only, so a note with '\\r\\n' line ends lost them; the names are those of the same note with '\\n'."""
     assert found(text) == expected == found(text.replace("\r", ""))
+
+
+def test_which_valedictions_sign_a_clinicians_letter_is_configuration():
+    """Review round 16: the valedictions whose signer is a clinician by default were a list in letter_names.py;
+    [names.cues] clinician_valedictions now ("Sincerely,\\nRose Little" DOCTOR, "Thanks,\\nHope" PATIENT)."""
+    assert found("Sincerely,\nRose Little") == [("Rose Little", "DOCTOR")]
+    assert found("Thanks,\nHope") == [("Hope", "PATIENT")]
+    net = NameNet(load_config({"names": {"cues": {"clinician_valedictions": ["thanks"]}}}).names)
+    assert found("Sincerely,\nRose Little", net) == [("Rose Little", "PATIENT")]
+    assert found("Thanks,\nHope", net) == [("Hope", "DOCTOR")]

@@ -106,7 +106,8 @@ class NameNet(PerNoteStage):
         self.longest_cue = max((len(p) for p in self.phrase_cues), default=0)
         self._strongest_cue = max([0.0, *(cue[0] for cue in self.phrase_cues.values())])  # the most a cue adds
         self._letters = LetterCues.of_cues(opts.cues.greetings, opts.cues.valedictions, opts.cues.copy_keys,
-                                           opts.cues.addressees, c.titles, c.doctor_titles, c.credentials | c.line_credentials)
+                                           opts.cues.addressees, c.titles, c.doctor_titles, c.credentials | c.line_credentials,
+                                           opts.cues.clinician_valedictions)
         self._addressees = self._letters.addressees
         self._service_endings = tuple(w.lower() for w in opts.cues.service_endings)  # "Nephrology", "Intensivist"
         # lexical() per token string, at most cache_size ([crf.tagging] cache_size: token types per cache)
