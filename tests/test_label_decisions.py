@@ -394,3 +394,46 @@ def test_a_clinicians_role_before_a_patient_span_makes_it_doctor_through_the_mer
     text = "Plan discussed with attending. Anna Perez is a 45 yo F with CHF."
     spans = deid.tag(Note("n", text))
     assert ("Anna Perez", "PATIENT") in [(text[s.start:s.end], s.label) for s in spans]
+
+
+def test_a_patient_key_leaves_a_clinician_whose_credential_follows_the_name():
+    """Review round 16: the phone notes' patient keys ("Caller:", "Member:") also name clinicians who call; a role or
+    credential after the name keeps DOCTOR ("Caller: X RN from the clinic"), a kin word does not ("Caller: X
+    (daughter)"), as title_labels reads them."""
+    from deid_core.engine.merge import Merger
+
+    m = load_config().merge
+    roles = Merger("union", m)._credentials
+    for text, part, label, want in [("Caller: Quiola Marbet RN from the clinic\n", "Quiola Marbet", "DOCTOR", "DOCTOR"),
+                                    ("Caller: Quiola Marbet, NP\n", "Quiola Marbet", "DOCTOR", "DOCTOR"),
+                                    ("Caller: Quiola Marbet (daughter)\n", "Quiola Marbet", "DOCTOR", "PATIENT"),
+                                    ("Patient: Quiola Marbet\n", "Quiola Marbet", "DOCTOR", "PATIENT")]:
+        span = _at(text, part, label, "crf:single")
+        out = person_field_labels([span], text, m.patient_field_keys, m.doctor_field_keys, roles)
+        assert [s.label for s in out] == [want], text
+    from deid_core.engine.contract import NoteState
+
+    text = "Caller: Quiola Marbet RN from the clinic.\nSeen today."  # the merge passes its credentials
+    span = _at(text, "Quiola Marbet", "DOCTOR", "crf:single")
+    out = Merger("union", m)([span], Doc(Note("n", text)), NoteState())
+    assert [s.label for s in out if s.start == span.start] == ["DOCTOR"]
+
+
+def test_a_doctor_key_leaves_a_relative_or_the_patient_whose_kin_word_follows_the_name():
+    """Review round 16: the messages' clinician keys ("Sent by:", "Taken by:", "Reported by:", "Nurse:") also name a
+    relative or the patient who wrote or called; a kin word or 'patient' after the name keeps PATIENT ("Sent by: X
+    (daughter)"), a credential or nothing after it gives DOCTOR."""
+    from deid_core.engine.contract import NoteState
+    from deid_core.engine.merge import Merger
+
+    merger = Merger("union", load_config().merge)
+    for text, want in [("Sent by: Quiola Marbet (daughter)\nRe: refill", "PATIENT"),
+                       ("Sent by: Quiola Marbet (patient)\nRe: refill", "PATIENT"),
+                       ("Reported by: Quiola Marbet, wife\n", "PATIENT"),
+                       ("Nurse: Quiola Marbet (husband) at bedside", "PATIENT"),
+                       ("Sent by: Quiola Marbet, RN\n", "DOCTOR"),
+                       ("Message taken by: Quiola Marbet\n", "DOCTOR"),
+                       ("PCP: Quiola Marbet  Patient: Ann Quell\n", "DOCTOR")]:  # the next column's key
+        span = _at(text, "Quiola Marbet", "PATIENT", "crf:single")
+        out = merger([span], Doc(Note("n", text)), NoteState())
+        assert [s.label for s in out if s.start == span.start] == [want], text

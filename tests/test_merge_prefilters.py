@@ -4,6 +4,7 @@ full scan on generated notes, so a shortcut that skips a word it should read fai
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -255,3 +256,15 @@ def test_a_two_word_name_spreads_in_its_other_order():
     text = "Pt: Quell, Anvar\nSeen with anvar quell today."
     spans = [Span(4, 16, "PATIENT", "crf:single")]
     assert [text[s.start:s.end] for s in propagate_note(spans, text, OPTS)] == ["Quell, Anvar", "anvar quell"]
+
+
+@pytest.mark.parametrize(("text", "span"), [
+    ("Attending: Dr. A. Page\nSent page, a second one at 3pm.", (15, 22)),  # "page, a": an initial inverted
+    ("Attending: Page, A\nA page was sent to covering.", (11, 18)),  # "a page"
+    ("Seen by Dr. Will Page.\nPlan: page, will call back.", (12, 21)),  # a function word
+])
+def test_a_name_with_an_initial_or_a_function_word_does_not_spread_inverted(text, span):
+    """Review round 16: the other order of "A. Page" is "page, a", of "Page, A" "a page" (prose); an initial or a
+    function word ("will", "may") is no name word to turn round."""
+    spans = [Span(*span, "DOCTOR", "crf:single")]
+    assert [text[s.start:s.end] for s in propagate_note(spans, text, OPTS)] == [text[span[0]:span[1]]]

@@ -540,3 +540,45 @@ def test_round16_frames_read_names_that_are_words(text, expected):
 ])
 def test_round16_frames_without_name_evidence_propose_nothing(text):
     assert [f for f in found(text) if f[0] not in ("Harriet",)] == []
+
+
+@pytest.mark.parametrize("text", [
+    "Hi Nephrology,\nplease see the patient.",
+    "Hi Pulmonology:\nthanks",
+    "Dear Rheumatology,\n",
+    "Thanks,\nIntensivist",
+    "Thanks,\nPhlebotomist",
+    "Sincerely,\nHospitalist",
+    "HPI: Cardiomyopathy is a 45 year old man",
+])
+def test_a_service_or_role_word_in_no_dictionary_is_no_name_in_a_letter_frame(text):
+    """Review round 16: a word in no dictionary in a letter's frame or as a subject may be a service or a role
+    ("Hi Nephrology,", "Thanks,\\nIntensivist"): [names.cues] service_endings ('-ology', '-ivist', ...) refuse it; a
+    name in no list still reads ("Thanks,\\nÉimle")."""
+    assert found(text) == []
+
+
+def test_an_unlisted_name_still_reads_in_a_letter_frame():
+    assert found("Thanks,\nÉimle") == [("Éimle", "PATIENT")]
+    assert found("Hi Yasuhiro,\nsee you Monday.") == [("Yasuhiro", "PATIENT")]
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("Thanks,\r\nHope\r\n", [("Hope", "PATIENT")]),
+    ("Referring provider: Vole, Harriet\r\nPCP: none", [("Vole", "PATIENT"), ("Harriet", "PATIENT")]),
+    ("Referred by: P. Man\r\nDx: none", [("P. Man", "DOCTOR")]),
+])
+def test_round_16_frames_read_notes_with_windows_line_ends(text, expected):
+    """Review round 16: the valediction line, the inverted name's field end and the 'by' + initial line end read
+    '\\n' only, so a note with '\\r\\n' line ends lost them; the names are those of the same note with '\\n'."""
+    assert found(text) == expected == found(text.replace("\r", ""))
+
+
+def test_which_valedictions_sign_a_clinicians_letter_is_configuration():
+    """Review round 16: the valedictions whose signer is a clinician by default were a list in letter_names.py;
+    [names.cues] clinician_valedictions now ("Sincerely,\\nRose Little" DOCTOR, "Thanks,\\nHope" PATIENT)."""
+    assert found("Sincerely,\nRose Little") == [("Rose Little", "DOCTOR")]
+    assert found("Thanks,\nHope") == [("Hope", "PATIENT")]
+    net = NameNet(load_config({"names": {"cues": {"clinician_valedictions": ["thanks"]}}}).names)
+    assert found("Sincerely,\nRose Little", net) == [("Rose Little", "PATIENT")]
+    assert found("Thanks,\nHope", net) == [("Hope", "DOCTOR")]

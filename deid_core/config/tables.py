@@ -199,7 +199,9 @@ class NameCues:
     greetings: tuple[Phrase, ...]
     valedictions: tuple[Phrase, ...]
     copy_keys: tuple[Phrase, ...]
+    clinician_valedictions: tuple[Token, ...]
     addressees: tuple[Token, ...]
+    service_endings: tuple[Token, ...]
 
 
 @dataclass(frozen=True)

@@ -261,11 +261,14 @@ def _field_key(keys: tuple[str, ...]) -> regex.Pattern | None:
 
 
 def person_field_labels(spans: Sequence[Span], text: str, patient_keys: Sequence[str],
-                        doctor_keys: Sequence[str]) -> list[Span]:
+                        doctor_keys: Sequence[str], roles: frozenset[str] = frozenset(),
+                        kin: frozenset[str] = frozenset()) -> list[Span]:
     """Person spans (PATIENT or DOCTOR, any source) labelled by the field key right before them, as an
     attribute-value pair says whose name it is (seed 000): 'Patient: X', 'RE: X', 'Pt name: X' give
     PATIENT; 'PCP: X', 'Referring physician: X', 'Ordered by X' give DOCTOR. The key must open its line
-    or follow a column break, so 'Provider name: X' is no patient key."""
+    or follow a column break, so 'Provider name: X' is no patient key. A DOCTOR span that a role or
+    credential word (`roles`) follows stays DOCTOR after a patient key ("Caller: X RN from the clinic"), a PATIENT
+    span that a kin word or 'patient' (`kin`) follows stays PATIENT after a clinician key ("Sent by: X (daughter)")."""
     if not (patient_keys or doctor_keys):
         return list(spans)
     keyed = [(_field_key(tuple(patient_keys)), "PATIENT"), (_field_key(tuple(doctor_keys)), "DOCTOR")]
@@ -275,7 +278,8 @@ def person_field_labels(spans: Sequence[Span], text: str, patient_keys: Sequence
             lo = max(0, s.start - _KEY_REACH)
             for pattern, label in keyed:
                 if label != s.label and pattern is not None and pattern.search(text, lo, s.start):
-                    s = s.with_label(label)
+                    if not (_role_after(text, s.end, roles) if label == "PATIENT" else _kin_after(text, s.end, kin)):
+                        s = s.with_label(label)
                     break
         out.append(s)
     return out
@@ -396,6 +400,14 @@ def _name_words(piece: str) -> bool:
 
 _TITLE_REACH = 12  # characters read before a person span for its title ("Mrs. ", "Dear Ms "); [merge] clinician_roles are checked to fit (config/tables.py RoleWord)
 _ROLE_AFTER = regex.compile(r"[ \t]*[,(]?[ \t]*(\p{L}+)")  # the word after a name: "Ms. Ann Quell, RN", "Ms. Quell (SW)"
+# a kin word after a name: after ',' or '(' or one blank ("X (daughter)", "X, wife"; not a next column: "X  Patient: Y")
+_KIN_AFTER = regex.compile(r"(?:[ \t]*[,(][ \t]*| )(\p{L}+)")
+
+
+def _kin_after(text: str, end: int, kin: frozenset[str]) -> bool:
+    """A kin word or 'patient' right after a name ('Sent by: Ann Quell (daughter)')."""
+    m = _KIN_AFTER.match(text, end, min(len(text), end + 16)) if kin else None
+    return m is not None and m.group(1).lower() in kin
 
 
 @lru_cache(maxsize=8)

@@ -21,7 +21,6 @@ LINES_DOWN = 3  # blank lines allowed between a valediction and its signer
 LINE_REACH = 80  # most characters of a frame's line read (a signer's or addressee's line is short)
 _DASHES = frozenset(("-", "--", "—", "–"))
 _GLUE = frozenset(("'", "’", "-"))  # inside a name ("o'connor", "milette-iannalo")
-_FORMAL = frozenset(("sincerely", "regards", "respectfully", "cordially", "yours"))  # a clinician's letter
 
 
 @dataclass(frozen=True)
@@ -35,6 +34,7 @@ class LetterCues:
     doctor_titles: frozenset[str]
     credentials: frozenset[str]
     triggers: frozenset[str]  # the phrases' first words
+    formal: frozenset[str]  # clinician_valedictions: words of a valediction whose signer is a clinician
     openers: re.Pattern  # a first word opening a line after the text's start ("\n  Sincerely")
     # each phrase's words under its first word that is no frequent word ("with kind regards" under "regards"): a
     # note is read only when it holds every word of a phrase (and ':' after a copies key), a set test, not a search
@@ -51,7 +51,8 @@ class LetterCues:
         return False
 
     @classmethod
-    def of_cues(cls, greetings, valedictions, copy_keys, addressees, titles, doctor_titles, credentials) -> LetterCues:
+    def of_cues(cls, greetings, valedictions, copy_keys, addressees, titles, doctor_titles, credentials,
+                formal=()) -> LetterCues:
         """The cues, lower case, under their first words."""
         phrases: dict[str, list[tuple[tuple[str, ...], str]]] = {}
         for kind, items in (("greeting", greetings), ("valediction", valedictions), ("copies", copy_keys)):
@@ -71,7 +72,7 @@ class LetterCues:
                 gates.setdefault(key, []).append((frozenset(words_), marks))
         return cls({k: tuple(sorted(v, key=lambda e: -len(e[0]))) for k, v in phrases.items()},
                    frozenset(w.lower() for w in addressees), frozenset(titles), frozenset(doctor_titles),
-                   frozenset(credentials), frozenset(phrases), openers, {k: tuple(v) for k, v in gates.items()},
+                   frozenset(credentials), frozenset(phrases), frozenset(w.lower() for w in formal), openers, {k: tuple(v) for k, v in gates.items()},
                    frozenset(gates))
 
 
@@ -103,7 +104,7 @@ def _frame(j: int, toks, low, starts, ends, text, cues: LetterCues, word_ok) -> 
         if tuple(low[j:after]) != phrase:
             continue
         if kind == "valediction":
-            if text[ends[after - 1]:le].strip(" \t,.!:"):
+            if text[ends[after - 1]:le].strip(" \t\r,.!:"):
                 continue  # the line holds more than the valediction ("Sincerely yours," is not "Sincerely,")
             return _signer(toks, low, starts, ends, text, le, cues, word_ok, phrase)
         if kind == "greeting":
@@ -207,7 +208,7 @@ def _signer(toks, low, starts, ends, text, le: int, cues: LetterCues, word_ok,
             if nl < 0 and end < len(text):
                 return []  # a long line: no signer's
             a, b = _span(starts, pos, end)
-            default = "DOCTOR" if not _FORMAL.isdisjoint(phrase) else "PATIENT"
+            default = "DOCTOR" if not cues.formal.isdisjoint(phrase) else "PATIENT"
             return _accepted(_person(toks, low, a, b, cues), word_ok, cues, default)
         pos = end
     return []

@@ -102,6 +102,8 @@ class Merger:
         # a clinician's role or credential after a name, no kin word or title ("X, RN"; not "X, son", "Hi X, Dr. Y")
         self._credentials = self._title_roles - {w.lower() for w in (*options.propagate_kin_words, *options.clinician_titles,
                                                                      *options.patient_titles)}
+        # a relative or the patient after a name a clinician's field key names ("Sent by: X (daughter)")
+        self._kin_after = frozenset(w.lower() for w in options.propagate_kin_words) | {"patient", "pt"}
         self._place_leads = frozenset(w.lower() for w in options.place_lead_words)
         self._heads_of = place_heads(options.hospital_head_words, options.organization_head_words)
         self._not_clinical = not_clinician_initials(options)  # from the options: once, not per note
@@ -179,7 +181,7 @@ class Merger:
             merged = kin_person_labels(merged, doc.text, self.options.propagate_kin_words)
             merged = title_labels(merged, doc.text, self.options.patient_titles, self._title_roles)
             merged = person_field_labels(merged, doc.text, self.options.patient_field_keys,
-                                         self.options.doctor_field_keys)
+                                         self.options.doctor_field_keys, self._credentials, self._kin_after)
             present = {s.label for s in merged}  # most notes name no job and few places: skip those decisions
             if self.options.profession_employers and "PROFESSION" in present:
                 merged = profession_employers(merged, doc.text)

@@ -106,8 +106,10 @@ class NameNet(PerNoteStage):
         self.longest_cue = max((len(p) for p in self.phrase_cues), default=0)
         self._strongest_cue = max([0.0] + [cue[0] for cue in self.phrase_cues.values()])  # the most a cue adds
         self._letters = LetterCues.of_cues(opts.cues.greetings, opts.cues.valedictions, opts.cues.copy_keys,
-                                           opts.cues.addressees, c.titles, c.doctor_titles, c.credentials | c.line_credentials)
+                                           opts.cues.addressees, c.titles, c.doctor_titles, c.credentials | c.line_credentials,
+                                           opts.cues.clinician_valedictions)
         self._addressees = self._letters.addressees
+        self._service_endings = tuple(w.lower() for w in opts.cues.service_endings)  # "Nephrology", "Intensivist"
         # lexical() per token string, at most cache_size ([crf.tagging] cache_size: token types per cache)
         self._lex: Generations[str, float | None] = Generations(cache_size)
 
@@ -435,7 +437,8 @@ class NameNet(PerNoteStage):
                 continue
             lw, w = low[i], toks[i]
             unlisted = (w[0].isupper() and w[1:].islower() and lex[i] is not None and lex[i] > 0
-                        and lw not in self.english)  # round 16: a name in no list ("Identifying data: Éimle is a 53")
+                        and lw not in self.english  # round 16: a name in no list ("Identifying data: Éimle is a 53")
+                        and not lw.endswith(self._service_endings))  # not "Cardiomyopathy is a 45 yo"
             if not (lw in self.first or lw in self.last or unlisted) or is_function_word(lw) or lw in self._medical \
                     or lw in self._all_cues or text[ends[i]:starts[k]] not in (" ", "\t"):
                 continue
@@ -499,8 +502,8 @@ class NameNet(PerNoteStage):
         if len(lw) < 2 or is_function_word(lw) or lw in self._all_cues or lw in self._kin_states or lw in self._addressees:
             return 0
         known = lw in self.first or lw in self.last
-        if not known and (lex is None or lex <= 0 or lw in self._medical):
-            return 0
+        if not known and (lex is None or lex <= 0 or lw in self._medical or lw.endswith(self._service_endings)):
+            return 0  # not a service or a role in no dictionary ("Hi Nephrology,", "Thanks,\nIntensivist")
         return (KNOWN if known else 0) | (UNLISTED if lw not in self.english else 0) | (GIVEN if lw in self.first else 0)
 
     def _frequent_not_given(self, lw: str) -> bool:
@@ -828,9 +831,9 @@ _COVER_HEAD = regex.compile(r"(?:^|[;,:]|--)[ \t]*(?P<name>\p{L}[\p{L}-]*(?:[ \t
 # round 16: an inverted name's field ("Provider: Vole, Harriet", "| PAGE, HUNTER  "): a key's ':', a column break or
 # the line start before it; after it the line end, a column break, ',' or '(' (an initial between allowed)
 _FIELD_OPEN = regex.compile(r"(?:^|:|\||\t| {2})[ \t]*\Z", regex.MULTILINE)
-_FIELD_CLOSE = regex.compile(r"(?:[ \t]+\p{Lu}\.?)?(?:[ \t]*(?:[,(|\t\n]|\Z)| {2})")
+_FIELD_CLOSE = regex.compile(r"(?:[ \t]+\p{Lu}\.?)?(?:[ \t]*(?:[,(|\t\r\n]|\Z)| {2})")
 _BY_BEFORE = regex.compile(r"(?<![\p{L}\d])(?i:by)[ \t]*:?[ \t]+\Z")  # "Referred by: ", "REF BY "
-_LINE_CLOSE = regex.compile(r"[ \t]*(?:[,;]|\.?[ \t]*(?:\n|\Z))")  # a name's end: the line's, a ',' or ';'
+_LINE_CLOSE = regex.compile(r"[ \t]*(?:[,;]|\.?[ \t]*(?:\r?\n|\Z))")  # a name's end: the line's, a ',' or ';'
 _COPULAS = frozenset(("is", "was"))  # "pearl is a 44 yo"
 _AGE_NEXT = regex.compile(r"[ \t]+(?i:an?)[ \t]+\d{1,3}[ \t-]*(?i:years?|yrs?|yo|y/o|y\.o\.)(?![\p{L}\d])")
 _SUBJECT_BEFORE = regex.compile(r"(?:^|:)[ \t]*\Z", regex.MULTILINE)  # a field key's ':' or the line's start

@@ -188,7 +188,9 @@ def propagation_strings(spans: Sequence[Span], text: str, opts: MergeOptions, *,
         phrase = across_notes and person and not supported(s) and phrase_shaped(found)
         if not phrase:
             strings.setdefault(surface.lower(), s.label)
-            if person and len(found) == 2:  # round 16: the same name inverted ("Rose Little" ... "LITTLE, ROSE")
+            if person and len(found) == 2 and all(len(w) > 1 and not is_function_word(w.lower()) for w in found):
+                # round 16: the same name inverted ("Rose Little" ... "LITTLE, ROSE"); not an initial or a function
+                # word, whose other order is prose ("A. Page": "page, a"; "Will Page": "page, will")
                 strings.setdefault(inverted_name(surface, found), s.label)
         pieces = name_parts(found) if person else []
         if opts.propagate_parts and len(pieces) > 1:
