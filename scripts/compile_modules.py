@@ -15,6 +15,7 @@ outputs; a module that alone fails to compile is left out of it (it runs as Pyth
 from __future__ import annotations
 
 import argparse
+import fcntl
 import json
 import os
 import shlex
@@ -146,10 +147,15 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--clean", action="store_true", help="remove this Python's compiled modules")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="parallel compilers (default: cores)")
     args = ap.parse_args(argv)
-    if args.clean:
-        shutil.rmtree(BUILD_DIR / build_tag(), ignore_errors=True)
-        return 0
-    return build(listed_modules(), args.jobs)
+    BUILD_DIR.mkdir(parents=True, exist_ok=True)
+    # One build at a time per interpreter: two builds (e.g. `./build.sh test` beside `./build.sh bench`) would
+    # write the same .c and .so.tmp files and could install a broken module the manifest calls current.
+    with open(BUILD_DIR / f"{build_tag()}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if args.clean:
+            shutil.rmtree(BUILD_DIR / build_tag(), ignore_errors=True)
+            return 0
+        return build(listed_modules(), args.jobs)
 
 
 if __name__ == "__main__":

@@ -200,3 +200,22 @@ def test_a_module_taken_off_the_list_leaves_the_manifest(tmp_path, monkeypatch) 
     (folder / compiled.MANIFEST).write_text(json.dumps({"modules": entries}))
     assert script.build([kept], jobs=1) == 0
     assert list(json.loads((folder / compiled.MANIFEST).read_text())["modules"]) == [kept]
+
+
+def test_a_second_build_waits_for_the_first(tmp_path) -> None:
+    """Two builds in one checkout run one after the other: compile_modules waits on the build lock (two at once
+    wrote the same .c and .so.tmp files and could install a broken module that the manifest called current)."""
+    import fcntl
+
+    tmp = temp_checkout(tmp_path, with_build=False)
+    lock_dir = tmp / "build" / "compiled"
+    lock_dir.mkdir(parents=True)
+    env = {**os.environ, "CC": "/bin/false", "PYTHONPATH": str(tmp)}
+    with open(lock_dir / f"{compiled.build_tag()}.lock", "w") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)  # a build in progress
+        with pytest.raises(subprocess.TimeoutExpired):
+            subprocess.run([sys.executable, str(tmp / "scripts" / "compile_modules.py"), "--clean"], cwd=tmp,
+                           env=env, capture_output=True, timeout=5)
+    done = subprocess.run([sys.executable, str(tmp / "scripts" / "compile_modules.py"), "--clean"], cwd=tmp, env=env,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
