@@ -200,3 +200,14 @@ def test_an_age_or_count_after_a_field_word_is_no_id(deid, text, want):
     res = deid.process(Note("n", text))
     assert res.ok
     assert [(text[s.start:s.end], s.label) for s in res.spans] == want
+
+
+@pytest.mark.parametrize("text,phi", [
+    ("UNİT #: 4455667\n", "4455667"),
+    ("PATİENT ID: 4455667 seen today", "4455667"),
+    ("HOSPİTAL NO: 4455667", "4455667"),
+])
+def test_a_dotted_capital_i_in_a_field_word_does_not_fail_the_note(deid, text, phi):
+    # The case-blind pattern matches 'İ' as 'i' but casefold() gives 'i̇' (two code points): main and the branch
+    # raised KeyError in field_label and failed the whole note (res.ok False). Fails without the field_key fix.
+    assert span_stands(deid, "n", text, phi, "MEDICALRECORD")

@@ -26,6 +26,7 @@ Spans of the deciding rules ([merge] rule_label_sources) keep their label: their
 
 from __future__ import annotations
 
+import unicodedata
 from bisect import bisect_right
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
@@ -104,8 +105,12 @@ def field_words(pairs: tuple[tuple[str, tuple[str, ...]], ...]) -> tuple[regex.P
 
 def field_key(phrase: str) -> str:
     """A field word as a key of field_words' table: case-folded ('ſſn' or 'SSN' of a note, as the case-blind pattern
-    matches them, is 'ssn'), blanks collapsed and none before a '#' (the pattern matches 'Unit#' and 'Unit #')."""
-    return " ".join(phrase.casefold().split()).replace(" #", "#")
+    matches them, is 'ssn'), blanks collapsed and none before a '#' (the pattern matches 'Unit#' and 'Unit #'), and
+    no combining mark: 'İ' of 'UNİT', which the pattern matches as 'i', casefolds to 'i' and a combining dot."""
+    folded = unicodedata.normalize("NFD", phrase.casefold())
+    if not folded.isascii():
+        folded = "".join(c for c in folded if not unicodedata.combining(c))
+    return " ".join(folded.split()).replace(" #", "#")
 
 
 def field_label(label_of: Mapping[str, str], m: regex.Match) -> str:
