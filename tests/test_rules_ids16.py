@@ -211,3 +211,14 @@ def test_a_dotted_capital_i_in_a_field_word_does_not_fail_the_note(deid, text, p
     # The case-blind pattern matches 'İ' as 'i' but casefold() gives 'i̇' (two code points): main and the branch
     # raised KeyError in field_label and failed the whole note (res.ok False). Fails without the field_key fix.
     assert span_stands(deid, "n", text, phi, "MEDICALRECORD")
+
+
+def test_a_named_id_shaped_as_a_local_phone_keeps_its_label_at_a_bare_repeat():
+    # 'MRN: 261-1175' names the string a record number; its repeat with no field word before it is the same id,
+    # not a phone (one note, two surrogates otherwise). Fails without the fix: the repeat became PHONE.
+    text = "MRN: 261-1175\nNote for 261-1175."
+    spans = [crf_span(text, "261-1175", "MEDICALRECORD"), crf_span(text, "261-1175", "MEDICALRECORD", nth=1)]
+    assert _labels(text, spans) == [("261-1175", "MEDICALRECORD"), ("261-1175", "MEDICALRECORD")]
+    # and a string no field word names stays a phone
+    text = "Crisis line 261-1175 (24 h)."
+    assert _labels(text, [crf_span(text, "261-1175", "MEDICALRECORD")]) == [("261-1175", "PHONE")]

@@ -365,6 +365,7 @@ def field_id_labels(spans: Sequence[Span], text: str, table: tuple[tuple[str, tu
     ids = id_labels()
     out: list[Span] = []
     named: dict[str, tuple[str, bool]] = {}  # id string -> (the label its field word gave it, that word right at it)
+    phoned: set[tuple[int, int]] = set()  # CRF id spans read as local phones: a field word elsewhere may name them
     for s in join_id_pieces(spans, text):
         if s.label in ids or (s.label in _DIGIT_GUESSES and is_crf(s) and _id_guess(s, text)):
             if s.label in ids and (age := _age_form(s, text)) is not None:
@@ -397,6 +398,7 @@ def field_id_labels(spans: Sequence[Span], text: str, table: tuple[tuple[str, tu
                     continue  # no field word of the table right before it
                 elif p.label in ids and is_crf(p) and _LOCAL_PHONE.fullmatch(text, p.start, p.end):
                     out.append(p.with_label("PHONE"))  # 'crisis line 261-1175' named by no field word: a phone
+                    phoned.add((p.start, p.end))
                 elif p.label in ids:
                     out.append(p)
                 else:
@@ -406,9 +408,9 @@ def field_id_labels(spans: Sequence[Span], text: str, table: tuple[tuple[str, tu
             out.append(s.with_label("USERNAME"))
         else:
             out.append(s)
-    if named:  # and a CRF room or login guess of a named id's string ('SD/RCD/[89891-340]' ... 'JOB #: 89891-340')
+    if named:  # and a CRF room, login or local-phone reading of a named id's string ('SD/RCD/[89891-340]' ... 'JOB #: 89891-340')
         out = [s.with_label(named[text[s.start:s.end]][0])
-               if (s.label in ids or (s.label in _NAMED_GUESSES and is_crf(s)))
+               if (s.label in ids or (s.label in _NAMED_GUESSES and is_crf(s)) or (s.start, s.end) in phoned)
                and s.label != named.get(text[s.start:s.end], (s.label,))[0]
                and not (not is_crf(s) and source_in(s.source, deciding)) else s for s in out]
     return login_repeats(capital_logins(name_logins(out, text), text), text)
