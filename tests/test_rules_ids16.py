@@ -181,6 +181,9 @@ def _field_reader():
     "Acc 3-view chest film obtained.",            # main: ACCOUNT '3-view'
     "Client 6-month follow-up arranged.",
     "Unit 12-lead ECG showed NSR.",
+    "Client 54yo female, housing.",               # main: AGE '54yo' (the reader's '54yo' won over age-yo's '54')
+    "Situation: client Rendon (92yo) lives alone.",
+    "Member (88yo F) called; auth 12hr window.",
 ])
 def test_the_field_reader_takes_no_count_and_unit_word_for_an_id(text):
     # A count glued to a word ('54-year-old', '2-day', '3-view', '12-lead') is no id. Fails before the
@@ -193,6 +196,7 @@ def test_the_field_reader_takes_no_count_and_unit_word_for_an_id(text):
 @pytest.mark.parametrize("text,want", [
     ("Client 54-year-old female referred by PCP for housing.", [("54", "AGE")]),
     ("Client 6-month follow-up arranged; Group 4-week program.", []),
+    ("Client 54yo female, housing.", [("54", "AGE")]),
 ])
 def test_an_age_or_count_after_a_field_word_is_no_id(deid, text, want):
     # before the guard: AGE '54-year-old' (the reader's span won the merge over age-yo's '54'). Left, from feature
