@@ -1,7 +1,7 @@
 """Round 16 (issue 14, ids on unseen note types): field words with a glued '#' ('Unit#: X', 'Hosp#X'; main failed
 the note on a KeyError), new table words (registration, clinic and patient numbers; accession 'Acc#', lot,
 encounter and visit numbers, CSN), an id's CRF pieces joined into one span ('BB-' + '6395741', 'Job 39378' +
-'476' read ROOM, a capitals prefix 'MR' + '1234567'), a CRF ROOM guess after a field word, a local phone number
+'476' read ROOM, a capitals prefix 'BH' + '4455667'), a CRF ROOM guess after a field word, a local phone number
 no field word names, and the paired-field rules of conf/rules/ids16.toml ('Name/MRN: Ann Lee / 4455667').
 Every example is invented."""
 
@@ -98,7 +98,7 @@ def _joined(text: str, pieces: list[tuple[str, str]]) -> list[tuple[str, str]]:
     ("aliquots BB-6395741.", [("BB-", "BIOID"), ("6395741", "MEDICALRECORD")], [("BB-6395741", "BIOID")]),
     ("Job 39378-476", [("39378", "IDNUM"), ("476", "ROOM")], [("39378-476", "IDNUM")]),
     ("Job 39378-476", [("39378", "IDNUM")], [("39378-476", "IDNUM")]),  # dash-and-digit groups after it
-    ("Re: Ann Lee, MR1234567", [("1234567", "MEDICALRECORD")], [("MR1234567", "MEDICALRECORD")]),
+    ("Re: Ann Lee, BH1234567", [("1234567", "MEDICALRECORD")], [("BH1234567", "MEDICALRECORD")]),
     ("MRN 4455667-3 on file", [("4455667", "MEDICALRECORD")], [("4455667-3", "MEDICALRECORD")]),
     # untagged letters of the word stay out, and so does a block's '-A1'
     ("(BLOCKS S17-7816-A1 TO A8)", [("S17-7816", "IDNUM")], [("S17-7816", "IDNUM")]),
@@ -226,3 +226,15 @@ def test_a_named_id_shaped_as_a_local_phone_keeps_its_label_at_a_bare_repeat():
     # and a string no field word names stays a phone
     text = "Crisis line 261-1175 (24 h)."
     assert _labels(text, [crf_span(text, "261-1175", "MEDICALRECORD")]) == [("261-1175", "PHONE")]
+
+
+@pytest.mark.parametrize("text,piece,want", [
+    ("Lee, Ann - MRN4455667 - 3/4/2014", "4455667", ("4455667", "MEDICALRECORD")),
+    ("Lee, Ann  FIN88776655", "88776655", ("88776655", "ACCOUNT")),
+    ("Re: Ann Lee, MR1234567", "1234567", ("1234567", "MEDICALRECORD")),
+    ("Ann Lee (BH4455667)", "4455667", ("BH4455667", "MEDICALRECORD")),  # a prefix that is no field word: grown
+])
+def test_a_field_word_glued_before_an_id_is_not_grown_into_it(text, piece, want):
+    # The glued field word names the id and is not part of it (the generator's gold: 'MRN[7864519]'). Fails
+    # without the fix: join_id_pieces grew the span over 'MRN' / 'FIN' / 'MR' (1 of 400 snapshot notes).
+    assert _labels(text, [crf_span(text, piece, "MEDICALRECORD")]) == [want]

@@ -293,13 +293,16 @@ def _run_bounds(text: str, start: int, end: int) -> tuple[int, int]:
     return a, b
 
 
-def _prefix_start(text: str, start: int) -> int:
+def _prefix_start(text: str, start: int, fields: regex.Pattern | None = None) -> int:
     """The start of a capitals prefix of one to three letters glued to the id at `start` that opens its word
-    ('MR' of 'MR1234567', 'BH' of 'BH4455667'; not 'Acct' of 'AcctA500947173'), else `start`."""
+    ('BH' of 'BH4455667'; not 'Acct' of 'AcctA500947173', nor a field word of `fields`: 'MRN' of 'MRN7864519'
+    names the id and is not part of it), else `start`."""
     a = start
     while a > max(0, start - 4) and "A" <= text[a - 1] <= "Z":
         a -= 1
     if a == start or start - a > 3 or (a > 0 and (text[a - 1].isalnum() or text[a - 1] in "-_.")):
+        return start
+    if fields is not None and fields.fullmatch(text[a:start]):
         return start
     return a
 
@@ -317,10 +320,11 @@ def _digits_end(text: str, end: int, limit: int) -> int:
     return end
 
 
-def join_id_pieces(spans: Sequence[Span], text: str) -> list[Span]:
+def join_id_pieces(spans: Sequence[Span], text: str, fields: regex.Pattern | None = None) -> list[Span]:
     """CRF id spans joined with the CRF id or room pieces of the word they are glued in ('BB-' and '6395741' of
-    'BB-6395741', 'Job [39378]-[476]'), and grown over a capitals prefix glued before them ('[MR]1234567'): one id
-    span, the label of its first id piece (its field word decides it next). Untagged parts of the word stay out
+    'BB-6395741', 'Job [39378]-[476]'), and grown over a capitals prefix glued before them ('[BH]4455667'): one id
+    span, the label of its first id piece (its field word decides it next); `fields`: the field word pattern, whose
+    words glued before an id are not grown over ('MRN7864519'). Untagged parts of the word stay out
     ('S17-7816' of a block 'S17-7816-A1'); nothing changes when a span of another label holds part of the word."""
     ids = id_labels()
     if not any(s.label in ids and is_crf(s) for s in spans):
@@ -343,7 +347,7 @@ def join_id_pieces(spans: Sequence[Span], text: str) -> list[Span]:
                    for p in group):
             i += 1
             continue
-        start = _prefix_start(text, group[0].start)
+        start = _prefix_start(text, group[0].start, fields)
         end = _digits_end(text, max(p.end for p in group), b)
         if len(group) == 1 and (start, end) == (s.start, s.end):
             i += 1
@@ -366,7 +370,7 @@ def field_id_labels(spans: Sequence[Span], text: str, table: tuple[tuple[str, tu
     out: list[Span] = []
     named: dict[str, tuple[str, bool]] = {}  # id string -> (the label its field word gave it, that word right at it)
     phoned: set[tuple[int, int]] = set()  # CRF id spans read as local phones: a field word elsewhere may name them
-    for s in join_id_pieces(spans, text):
+    for s in join_id_pieces(spans, text, pattern):
         if s.label in ids or (s.label in _DIGIT_GUESSES and is_crf(s) and _id_guess(s, text)):
             if s.label in ids and (age := _age_form(s, text)) is not None:
                 out.append(age)
