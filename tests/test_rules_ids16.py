@@ -238,3 +238,15 @@ def test_a_field_word_glued_before_an_id_is_not_grown_into_it(text, piece, want)
     # The glued field word names the id and is not part of it (the generator's gold: 'MRN[7864519]'). Fails
     # without the fix: join_id_pieces grew the span over 'MRN' / 'FIN' / 'MR' (1 of 400 snapshot notes).
     assert _labels(text, [crf_span(text, piece, "MEDICALRECORD")]) == [want]
+
+
+@pytest.mark.parametrize("text,piece,want", [
+    ("Call re: GM (56 F), cb 214/727-2904\n", "727-2904", "214/727-2904"),
+    ("cb (214) 727-2904 after 5", "727-2904", "(214) 727-2904"),
+    ("cb 214.727-2904 today", "727-2904", "214.727-2904"),
+    ("Crisis line 261-1175 (24 h).", "261-1175", "261-1175"),
+])
+def test_a_local_phone_takes_in_its_area_code(text, piece, want):
+    # The CRF's id guess '727-2904' of 'cb 214/727-2904' became PHONE without its area code: '214/' stayed in
+    # clear. Fails without the fix (the span kept '727-2904' alone in the first three).
+    assert _labels(text, [crf_span(text, piece, "IDNUM")]) == [(want, "PHONE")]

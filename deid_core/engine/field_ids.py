@@ -44,6 +44,7 @@ _PERSON = frozenset({"DOCTOR", "PATIENT"})
 _DIGIT_GUESSES = frozenset({"PHONE", "FAX", "DATE", "ROOM"})  # CRF labels a bare number after a field word may carry
 _ROOM_GUESS = regex.compile(r"(?=(?:\D*+\d){5})[\d-]+")  # a CRF ROOM guess an id may be: five digits or more ('89891-340')
 _LOCAL_PHONE = regex.compile(r"\d{3}-\d{4}")  # a local phone number ('261-1175'): no id form writes 3 then 4 digits
+_AREA_CODE = regex.compile(r"(?<![\w/.(-])(?:\(\d{3}\)[ ]?|\d{3}[/.])$")  # its area code before it ('214/', '(214) ')
 _RUN_REACH = 24  # characters an id span grows by on either side into the word it is glued in (linear on crafted input)
 _NAMED_GUESSES = frozenset({"ROOM", "USERNAME"})  # CRF labels of a string a field word names an id elsewhere
 _GROWN = frozenset({"ROOM"})  # a CRF guess of another label an id's glued piece may carry ('Job 39378-[476]')
@@ -401,8 +402,10 @@ def field_id_labels(spans: Sequence[Span], text: str, table: tuple[tuple[str, tu
                 elif proposed:
                     continue  # no field word of the table right before it
                 elif p.label in ids and is_crf(p) and _LOCAL_PHONE.fullmatch(text, p.start, p.end):
-                    out.append(p.with_label("PHONE"))  # 'crisis line 261-1175' named by no field word: a phone
-                    phoned.add((p.start, p.end))
+                    area = _AREA_CODE.search(text, max(0, p.start - 6), p.start)
+                    phone = Span(area.start() if area else p.start, p.end, "PHONE", p.source, p.confidence)
+                    out.append(phone)  # 'crisis line 261-1175' named by no field word: a phone, with its area code
+                    phoned.add((phone.start, phone.end))
                 elif p.label in ids:
                     out.append(p)
                 else:
