@@ -250,3 +250,9 @@ def test_a_local_phone_takes_in_its_area_code(text, piece, want):
     # The CRF's id guess '727-2904' of 'cb 214/727-2904' became PHONE without its area code: '214/' stayed in
     # clear. Fails without the fix (the span kept '727-2904' alone in the first three).
     assert _labels(text, [crf_span(text, piece, "IDNUM")]) == [(want, "PHONE")]
+
+
+def test_an_area_code_another_span_holds_is_left_to_it():
+    text = "cb 214/727-2904\n"
+    spans = [crf_span(text, "cb 214/", "FAX"), crf_span(text, "727-2904", "IDNUM")]
+    assert _labels(text, spans) == [("cb 214/", "FAX"), ("727-2904", "PHONE")]

@@ -403,6 +403,8 @@ def field_id_labels(spans: Sequence[Span], text: str, table: tuple[tuple[str, tu
                     continue  # no field word of the table right before it
                 elif p.label in ids and is_crf(p) and _LOCAL_PHONE.fullmatch(text, p.start, p.end):
                     area = _AREA_CODE.search(text, max(0, p.start - 6), p.start)
+                    if area and out and out[-1].end > area.start():
+                        area = None  # a span before it holds the area code already
                     phone = Span(area.start() if area else p.start, p.end, "PHONE", p.source, p.confidence)
                     out.append(phone)  # 'crisis line 261-1175' named by no field word: a phone, with its area code
                     phoned.add((phone.start, phone.end))
