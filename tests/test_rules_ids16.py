@@ -1,7 +1,7 @@
 """Round 16 (issue 14, ids on unseen note types): field words with a glued '#' ('Unit#: X', 'Hosp#X'; main failed
 the note on a KeyError), new table words (registration, clinic and patient numbers; accession 'Acc#', lot,
 encounter and visit numbers, CSN), an id's CRF pieces joined into one span ('BB-' + '6395741', 'Job 39378' +
-'476' read ROOM, a capitals prefix 'MR' + '1234567'), a CRF ROOM guess after a field word, a local phone number
+'476' read ROOM, a capitals prefix 'BH' + '4455667'), a CRF ROOM guess after a field word, a local phone number
 no field word names, and the paired-field rules of conf/rules/ids16.toml ('Name/MRN: Ann Lee / 4455667').
 Every example is invented."""
 
@@ -98,7 +98,7 @@ def _joined(text: str, pieces: list[tuple[str, str]]) -> list[tuple[str, str]]:
     ("aliquots BB-6395741.", [("BB-", "BIOID"), ("6395741", "MEDICALRECORD")], [("BB-6395741", "BIOID")]),
     ("Job 39378-476", [("39378", "IDNUM"), ("476", "ROOM")], [("39378-476", "IDNUM")]),
     ("Job 39378-476", [("39378", "IDNUM")], [("39378-476", "IDNUM")]),  # dash-and-digit groups after it
-    ("Re: Ann Lee, MR1234567", [("1234567", "MEDICALRECORD")], [("MR1234567", "MEDICALRECORD")]),
+    ("Re: Ann Lee, BH1234567", [("1234567", "MEDICALRECORD")], [("BH1234567", "MEDICALRECORD")]),
     ("MRN 4455667-3 on file", [("4455667", "MEDICALRECORD")], [("4455667-3", "MEDICALRECORD")]),
     # untagged letters of the word stay out, and so does a block's '-A1'
     ("(BLOCKS S17-7816-A1 TO A8)", [("S17-7816", "IDNUM")], [("S17-7816", "IDNUM")]),
@@ -166,3 +166,93 @@ def test_a_login_guess_of_a_named_id_takes_its_label():
     text = "MRN: BH4455667\nAnn Lee (BH4455667) called."
     spans = [crf_span(text, "BH4455667", "MEDICALRECORD"), crf_span(text, "BH4455667", "USERNAME", nth=1)]
     assert _labels(text, spans) == [("BH4455667", "MEDICALRECORD"), ("BH4455667", "MEDICALRECORD")]
+
+
+def _field_reader():
+    """The shipped rule files' id-field-value rule alone (merge-only: its spans reach the merge, not the CRF)."""
+    from deid_core.engine.rules.loader import load_rules
+    return next(r for r in load_rules(effective_config().rules.files) if r.id == "id-field-value")
+
+
+@pytest.mark.parametrize("text", [
+    "Pt 54-year-old male presents with cough.",   # with 'pt' a trigger, this span beat age-yo's '54' in the merge
+    "Member 54-year-old male, new to clinic.",    # main: HEALTHPLAN '54-year-old'
+    "Hospital 2-day course was uneventful.",      # main: MEDICALRECORD '2-day'
+    "Acc 3-view chest film obtained.",            # main: ACCOUNT '3-view'
+    "Client 6-month follow-up arranged.",
+    "Unit 12-lead ECG showed NSR.",
+    "Client 54yo female, housing.",               # main: AGE '54yo' (the reader's '54yo' won over age-yo's '54')
+    "Situation: client Rendon (92yo) lives alone.",
+    "Member (88yo F) called; auth 12hr window.",
+])
+def test_the_field_reader_takes_no_count_and_unit_word_for_an_id(text):
+    # A count glued to a word ('54-year-old', '2-day', '3-view', '12-lead') is no id. Fails before the
+    # id-field-value guard: the reader proposed it (IDSTRONG reads its letters as an id's).
+    rule = _field_reader()
+    hits = [m.group("phi") for m in rule.compiled[0].finditer(text)]
+    assert not hits, (text, hits)
+
+
+@pytest.mark.parametrize("text,want", [
+    ("Client 54-year-old female referred by PCP for housing.", [("54", "AGE")]),
+    ("Client 6-month follow-up arranged; Group 4-week program.", []),
+    ("Client 54yo female, housing.", [("54", "AGE")]),
+])
+def test_an_age_or_count_after_a_field_word_is_no_id(deid, text, want):
+    # before the guard: AGE '54-year-old' (the reader's span won the merge over age-yo's '54'). Left, from feature
+    # rules not edited here (a bundle change): 'Member 54-year-old' HEALTHPLAN, 'Hospital 2-day' MEDICALRECORD.
+    res = deid.process(Note("n", text))
+    assert res.ok
+    assert [(text[s.start:s.end], s.label) for s in res.spans] == want
+
+
+@pytest.mark.parametrize("text,phi", [
+    ("UNİT #: 4455667\n", "4455667"),
+    ("PATİENT ID: 4455667 seen today", "4455667"),
+    ("HOSPİTAL NO: 4455667", "4455667"),
+])
+def test_a_dotted_capital_i_in_a_field_word_does_not_fail_the_note(deid, text, phi):
+    # The case-blind pattern matches 'İ' as 'i' but casefold() gives 'i̇' (two code points): main and the branch
+    # raised KeyError in field_label and failed the whole note (res.ok False). Fails without the field_key fix.
+    assert span_stands(deid, "n", text, phi, "MEDICALRECORD")
+
+
+def test_a_named_id_shaped_as_a_local_phone_keeps_its_label_at_a_bare_repeat():
+    # 'MRN: 261-1175' names the string a record number; its repeat with no field word before it is the same id,
+    # not a phone (one note, two surrogates otherwise). Fails without the fix: the repeat became PHONE.
+    text = "MRN: 261-1175\nNote for 261-1175."
+    spans = [crf_span(text, "261-1175", "MEDICALRECORD"), crf_span(text, "261-1175", "MEDICALRECORD", nth=1)]
+    assert _labels(text, spans) == [("261-1175", "MEDICALRECORD"), ("261-1175", "MEDICALRECORD")]
+    # and a string no field word names stays a phone
+    text = "Crisis line 261-1175 (24 h)."
+    assert _labels(text, [crf_span(text, "261-1175", "MEDICALRECORD")]) == [("261-1175", "PHONE")]
+
+
+@pytest.mark.parametrize("text,piece,want", [
+    ("Lee, Ann - MRN4455667 - 3/4/2014", "4455667", ("4455667", "MEDICALRECORD")),
+    ("Lee, Ann  FIN88776655", "88776655", ("88776655", "ACCOUNT")),
+    ("Re: Ann Lee, MR1234567", "1234567", ("1234567", "MEDICALRECORD")),
+    ("Ann Lee (BH4455667)", "4455667", ("BH4455667", "MEDICALRECORD")),  # a prefix that is no field word: grown
+])
+def test_a_field_word_glued_before_an_id_is_not_grown_into_it(text, piece, want):
+    # The glued field word names the id and is not part of it (the generator's gold: 'MRN[7864519]'). Fails
+    # without the fix: join_id_pieces grew the span over 'MRN' / 'FIN' / 'MR' (1 of 400 snapshot notes).
+    assert _labels(text, [crf_span(text, piece, "MEDICALRECORD")]) == [want]
+
+
+@pytest.mark.parametrize("text,piece,want", [
+    ("Call re: GM (56 F), cb 214/727-2904\n", "727-2904", "214/727-2904"),
+    ("cb (214) 727-2904 after 5", "727-2904", "(214) 727-2904"),
+    ("cb 214.727-2904 today", "727-2904", "214.727-2904"),
+    ("Crisis line 261-1175 (24 h).", "261-1175", "261-1175"),
+])
+def test_a_local_phone_takes_in_its_area_code(text, piece, want):
+    # The CRF's id guess '727-2904' of 'cb 214/727-2904' became PHONE without its area code: '214/' stayed in
+    # clear. Fails without the fix (the span kept '727-2904' alone in the first three).
+    assert _labels(text, [crf_span(text, piece, "IDNUM")]) == [(want, "PHONE")]
+
+
+def test_an_area_code_another_span_holds_is_left_to_it():
+    text = "cb 214/727-2904\n"
+    spans = [crf_span(text, "cb 214/", "FAX"), crf_span(text, "727-2904", "IDNUM")]
+    assert _labels(text, spans) == [("cb 214/", "FAX"), ("727-2904", "PHONE")]

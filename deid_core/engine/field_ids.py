@@ -26,6 +26,7 @@ Spans of the deciding rules ([merge] rule_label_sources) keep their label: their
 
 from __future__ import annotations
 
+import unicodedata
 from bisect import bisect_right
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
@@ -43,6 +44,7 @@ _PERSON = frozenset({"DOCTOR", "PATIENT"})
 _DIGIT_GUESSES = frozenset({"PHONE", "FAX", "DATE", "ROOM"})  # CRF labels a bare number after a field word may carry
 _ROOM_GUESS = regex.compile(r"(?=(?:\D*+\d){5})[\d-]+")  # a CRF ROOM guess an id may be: five digits or more ('89891-340')
 _LOCAL_PHONE = regex.compile(r"\d{3}-\d{4}")  # a local phone number ('261-1175'): no id form writes 3 then 4 digits
+_AREA_CODE = regex.compile(r"(?<![\w/.(-])(?:\(\d{3}\)[ ]?|\d{3}[/.])$")  # its area code before it ('214/', '(214) ')
 _RUN_REACH = 24  # characters an id span grows by on either side into the word it is glued in (linear on crafted input)
 _NAMED_GUESSES = frozenset({"ROOM", "USERNAME"})  # CRF labels of a string a field word names an id elsewhere
 _GROWN = frozenset({"ROOM"})  # a CRF guess of another label an id's glued piece may carry ('Job 39378-[476]')
@@ -104,8 +106,12 @@ def field_words(pairs: tuple[tuple[str, tuple[str, ...]], ...]) -> tuple[regex.P
 
 def field_key(phrase: str) -> str:
     """A field word as a key of field_words' table: case-folded ('ſſn' or 'SSN' of a note, as the case-blind pattern
-    matches them, is 'ssn'), blanks collapsed and none before a '#' (the pattern matches 'Unit#' and 'Unit #')."""
-    return " ".join(phrase.casefold().split()).replace(" #", "#")
+    matches them, is 'ssn'), blanks collapsed and none before a '#' (the pattern matches 'Unit#' and 'Unit #'), and
+    no combining mark: 'İ' of 'UNİT', which the pattern matches as 'i', casefolds to 'i' and a combining dot."""
+    folded = unicodedata.normalize("NFD", phrase.casefold())
+    if not folded.isascii():
+        folded = "".join(c for c in folded if not unicodedata.combining(c))
+    return " ".join(folded.split()).replace(" #", "#")
 
 
 def field_label(label_of: Mapping[str, str], m: regex.Match) -> str:
@@ -288,13 +294,16 @@ def _run_bounds(text: str, start: int, end: int) -> tuple[int, int]:
     return a, b
 
 
-def _prefix_start(text: str, start: int) -> int:
+def _prefix_start(text: str, start: int, fields: regex.Pattern | None = None) -> int:
     """The start of a capitals prefix of one to three letters glued to the id at `start` that opens its word
-    ('MR' of 'MR1234567', 'BH' of 'BH4455667'; not 'Acct' of 'AcctA500947173'), else `start`."""
+    ('BH' of 'BH4455667'; not 'Acct' of 'AcctA500947173', nor a field word of `fields`: 'MRN' of 'MRN7864519'
+    names the id and is not part of it), else `start`."""
     a = start
     while a > max(0, start - 4) and "A" <= text[a - 1] <= "Z":
         a -= 1
     if a == start or start - a > 3 or (a > 0 and (text[a - 1].isalnum() or text[a - 1] in "-_.")):
+        return start
+    if fields is not None and fields.fullmatch(text[a:start]):
         return start
     return a
 
@@ -312,10 +321,11 @@ def _digits_end(text: str, end: int, limit: int) -> int:
     return end
 
 
-def join_id_pieces(spans: Sequence[Span], text: str) -> list[Span]:
+def join_id_pieces(spans: Sequence[Span], text: str, fields: regex.Pattern | None = None) -> list[Span]:
     """CRF id spans joined with the CRF id or room pieces of the word they are glued in ('BB-' and '6395741' of
-    'BB-6395741', 'Job [39378]-[476]'), and grown over a capitals prefix glued before them ('[MR]1234567'): one id
-    span, the label of its first id piece (its field word decides it next). Untagged parts of the word stay out
+    'BB-6395741', 'Job [39378]-[476]'), and grown over a capitals prefix glued before them ('[BH]4455667'): one id
+    span, the label of its first id piece (its field word decides it next); `fields`: the field word pattern, whose
+    words glued before an id are not grown over ('MRN7864519'). Untagged parts of the word stay out
     ('S17-7816' of a block 'S17-7816-A1'); nothing changes when a span of another label holds part of the word."""
     ids = id_labels()
     if not any(s.label in ids and is_crf(s) for s in spans):
@@ -338,7 +348,7 @@ def join_id_pieces(spans: Sequence[Span], text: str) -> list[Span]:
                    for p in group):
             i += 1
             continue
-        start = _prefix_start(text, group[0].start)
+        start = _prefix_start(text, group[0].start, fields)
         end = _digits_end(text, max(p.end for p in group), b)
         if len(group) == 1 and (start, end) == (s.start, s.end):
             i += 1
@@ -360,7 +370,8 @@ def field_id_labels(spans: Sequence[Span], text: str, table: tuple[tuple[str, tu
     ids = id_labels()
     out: list[Span] = []
     named: dict[str, tuple[str, bool]] = {}  # id string -> (the label its field word gave it, that word right at it)
-    for s in join_id_pieces(spans, text):
+    phoned: set[tuple[int, int]] = set()  # CRF id spans read as local phones: a field word elsewhere may name them
+    for s in join_id_pieces(spans, text, pattern):
         if s.label in ids or (s.label in _DIGIT_GUESSES and is_crf(s) and _id_guess(s, text)):
             if s.label in ids and (age := _age_form(s, text)) is not None:
                 out.append(age)
@@ -391,7 +402,12 @@ def field_id_labels(spans: Sequence[Span], text: str, table: tuple[tuple[str, tu
                 elif proposed:
                     continue  # no field word of the table right before it
                 elif p.label in ids and is_crf(p) and _LOCAL_PHONE.fullmatch(text, p.start, p.end):
-                    out.append(p.with_label("PHONE"))  # 'crisis line 261-1175' named by no field word: a phone
+                    area = _AREA_CODE.search(text, max(0, p.start - 6), p.start)
+                    if area and out and out[-1].end > area.start():
+                        area = None  # a span before it holds the area code already
+                    phone = Span(area.start() if area else p.start, p.end, "PHONE", p.source, p.confidence)
+                    out.append(phone)  # 'crisis line 261-1175' named by no field word: a phone, with its area code
+                    phoned.add((phone.start, phone.end))
                 elif p.label in ids:
                     out.append(p)
                 else:
@@ -401,9 +417,9 @@ def field_id_labels(spans: Sequence[Span], text: str, table: tuple[tuple[str, tu
             out.append(s.with_label("USERNAME"))
         else:
             out.append(s)
-    if named:  # and a CRF room or login guess of a named id's string ('SD/RCD/[89891-340]' ... 'JOB #: 89891-340')
+    if named:  # and a CRF room, login or local-phone reading of a named id's string ('SD/RCD/[89891-340]' ... 'JOB #: 89891-340')
         out = [s.with_label(named[text[s.start:s.end]][0])
-               if (s.label in ids or (s.label in _NAMED_GUESSES and is_crf(s)))
+               if (s.label in ids or (s.label in _NAMED_GUESSES and is_crf(s)) or (s.start, s.end) in phoned)
                and s.label != named.get(text[s.start:s.end], (s.label,))[0]
                and not (not is_crf(s) and source_in(s.source, deciding)) else s for s in out]
     return login_repeats(capital_logins(name_logins(out, text), text), text)
