@@ -17,7 +17,7 @@ import pyarrow.parquet as pq
 ROOT = Path(__file__).resolve().parent.parent
 KEY = b"compiled-probe-key-not-secret-00"
 PROBED = ("deid_core.engine.crf.scorer", "deid_core.engine.crf._scorer_fast", "deid_core.engine.pipeline",
-          "deid_core.engine.crf.labels", "deid_core.gazetteers")
+          "deid_core.engine.crf.labels", "deid_core.gazetteers", "deid_core.engine.crf._emissions_fast")
 
 
 def notes(dev: str, n: int) -> list:

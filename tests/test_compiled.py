@@ -78,24 +78,27 @@ def test_compiled_and_pure_give_identical_spans(physionet_dir, pure_run):
 
 @needs_build
 def test_an_edited_module_runs_as_python_never_stale(physionet_dir, pure_run, tmp_path):
-    """In a copy of the checkout, an edited .py, a .pxd added next to another and an edited .pyx: each runs as
+    """In a copy of the checkout, an edited .py, a .pxd added next to another and two edited .pyx: each runs as
     Python (the .pyx's caller uses its numpy reference), with one log line naming it; same spans."""
     tmp = temp_checkout(tmp_path, with_build=True)
     crf = tmp / "deid_core" / "engine" / "crf"
     with open(crf / "labels.py", "a") as fh:
         fh.write("\n# edited after the build\n")
     (crf / "scorer.pxd").write_text("# declarations added after the build\n")
-    with open(crf / "_scorer_fast.pyx", "a") as fh:
-        fh.write("\n# edited after the build\n")
+    for fast in ("_scorer_fast.pyx", "_emissions_fast.pyx"):
+        with open(crf / fast, "a") as fh:
+            fh.write("\n# edited after the build\n")
     out, err = probe(physionet_dir, 20, root=tmp)
     assert out["file"].startswith(str(tmp))
     assert out["compiled"]["deid_core.engine.crf.labels"] is False
     assert out["compiled"]["deid_core.engine.crf.scorer"] is False
     assert out["compiled"]["deid_core.engine.crf._scorer_fast"] is None  # not importable: numpy reference
+    assert out["compiled"]["deid_core.engine.crf._emissions_fast"] is None
     assert out["compiled"]["deid_core.engine.pipeline"] is True  # the unchanged modules still run compiled
-    assert "3 changed since the build run as Python" in out["status"]
+    assert "4 changed since the build run as Python" in out["status"]
     warned = [line for line in err.splitlines() if "changed since it was compiled" in line]
-    assert sorted(w.split()[0] for w in warned) == ["deid_core/engine/crf/_scorer_fast.pyx",
+    assert sorted(w.split()[0] for w in warned) == ["deid_core/engine/crf/_emissions_fast.pyx",
+                                                    "deid_core/engine/crf/_scorer_fast.pyx",
                                                     "deid_core/engine/crf/labels.py",
                                                     "deid_core/engine/crf/scorer.py"]
     assert out["notes"] == pure_run["notes"][: 48 + 20]

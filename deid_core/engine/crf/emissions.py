@@ -20,6 +20,11 @@ from deid_core.engine.crf.features import FeatureExtractor
 from deid_core.engine.crf.scorer import CrfWeights, Workspace, work_array
 from deid_core.spans import Span
 
+try:  # RowEmission.scaled_exp's gathers as a C loop, when its build is current (deid_core.compiled); else numpy
+    from deid_core.engine.crf import _emissions_fast
+except ImportError:
+    _emissions_fast = None
+
 _BITS = 21  # compressed-shape ids per field of a shape-triple key
 _BLOCK = 2048  # tokens per block of table gathers (the block stays in cache)
 _DENSE_SHAPES = 64  # shape-triple rows in a dense (id, id, id) table while there are at most this many shapes
@@ -265,7 +270,18 @@ class RowEmission:
         self.dense = dense
 
     def scaled_exp(self, order: np.ndarray, work: Workspace | None = None) -> tuple[np.ndarray, np.ndarray]:
-        """Products of the rows' exp(vector - row max): no exp per token (a cache-sized block at a time)."""
+        """Products of the rows' exp(vector - row max): no exp per token. The products are the C loop of
+        _emissions_fast when built, else numpy (`scaled_exp_numpy`, the reference): the same values."""
+        if _emissions_fast is None:
+            return self.scaled_exp_numpy(order, work)
+        ids = np.ascontiguousarray(self.ids[order])
+        ee = work_array(work, "ee", len(ids), self.vectors.shape[1])
+        top = np.empty(len(ids))
+        _emissions_fast.gather_product(self.exp_vectors, ids, self.dense, ee, top)
+        return ee, self._shift(ids, ee, top)
+
+    def scaled_exp_numpy(self, order: np.ndarray, work: Workspace | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """scaled_exp in numpy (the reference and the pure path): a cache-sized block at a time."""
         ids = self.ids[order]
         ee = work_array(work, "ee", len(ids), self.vectors.shape[1])
         buf = np.empty((min(_BLOCK, len(ids)), self.vectors.shape[1]))
@@ -287,14 +303,19 @@ class RowEmission:
                 some = np.flatnonzero(block[:, k])
                 out[some] *= self.exp_vectors[block[some, k]]
             np.matmul(out, ones, out=top[a:a + len(block)])
+        return ee, self._shift(ids, ee, top)
+
+    def _shift(self, ids: np.ndarray, ee: np.ndarray, top: np.ndarray) -> np.ndarray:
+        """Each token's shift (its rows' maxima summed), after rescaling exactly the tiny product rows of ee
+        in place; `top` holds each product row's sum (any summation order: it only picks candidates)."""
         shift = np.take(self.row_max, ids) @ np.ones(ids.shape[1])  # a product, not a reduction over 9 values
-        tiny = np.flatnonzero(top < (len(ones) + 1) * _TINY)  # candidates; then the rows whose maximum is
+        tiny = np.flatnonzero(top < (ee.shape[1] + 1) * _TINY)  # candidates; then the rows whose maximum is
         tiny = tiny[ee[tiny].max(axis=1) < _TINY]  # below _TINY (row maxima on different labels): rescale exactly
         if len(tiny):
             e = self.vectors[ids[tiny]].sum(axis=1)
             shift[tiny] = e.max(axis=1)
             ee[tiny] = np.exp(e - shift[tiny, None])
-        return ee, shift
+        return shift
 
     def rows(self, tokens: np.ndarray) -> np.ndarray:
         """E[tokens]."""
