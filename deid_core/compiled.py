@@ -134,8 +134,8 @@ def install(build_dir: Path = BUILD_DIR) -> CompiledFinder | None:
 
 def is_compiled(module: ModuleType) -> bool:
     """Whether a module was loaded from a compiled build (not its .py)."""
-    spec = getattr(module, "__spec__", None)
-    return isinstance(getattr(spec, "loader", None), importlib.machinery.ExtensionFileLoader)
+    spec = module.__spec__
+    return spec is not None and isinstance(spec.loader, importlib.machinery.ExtensionFileLoader)
 
 
 def status() -> str:

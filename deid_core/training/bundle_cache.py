@@ -36,7 +36,7 @@ CONF_SKIP = ("evaluation", "spark", "recipes", "synth", "profiles", "rules", "de
 # The code training runs (tests/test_bundle_cache.py trains a bundle and checks that every deid_core module
 # it loads is here): not the merge, the rules' code (their spans are hashed) nor the scorer.
 CODE = (
-    "__init__.py", "engine/__init__.py", "engine/contract.py", "engine/generations.py",
+    "__init__.py", "compiled.py", "engine/__init__.py", "engine/contract.py", "engine/generations.py",
     "engine/crf/__init__.py", "engine/crf/chars.py", "engine/crf/clusters.py", "engine/crf/doc_families.py",
     "engine/crf/extractor.py", "engine/crf/features.py", "engine/crf/labels.py", "engine/crf/shapes.py",
     "engine/crf/token_families.py", "engine/crf/versions.py", "engine/crf/words.py",

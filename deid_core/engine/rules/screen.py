@@ -63,8 +63,8 @@ class RuleScreen:
             for p, _ in part:
                 rset.Add(p)
             rset.Compile()
-            # the set's own Match (bytes in, a list out): the wrapper's Python frame skipped where it is there
-            match = getattr(getattr(rset, "_set", None), "Match", None) or rset.Match
+            # the set's own Match (bytes in, a list out), skipping the wrapper's Python frame (google-re2 is pinned)
+            match = rset._set.Match
             self._sets.append((match, ((), *(tuple(rules) for _, rules in part))))
         self.screened = frozenset(needed)  # rules this screen can rule out
         self._always = frozenset(range(len(patterns))) - self.screened
