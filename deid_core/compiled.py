@@ -145,8 +145,9 @@ def status() -> str:
         return f"compiled modules: none, pure Python ({why})"
     current = sum(1 for name, entry in _finder.modules.items()
                   if (_finder.folder / entry["file"]).is_file() and sources_sha256(name, _finder.root) == entry["sha256"])
-    line = (f"compiled modules: {current}/{len(_finder.modules)} built and current, "
-            f"{len(_finder.active)} imported compiled")
+    line = f"compiled modules: {current}/{len(_finder.modules)} built and current"
+    if _finder.active:  # before the engine is imported (`deid --version`, the job's driver) there is no count to give
+        line += f", {len(_finder.active)} imported compiled"
     if _finder.stale:
         line += f", {len(_finder.stale)} changed since the build run as Python"
     return line
