@@ -259,9 +259,10 @@ def gazetteer_place_labels(spans: Sequence[Span], text: str) -> list[Span]:
     [South Quell]' read CITY stays; 'winters in [South Carolina]' is a STATE, 'from [FRANCE]' read CITY a COUNTRY);
     two place or name spans one blank apart that together name a state are one STATE span ('west' CITY +
     'virginia' STATE, 'new' STATE + 'york' DOCTOR after a town and a comma). 'New York' and 'Washington' keep a
-    town reading, 'Georgia' a state reading."""
+    town reading, 'Georgia' a state reading. A CITY span that opens a longer country's name is that country
+    (countries_over_towns)."""
     out: list[Span] = []
-    for s in spans:
+    for s in countries_over_towns(spans, text):
         if out and (prev := out[-1]).end + 1 == s.start and text[prev.end] in " \t" and (
                 prev.label in _PLACES or s.label in _PLACES):
             joined = text[prev.start:s.end].lower()
@@ -272,6 +273,48 @@ def gazetteer_place_labels(spans: Sequence[Span], text: str) -> list[Span]:
         if s.label in _GAZETTEER_RELABELLED and (label := _gazetteer_label(text[s.start:s.end])) and label != s.label and not (
                 label == "COUNTRY" and s.label in _NAMED):  # 'transferred to [Jordan]': a hospital named after a person
             s = s.with_label(label)
+        out.append(s)
+    return out
+
+
+@cache
+def _long_countries() -> dict[str, tuple[str, ...]]:
+    """The known countries of three or more words by first word (lower case), longest first."""
+    by_first: dict[str, list[str]] = {}
+    for c in words("country"):
+        if len(parts := c.split()) >= 3:
+            by_first.setdefault(parts[0], []).append(c)
+    return {k: tuple(sorted(v, key=len, reverse=True)) for k, v in by_first.items()}
+
+
+_BLANKS = regex.compile(r"[ \t]+")
+
+
+def countries_over_towns(spans: Sequence[Span], text: str) -> list[Span]:
+    """A CITY span (a town frame's, or the CRF's) that opens a known country's name of three or more words is one
+    COUNTRY span over the whole name, taking in the spans inside it ('visiting from [South Georgia] and the [South
+    Sandwich Islands]', 'moved to [Trinidad] and Tobago' stays: two words). Round 17."""
+    long = _long_countries()
+    out: list[Span] = []
+    grown_to = -1
+    for s in spans:
+        if s.end <= grown_to:
+            continue  # inside a country made here
+        if s.start < grown_to:
+            s = Span(grown_to, s.end, s.label, s.source, s.confidence) if s.end > grown_to else s
+        if s.label == "CITY" and (names := long.get(text[s.start:s.end].split(None, 1)[0].lower())):
+            line_end = text.find("\n", s.start)
+            tail = _BLANKS.sub(" ", text[s.start:line_end if line_end >= 0 else len(text)]).lower()
+            for name in names:
+                if tail.startswith(name) and not tail[len(name):len(name) + 1].isalnum():
+                    end, seen = s.start, 0  # map the name's length back over runs of blanks
+                    while seen < len(name):
+                        m = _BLANKS.match(text, end)
+                        end, seen = (m.end(), seen + 1) if m else (end + 1, seen + 1)
+                    if end > s.end:
+                        s = Span(s.start, end, "COUNTRY", s.source, s.confidence)
+                        grown_to = end
+                    break
         out.append(s)
     return out
 
