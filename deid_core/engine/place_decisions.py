@@ -254,13 +254,34 @@ def _gazetteer_label(surface: str) -> str | None:
     return None
 
 
+_KNOWN_TOWN_RELABELLED = frozenset({"LOCATION-OTHER", "ORGANIZATION"})
+_PREPOSITION_BEFORE = regex.compile(r"(?<![\p{L}'’-])(?i:in|from|to|near|of|outside)[ \t]+\Z")
+# Last words of a known town's name that also end a landmark or a region ('South Shore', 'Golden Gate', 'Long Lake'):
+# the landmark words, and those town words a region or a landmark ends in more often than a town ('river', 'falls',
+# 'beach', 'park', 'harbor' stay: 'Fall River', 'Myrtle Beach').
+_LANDMARK_ENDS = place_words("landmark_last_words") | (place_words("landmark_town_words") - {
+    "river", "falls", "beach", "park", "harbor"}) | frozenset({"shore", "gate", "point"})
+
+
+def _known_town_after_preposition(s: Span, text: str) -> bool:
+    """A CRF or propagated span of two or more words, a known town's whole name ('fall river'; not one ending in a
+    landmark word), right after 'in', 'from', 'to', 'near', 'of' or 'outside': the CRF's LOCATION-OTHER or
+    ORGANIZATION reading of a town in a phrase ('grew up in [Fall River]'). Round 17."""
+    if not (is_crf(s) or s.source.endswith("propagate")):
+        return False
+    low = " ".join(text[s.start:s.end].lower().split())
+    return (" " in low and low in words("city") and low.rsplit(" ", 1)[1] not in _LANDMARK_ENDS
+            and _PREPOSITION_BEFORE.search(text, max(0, s.start - 12), s.start) is not None)
+
+
 def gazetteer_place_labels(spans: Sequence[Span], text: str) -> list[Span]:
     """A place span (any source) that is a whole US state's or country's name takes that label ('winters in
     [South Quell]' read CITY stays; 'winters in [South Carolina]' is a STATE, 'from [FRANCE]' read CITY a COUNTRY);
     two place or name spans one blank apart that together name a state are one STATE span ('west' CITY +
     'virginia' STATE, 'new' STATE + 'york' DOCTOR after a town and a comma). 'New York' and 'Washington' keep a
     town reading, 'Georgia' a state reading. A CITY span that opens a longer country's name is that country
-    (countries_over_towns)."""
+    (countries_over_towns); a CRF LOCATION-OTHER or ORGANIZATION span that is a known town of two or more words after
+    a preposition is a CITY ('grew up in [Fall River]')."""
     out: list[Span] = []
     for s in countries_over_towns(spans, text):
         if out and (prev := out[-1]).end + 1 == s.start and text[prev.end] in " \t" and (
@@ -273,6 +294,10 @@ def gazetteer_place_labels(spans: Sequence[Span], text: str) -> list[Span]:
         if s.label in _GAZETTEER_RELABELLED and (label := _gazetteer_label(text[s.start:s.end])) and label != s.label and not (
                 label == "COUNTRY" and s.label in _NAMED):  # 'transferred to [Jordan]': a hospital named after a person
             s = s.with_label(label)
+        elif s.label in _KNOWN_TOWN_RELABELLED and _known_town_after_preposition(s, text):
+            s = s.with_label("CITY")
+        elif s.label in _PLACES and is_crf(s) and text[s.start:s.end].lower() in _FUNCTION_LEADS:
+            continue  # a function word left of a CRF place a town rule cut ('from Quellfield [to] Quellbury')
         out.append(s)
     return out
 
