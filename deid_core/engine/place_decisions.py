@@ -105,6 +105,20 @@ def split_town_states(spans: Sequence[Span], text: str) -> list[Span]:
     return out
 
 
+_MD_ZIP = regex.compile(r"[ \t]+\d{5}(?:-\d{4})?(?![\w-])")
+
+
+def _maryland_after(t: Span, text: str, m: regex.Match) -> bool:
+    """'MD' after a town's span and a comma is Maryland, not a credential, when a ZIP follows ('East Quellton, [MD]
+    39915') or the address closes ('lives alone in Quellville, [md].', '(East Quellton, [MD])'): the town's span
+    says it is an address (a titled name is left out by the caller: 'Dr. Quellan, MD'). Round 17."""
+    if text[t.end] != "," or "(" in m.group(0):
+        return False
+    if _MD_ZIP.match(text, m.end()):
+        return True
+    return _CLOSED.match(text, m.end()) is not None
+
+
 def state_after_town(spans: Sequence[Span], text: str) -> list[Span]:
     """A US state abbreviation right after a CITY span and in no span made a STATE span: 'from Quellton, [MA],
     regarding', 'Quellton [NH]' at a line end, 'Quellton ([ID])'; in lower case only after a comma, and after a lower-case town no English
@@ -125,7 +139,9 @@ def state_after_town(spans: Sequence[Span], text: str) -> list[Span]:
             continue
         abbr = m.group(1)
         town = text[t.start:t.end]
-        if abbr.lower() not in _state_abbreviations() or not (abbr.isupper() or (abbr.islower() and (
+        if abbr.lower() == "md" and _maryland_after(t, text, m):
+            pass
+        elif abbr.lower() not in _state_abbreviations() or not (abbr.isupper() or (abbr.islower() and (
                 text[t.end] == "," or _IN_PARENS.fullmatch(m.group(0)) and text.startswith(")", m.end())) and (
                 (town.islower() and abbr not in _LOWER_WORDS) or _CLOSED.match(text, m.end())))):
             continue
@@ -281,7 +297,8 @@ def gazetteer_place_labels(spans: Sequence[Span], text: str) -> list[Span]:
     'virginia' STATE, 'new' STATE + 'york' DOCTOR after a town and a comma). 'New York' and 'Washington' keep a
     town reading, 'Georgia' a state reading. A CITY span that opens a longer country's name is that country
     (countries_over_towns); a CRF LOCATION-OTHER or ORGANIZATION span that is a known town of two or more words after
-    a preposition is a CITY ('grew up in [Fall River]')."""
+    a preposition is a CITY ('grew up in [Fall River]'); 'New York' or 'Washington' read CITY right after a town and
+    a comma is its state ('Port Quellfurt, [New York], 29056')."""
     out: list[Span] = []
     for s in countries_over_towns(spans, text):
         if out and (prev := out[-1]).end + 1 == s.start and text[prev.end] in " \t" and (
@@ -294,6 +311,9 @@ def gazetteer_place_labels(spans: Sequence[Span], text: str) -> list[Span]:
         if s.label in _GAZETTEER_RELABELLED and (label := _gazetteer_label(text[s.start:s.end])) and label != s.label and not (
                 label == "COUNTRY" and s.label in _NAMED):  # 'transferred to [Jordan]': a hospital named after a person
             s = s.with_label(label)
+        elif s.label == "CITY" and out and out[-1].label == "CITY" and text[out[-1].end:s.start] in (", ", ",") and (
+                " ".join(text[s.start:s.end].lower().split()) in _TOWN_TOO):
+            s = s.with_label("STATE")  # 'Port Quellfurt, [New York], 29056': the state of the town before it
         elif s.label in _KNOWN_TOWN_RELABELLED and _known_town_after_preposition(s, text):
             s = s.with_label("CITY")
         elif s.label in _PLACES and is_crf(s) and text[s.start:s.end].lower() in _FUNCTION_LEADS:
