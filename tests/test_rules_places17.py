@@ -138,6 +138,9 @@ def test_md_stays_a_credential_otherwise(text, town):
     ("Recently moved to Reading from Salem.", "Salem", "CITY"),
     ("Flown from Quellport by MedFlight.", "Quellport", "CITY"),
     ("Grew up in Fall River.", "Fall River", "CITY"),
+    ("Discharged to home in Quellton.", "Quellton", "CITY"),
+    ("Her daughter in Quellton is the HCP.", "Quellton", "CITY"),
+    ("Incarcerated in Quellfield 2010-2015.", "Quellfield", "CITY"),
     ("part-time electrician; visiting from South Georgia and the South Sandwich Islands.\nPE: T 101.4",
      "South Georgia and the South Sandwich Islands", "COUNTRY"),
 ])
@@ -155,7 +158,8 @@ def test_the_round17_label_and_extent_stand_in_the_pipeline(deid, text, phi, lab
     "Place of Birth: USA", "Hometown: Yes", "Location: Left forearm", "Location: Left Arm, MD", "Location: ICU, NY",
     "Pt. Tolerated, OK", "Ft. Tolerated Well, OK", "CVS / Caremark", "Target - LDL < 70", "Winters in AZ.",
     "Flew in from Europe last week.", "Greater Saphenous vein", "Greater Occipital nerve block",
-    "Ann Quell, MD 02720", "Relocated from 5 West to 7 North",
+    "Ann Quell, MD 02720", "Relocated from 5 West to 7 North", "returned to Baseline.", "returned to Sinus rhythm",
+    "Return to Clinic in 2 weeks.", "return to Dr. Quell", "Son In Law at bedside", "hospitalized in March",
 ])
 def test_clinical_look_alikes_get_no_round17_span(deid, text):
     res = deid.process(Note("places17", text))
