@@ -16,7 +16,11 @@ import pytest
 
 from deid_core.app.options import effective_config
 from deid_core.engine.crf.versions import feature_rules
-from deid_core.engine.place_decisions import countries_over_towns, gazetteer_place_labels, state_after_town
+from deid_core.engine.place_decisions import (
+    countries_over_towns,
+    gazetteer_place_labels,
+    state_after_town,
+)
 from deid_core.notes import Note
 from deid_core.spans import Span, source_in
 from tests.helpers_rules import crf_span, shipped_deidentifier, span_stands
@@ -76,6 +80,8 @@ def test_no_country_without_the_whole_long_name(text, part):
     ("Moved here from New Bedford last year", "New Bedford", "ORGANIZATION", "CITY"),
     ("Fishing on Fall River.", "Fall River", "LOCATION-OTHER", "LOCATION-OTHER"),  # no preposition of place before it
     ("Walk in Golden Gate park", "Golden Gate", "LOCATION-OTHER", "LOCATION-OTHER"),  # a landmark's last word
+    ("MVC on Route 72 near Niagara Falls.", "Niagara Falls", "LOCATION-OTHER", "LOCATION-OTHER"),  # seed 40040
+    ("trip to White Plains", "White Plains", "LOCATION-OTHER", "LOCATION-OTHER"),  # 'to': a trip's landmark too
     ("grew up in Quellton", "Quellton", "LOCATION-OTHER", "LOCATION-OTHER"),  # one word: the frames read those
     ("admitted to Fall River", "Fall River", "HOSPITAL", "HOSPITAL"),  # a hospital named by its town
 ])

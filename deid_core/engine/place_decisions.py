@@ -271,18 +271,17 @@ def _gazetteer_label(surface: str) -> str | None:
 
 
 _KNOWN_TOWN_RELABELLED = frozenset({"LOCATION-OTHER", "ORGANIZATION"})
-_PREPOSITION_BEFORE = regex.compile(r"(?<![\p{L}'’-])(?i:in|from|to|near|of|outside)[ \t]+\Z")
-# Last words of a known town's name that also end a landmark or a region ('South Shore', 'Golden Gate', 'Long Lake'):
-# the landmark words, and those town words a region or a landmark ends in more often than a town ('river', 'falls',
-# 'beach', 'park', 'harbor' stay: 'Fall River', 'Myrtle Beach').
-_LANDMARK_ENDS = place_words("landmark_last_words") | (place_words("landmark_town_words") - {
-    "river", "falls", "beach", "park", "harbor"}) | frozenset({"shore", "gate", "point"})
+_PREPOSITION_BEFORE = regex.compile(r"(?<![\p{L}'’-])(?i:in|from|of)[ \t]+\Z")  # not 'near' or 'to' a landmark
+# Last words of a known town's name that also end a landmark or a region ('South Shore', 'Golden Gate', 'Niagara
+# Falls'): the landmark words and the town words but 'river' and 'beach' ('Fall River', 'Myrtle Beach' stay towns).
+_LANDMARK_ENDS = place_words("landmark_last_words") | (place_words("landmark_town_words") - {"river", "beach"}) | frozenset({
+    "shore", "gate", "point"})
 
 
 def _known_town_after_preposition(s: Span, text: str) -> bool:
     """A CRF or propagated span of two or more words, a known town's whole name ('fall river'; not one ending in a
-    landmark word), right after 'in', 'from', 'to', 'near', 'of' or 'outside': the CRF's LOCATION-OTHER or
-    ORGANIZATION reading of a town in a phrase ('grew up in [Fall River]'). Round 17."""
+    landmark word), right after 'in', 'from' or 'of' (not 'near' or 'to': 'MVC near Niagara Falls' is a landmark): the
+    CRF's LOCATION-OTHER or ORGANIZATION reading of a town in a phrase ('grew up in [Fall River]'). Round 17."""
     if not (is_crf(s) or s.source.endswith("propagate")):
         return False
     low = " ".join(text[s.start:s.end].lower().split())
