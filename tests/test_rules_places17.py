@@ -147,6 +147,8 @@ def test_md_stays_a_credential_otherwise(text, town):
     ("Discharged to home in Quellton.", "Quellton", "CITY"),
     ("Her daughter in Quellton is the HCP.", "Quellton", "CITY"),
     ("Incarcerated in Quellfield 2010-2015.", "Quellfield", "CITY"),
+    ("Quell Clinic (Quellton)", "Quellton", "CITY"),
+    ("Hospital: Quell Memorial, Quellton\n", "Quellton", "CITY"),
     ("part-time electrician; visiting from South Georgia and the South Sandwich Islands.\nPE: T 101.4",
      "South Georgia and the South Sandwich Islands", "COUNTRY"),
 ])
@@ -166,6 +168,8 @@ def test_the_round17_label_and_extent_stand_in_the_pipeline(deid, text, phi, lab
     "Flew in from Europe last week.", "Greater Saphenous vein", "Greater Occipital nerve block",
     "Ann Quell, MD 02720", "Relocated from 5 West to 7 North", "returned to Baseline.", "returned to Sinus rhythm",
     "Return to Clinic in 2 weeks.", "return to Dr. Quell", "Son In Law at bedside", "hospitalized in March",
+    "Quell Clinic (Cardiology)", "Ann Quell, MD (Attending)", "Quell Health (VNA)", "Quell Pharmacy (Mail Order)",
+    "Quell Clinic, Friday\n", "followed by Quell Medical, Dermatology\n",
 ])
 def test_clinical_look_alikes_get_no_round17_span(deid, text):
     res = deid.process(Note("places17", text))
