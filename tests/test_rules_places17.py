@@ -131,6 +131,8 @@ def test_md_stays_a_credential_otherwise(text, town):
     ("Location: Mobile, AL", "Mobile", "CITY"),
     ("He is a Quellton resident and works nights.", "Quellton", "CITY"),
     ("Pt is a Quellfield native.", "Quellfield", "CITY"),
+    ("A lifelong Port Quellan resident, retired.", "Port Quellan", "CITY"),
+    ("Moved here from the greater Quellport area in 2010.", "Quellport", "CITY"),
     ("Lives on a farm outside Quellton.", "Quellton", "CITY"),
     ("lives in a suburb of Quellham.", "Quellham", "CITY"),
     ("lives 20 miles north of Quellville.", "Quellville", "CITY"),
@@ -170,6 +172,11 @@ def test_the_round17_label_and_extent_stand_in_the_pipeline(deid, text, phi, lab
     "Return to Clinic in 2 weeks.", "return to Dr. Quell", "Son In Law at bedside", "hospitalized in March",
     "Quell Clinic (Cardiology)", "Ann Quell, MD (Attending)", "Quell Health (VNA)", "Quell Pharmacy (Mail Order)",
     "Quell Clinic, Friday\n", "followed by Quell Medical, Dermatology\n",
+    # review17: anatomy after 'greater' is no town ('the greater omentum'); a service, a payer's or a people's
+    # name before 'resident' / 'native' is none
+    "The greater Omentum was unremarkable.", "Pain over the Greater Trochanter on the left.",
+    "Seen by an IM resident.", "He is a VA resident.", "Seen by a Peds resident.", "Is a Puerto Rican native.",
+    "Discussed with the Ortho resident.", "Seen by a GI resident.",
 ])
 def test_clinical_look_alikes_get_no_round17_span(deid, text):
     res = deid.process(Note("places17", text))
