@@ -20,6 +20,8 @@ employer_care_words = ["hospital"]
 landmark_last_words = ["airport"]
 landmark_town_words = ["park"]
 landmark_service_words = ["fire"]
+town_after_preposition_landmark_words = ["gate"]
+town_after_preposition_town_words = ["river"]
 """
 
 

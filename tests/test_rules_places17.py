@@ -78,6 +78,8 @@ def test_no_country_without_the_whole_long_name(text, part):
     ("Grew up in Fall River.", "Fall River", "LOCATION-OTHER", "CITY"),
     ("LIVES ALONE IN FALL RIVER.", "FALL RIVER", "LOCATION-OTHER", "CITY"),
     ("Moved here from New Bedford last year", "New Bedford", "ORGANIZATION", "CITY"),
+    ("Works as a teacher in Cedar Falls. Denies SI/HI.", "Cedar Falls", "LOCATION-OTHER", "CITY"),  # review17
+    ("Moved from Sioux Falls last year", "Sioux Falls", "LOCATION-OTHER", "CITY"),  # review17
     ("Fishing on Fall River.", "Fall River", "LOCATION-OTHER", "LOCATION-OTHER"),  # no preposition of place before it
     ("Walk in Golden Gate park", "Golden Gate", "LOCATION-OTHER", "LOCATION-OTHER"),  # a landmark's last word
     ("MVC on Route 72 near Niagara Falls.", "Niagara Falls", "LOCATION-OTHER", "LOCATION-OTHER"),  # seed 40040

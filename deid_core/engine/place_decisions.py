@@ -272,10 +272,10 @@ def _gazetteer_label(surface: str) -> str | None:
 
 _KNOWN_TOWN_RELABELLED = frozenset({"LOCATION-OTHER", "ORGANIZATION"})
 _PREPOSITION_BEFORE = regex.compile(r"(?<![\p{L}'’-])(?i:in|from|of)[ \t]+\Z")  # not 'near' or 'to' a landmark
-# Last words of a known town's name that also end a landmark or a region ('South Shore', 'Golden Gate', 'Niagara
-# Falls'): the landmark words and the town words but 'river' and 'beach' ('Fall River', 'Myrtle Beach' stay towns).
-_LANDMARK_ENDS = place_words("landmark_last_words") | (place_words("landmark_town_words") - {"river", "beach"}) | frozenset({
-    "shore", "gate", "point"})
+# Last words of a known town's name that also end a landmark or a region ('South Shore', 'Golden Gate', 'Quell
+# Park'): conf/rules/words/places.toml ('Fall River', 'Myrtle Beach', 'Cedar Falls' stay towns).
+_LANDMARK_ENDS = (place_words("landmark_last_words") | place_words("town_after_preposition_landmark_words")
+                  | (place_words("landmark_town_words") - place_words("town_after_preposition_town_words")))
 
 
 def _known_town_after_preposition(s: Span, text: str) -> bool:
