@@ -179,6 +179,9 @@ def test_the_round17_label_and_extent_stand_in_the_pipeline(deid, text, phi, lab
     "The greater Omentum was unremarkable.", "Pain over the Greater Trochanter on the left.",
     "Seen by an IM resident.", "He is a VA resident.", "Seen by a Peds resident.", "Is a Puerto Rican native.",
     "Discussed with the Ortho resident.", "Seen by a GI resident.",
+    # review17: a payer in parentheses after a facility's name is no town
+    "Insurance: Quell Medical (Medicaid)", "Quell Health (Medicare)", "Quell Medical Group (Aetna)",
+    "Quell Clinic (Blue Cross)",
 ])
 def test_clinical_look_alikes_get_no_round17_span(deid, text):
     res = deid.process(Note("places17", text))
