@@ -143,6 +143,7 @@ def test_md_stays_a_credential_otherwise(text, town):
     ("Seen at urgent care in Quellmouth on 3/2.", "Quellmouth", "CITY"),
     ("Pharmacy: CVS in Quellton", "Quellton", "CITY"),
     ("Pharmacy: Walgreens - Quellfield", "Quellfield", "CITY"),
+    ("Pharmacy: Target Pharmacy - Quellfield", "Quellfield", "CITY"),
     ("Works in Quellton as a teacher.", "Quellton", "CITY"),
     ("Moved from Quellfield to Quellbury in 2010.", "Quellbury", "CITY"),
     ("Recently moved to Reading from Salem.", "Salem", "CITY"),
@@ -182,6 +183,8 @@ def test_the_round17_label_and_extent_stand_in_the_pipeline(deid, text, phi, lab
     # review17: a payer in parentheses after a facility's name is no town
     "Insurance: Quell Medical (Medicaid)", "Quell Health (Medicare)", "Quell Medical Group (Aetna)",
     "Quell Clinic (Blue Cross)",
+    # review17: a clinical target is no store ('Target - Euvolemia'); CVS's own businesses are no town
+    "Target - Euvolemia.", "Target - Normothermia", "CVS, Caremark", "CVS - MinuteClinic",
 ])
 def test_clinical_look_alikes_get_no_round17_span(deid, text):
     res = deid.process(Note("places17", text))
