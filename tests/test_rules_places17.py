@@ -185,6 +185,7 @@ def test_the_round17_label_and_extent_stand_in_the_pipeline(deid, text, phi, lab
     "Quell Clinic (Blue Cross)",
     # review17: a clinical target is no store ('Target - Euvolemia'); CVS's own businesses are no town
     "Target - Euvolemia.", "Target - Normothermia", "CVS, Caremark", "CVS - MinuteClinic",
+    "Arrived to ED in Extremis.",  # review17: a Latin phrase after 'ED in'
 ])
 def test_clinical_look_alikes_get_no_round17_span(deid, text):
     res = deid.process(Note("places17", text))
