@@ -41,7 +41,7 @@ from deid_core.spans import Span, source_in
 FIELD_RULE = "id-field-value"  # conf/rules/ids.toml: proposes the id after any field word; kept here only where one stands
 _REACH = 48  # characters before an id span read for its field word (bounded: linear on crafted input)
 _PERSON = frozenset({"DOCTOR", "PATIENT"})
-_DIGIT_GUESSES = frozenset({"PHONE", "FAX", "DATE", "ROOM"})  # CRF labels a bare number after a field word may carry
+_DIGIT_GUESSES = frozenset({"PHONE", "FAX", "DATE", "ROOM", "ZIP"})  # CRF labels a bare number after a field word may carry
 _ROOM_GUESS = regex.compile(r"(?=(?:\D*+\d){5})[\d-]+")  # a CRF ROOM guess an id may be: five digits or more ('89891-340')
 _LOCAL_PHONE = regex.compile(r"\d{3}-\d{4}")  # a local phone number ('261-1175'): no id form writes 3 then 4 digits
 _AREA_CODE = regex.compile(r"(?<![\w/.(-])(?:\(\d{3}\)[ ]?|\d{3}[/.])$")  # its area code before it ('214/', '(214) ')
@@ -82,6 +82,119 @@ _CAPITALS = regex.compile(r"\p{Lu}{4,8}")
 _BY_END = regex.compile(r"(?<![\p{L}\d])(?i:by)[ \t]*+:?[ \t]*+$")
 _LINE_END = regex.compile(r"[ \t]*+\.?[ \t]*+(?:\r?\n|$)")  # CRLF notes too
 _LOGIN = regex.compile(r"(?=[\p{L}\d._-]*\d)(?=[\p{L}\d._-]*\p{L})[\p{L}\d][\p{L}\d._-]*")
+
+
+# Round 17: a record number written right after a patient's or a hospital's name with no field word between ('Ann
+# Lee 4455667', 'LEE, ANN (4455667)', 'MGH #123-45-67'): 6-10 digits (a capitals prefix may be glued) or 6+ digits
+# in dash groups; no phone, social security number, date or dose.
+_BARE_ID = regex.compile(r"(?:[A-Z]{1,3}-?)?(?:\d{6,10}|\d{2,4}(?:-\d{2,4}){1,3})(?![\w/@-]|[.,:]\d|[ \t]*+(?:%|"
+                         r"(?i:mg|mcg|kg|ml|cc|units?|x|lbs?|cm|mm|min|hrs?)(?![\p{L}])))")
+_NAME_GAP = regex.compile(r"[ \t]*+(?:[,(\[]|-(?=[ \t])|/(?=[ \t]))?[ \t]*+\#?[ \t]*+")
+_SSN_SHAPE = regex.compile(r"\d{3}-\d{2}-\d{4}")
+_DATE_DIGITS = regex.compile(r"(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])(?:(?:19|20)?\d\d)"
+                             r"|(?:19|20)\d\d(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])")  # '030450', '03041950', '19500304'
+_TITLE_BEFORE = regex.compile(r"(?i:dr|doctor|prof)\.?[ \t]*+$")
+_NAMES_AN_ID = frozenset({"PATIENT", "DOCTOR", "HOSPITAL"})  # labels of a name a record number may follow
+_NAMED_ID_GUESSES = frozenset({"PHONE", "FAX", "ZIP", "ROOM", "DATE"})  # CRF readings of a bare record number
+
+
+# An id span that is a count glued to its unit word ('2-day', '3-view', '12-month', '54-year-old': feature rules read
+# them after 'Hospital', 'Acc', 'Medicaid', 'Member'), a dose ('1200000' of '1200000 units') or, with no field word
+# right before it, a year range ('HTN 2010-2015'): no id (round 17).
+_COUNT_UNIT = regex.compile(r"(\d{1,3})(?:-\p{Ll}+)+")
+_YEARS_OLD = regex.compile(r"\d{1,3}-(?:years?|yrs?)-old")
+_YEAR_RANGE = regex.compile(r"(?:19|20)\d\d[ ]?-[ ]?(?:19|20)?\d\d")
+_DOSE_AFTER = regex.compile(r"[ \t]*+(?i:mg|mcg|kg|g|ml|cc|units?|%|mmhg|bpm|kcal|meq|mmol|iu)(?![\p{L}\d])")
+
+
+def _count_or_range(s: Span, text: str, pattern: regex.Pattern) -> Span | None | bool:
+    """What an id span that reads as a count, dose or year range is: its AGE ('54' of '54-year-old'), its DATE (a
+    year range with no field word right before it), False (no span: '2-day', '1200000 units'), or None: an id."""
+    if _COUNT_UNIT.fullmatch(text, s.start, s.end):
+        if _YEARS_OLD.fullmatch(text, s.start, s.end):
+            return Span(s.start, s.start + text.index("-", s.start, s.end) - s.start, "AGE", s.source, s.confidence)
+        return False
+    if not _YEAR_RANGE.fullmatch(text, s.start, s.end) and not _DOSE_AFTER.match(text, s.end):
+        return None
+    m = nearest_field(text, s.start, pattern)
+    if m is not None and right_after(text, m.end(), s.start):
+        return None  # 'MRN: 2019-2020' stands
+    return False if _DOSE_AFTER.match(text, s.end) else s.with_label("DATE")
+
+
+def _bare_record(number: str) -> bool:
+    """Is `number` (a _BARE_ID match) a record number: 6 digits or more, and no 10-digit phone number (not opening
+    with 0), social security number, date written in digits ('03041950', '03-04-1950') or year range?"""
+    digits = sum(c.isdigit() for c in number)
+    bare = number.lstrip("ABCDEFGHIJKLMNOPQRSTUVWXYZ-")
+    return (digits >= 6 and not _SSN_SHAPE.fullmatch(bare) and not _DATE_DIGITS.fullmatch(bare)
+            and not _DATE_SHAPE.fullmatch(bare)
+            and not (len(bare) == 10 and bare.isdigit() and bare[0] != "0"))
+
+
+def _hospital_tail(s: Span, text: str) -> tuple[Span, tuple[int, int]] | None:
+    """(the hospital span without it, the record number) of a HOSPITAL span that took in the record number after
+    the name ('[MGH 1234567]', '[MGH 123]-45-67', '[Quellton Regional was 4455667]'), None when it took in none."""
+    k = text.rfind(" ", s.start, s.end)
+    if k < 0:
+        return None
+    b = _run_bounds(text, k + 1, s.end)[1]
+    lo = k + 1 + (text[k + 1] == "#")
+    m = _BARE_ID.fullmatch(text, lo, b)
+    if m is None or not _bare_record(m.group()):
+        return None
+    head = text[s.start:k].rstrip(" \t,(#-")
+    while head and head.split()[-1].islower():  # 'was', 'at' the span took in after the name
+        head = head[:len(head) - len(head.split()[-1])].rstrip(" \t,(#-")
+    if not head or not head[-1].isalpha():
+        return None
+    return Span(s.start, s.start + len(head), s.label, s.source, s.confidence), (lo, b)
+
+
+def ids_after_names(spans: list[Span], text: str, deciding: Sequence[str] = ()) -> list[Span]:
+    """A record number right after a patient's or a hospital's name with no field word between ('Ann Lee 4455667',
+    'LEE, ANN (4455667)', 'MGH #123-45-67', 'Quell General #1234567'): MEDICALRECORD, untagged or a CRF id, phone,
+    zip, room or date guess of it, or taken in by the hospital span; not after a doctor's title ('Dr. Lee 4455667':
+    a pager), nor a number of a deciding rule (`deciding`, rule_label_sources)."""
+    if not any(s.label in _NAMES_AN_ID for s in spans):
+        return spans
+    out = sorted(spans, key=lambda x: (x.start, x.end))
+    added: list[Span] = []
+    for i, s in enumerate(out):
+        if s.label not in _NAMES_AN_ID:
+            continue
+        if s.label == "HOSPITAL" and (cut := _hospital_tail(s, text)) is not None:
+            nxt = out[i + 1].start if i + 1 < len(out) else len(text)
+            if cut[1][1] <= nxt:
+                out[i] = cut[0]
+                added.append(Span(cut[1][0], cut[1][1], "MEDICALRECORD", "id-after-name", 0.9))
+            continue
+        if s.label == "DOCTOR" and _TITLE_BEFORE.search(text, max(0, s.start - 10), s.start):
+            continue
+        gap = _NAME_GAP.match(text, s.end, min(len(text), s.end + 8))
+        if gap.end() == s.end:
+            continue  # a number glued to the name is no record number
+        m = _BARE_ID.match(text, gap.end())
+        if m is None or m.end() - m.start() > 16 or not _bare_record(m.group()):
+            continue
+        a, b = m.span()
+        j = i + 1
+        over = []
+        while j < len(out) and out[j].start < b:
+            if out[j].end > a:
+                over.append(j)
+            j += 1
+        if not over:
+            added.append(Span(a, b, "MEDICALRECORD", "id-after-name", 0.9))
+            continue
+        o = out[over[0]]
+        if (len(over) == 1 and a <= o.start and o.end <= b and is_crf(o)
+                and (o.label in id_labels() or o.label in _NAMED_ID_GUESSES)
+                and not source_in(o.source, deciding)):
+            out[over[0]] = Span(a, b, "MEDICALRECORD", o.source, o.confidence)
+    if not added:
+        return out
+    return sorted(out + added, key=lambda x: (x.start, x.end))
 
 
 @lru_cache(maxsize=1)
@@ -376,6 +489,10 @@ def field_id_labels(spans: Sequence[Span], text: str, table: tuple[tuple[str, tu
             if s.label in ids and (age := _age_form(s, text)) is not None:
                 out.append(age)
                 continue
+            if s.label in ids and (look := _count_or_range(s, text, pattern)) is not None:
+                if look is not False:  # a count, dose or year range is no id, whatever read it
+                    out.append(look)
+                continue
             if not is_crf(s) and source_in(s.source, deciding):
                 out.append(s)
                 continue
@@ -422,6 +539,7 @@ def field_id_labels(spans: Sequence[Span], text: str, table: tuple[tuple[str, tu
                if (s.label in ids or (s.label in _NAMED_GUESSES and is_crf(s)) or (s.start, s.end) in phoned)
                and s.label != named.get(text[s.start:s.end], (s.label,))[0]
                and not (not is_crf(s) and source_in(s.source, deciding)) else s for s in out]
+    out = ids_after_names(out, text, deciding)
     return login_repeats(capital_logins(name_logins(out, text), text), text)
 
 
