@@ -50,6 +50,9 @@ _NAMED_GUESSES = frozenset({"ROOM", "USERNAME"})  # CRF labels of a string a fie
 _GROWN = frozenset({"ROOM"})  # a CRF guess of another label an id's glued piece may carry ('Job 39378-[476]')
 # A column break inside an id span: two blanks, a tab, ';' or '|' (with the blanks around them).
 _BREAK = regex.compile(r"[ \t]*[;|\t][ \t]*|[ ]{2,}")
+# Between the ids of a list: a comma, 'and', 'or', '&' or a '/' with blanks ('1234567, 7654321', 'X and Y').
+_COPULAS = frozenset({"is", "was", "are", "were"})
+_LIST = regex.compile(r"[ \t]*+,[ \t]*+(?:(?i:and|or)[ \t]++)?|[ \t]++(?:(?i:and|or)|&|/)[ \t]++")
 # Between a field word and its id: separators (':', '#', '=', '-', '(', '/', '.') and the words of a
 # field name ('no', 'number', 'id', 'is'), blanks or tabs; nothing else.
 _SEP = r"(?:[ \t]*+(?:[:#=(/.\-]|(?i:no|nbr|num|number|id|is|of)(?![\p{L}\d])))*+[ \t]*+"
@@ -100,16 +103,19 @@ _NAMED_ID_GUESSES = frozenset({"PHONE", "FAX", "ZIP", "ROOM", "DATE"})  # CRF re
 
 # An id span that is a count glued to its unit word ('2-day', '3-view', '12-month', '54-year-old': feature rules read
 # them after 'Hospital', 'Acc', 'Medicaid', 'Member'), a dose ('1200000' of '1200000 units') or, with no field word
-# right before it, a year range ('HTN 2010-2015'): no id (round 17).
+# right before it, a year range or a date with dashes ('HTN 2010-2015', 'Quell Hospital 03-04-2020'): no id (round 17).
 _COUNT_UNIT = regex.compile(r"(\d{1,3})(?:-\p{Ll}+)+")
 _YEARS_OLD = regex.compile(r"\d{1,3}-(?:years?|yrs?)-old")
-_YEAR_RANGE = regex.compile(r"(?:19|20)\d\d[ ]?-[ ]?(?:19|20)?\d\d")
-_DOSE_AFTER = regex.compile(r"[ \t]*+(?i:mg|mcg|kg|g|ml|cc|units?|%|mmhg|bpm|kcal|meq|mmol|iu)(?![\p{L}\d])")
+_YEAR_RANGE = regex.compile(r"(?:19|20)\d\d[ ]?-[ ]?(?:19|20)?\d\d"  # and a date with dashes ('03-04-2020')
+                            r"|(?:0?[1-9]|1[0-2])-(?:0?[1-9]|[12]\d|3[01])-(?:19|20)\d\d"
+                            r"|(?:19|20)\d\d-(?:0?[1-9]|1[0-2])-(?:0?[1-9]|[12]\d|3[01])")
+_DOSE_AFTER = regex.compile(r"[ \t]*+(?:mg|mcg|kg|g|ml|mL|cc|units?|%|mmHg|bpm|kcal|mEq|mmol|IU)(?![\p{L}\d:])")
 
 
 def _count_or_range(s: Span, text: str, pattern: regex.Pattern) -> Span | None | bool:
     """What an id span that reads as a count, dose or year range is: its AGE ('54' of '54-year-old'), its DATE (a
-    year range with no field word right before it), False (no span: '2-day', '1200000 units'), or None: an id."""
+    year range or dashed date with no field word right before it), False (no span: '2-day', '1200000 units'), or
+    None: an id."""
     if _COUNT_UNIT.fullmatch(text, s.start, s.end):
         if _YEARS_OLD.fullmatch(text, s.start, s.end):
             return Span(s.start, s.start + text.index("-", s.start, s.end) - s.start, "AGE", s.source, s.confidence)
@@ -124,11 +130,12 @@ def _count_or_range(s: Span, text: str, pattern: regex.Pattern) -> Span | None |
 
 def _bare_record(number: str) -> bool:
     """Is `number` (a _BARE_ID match) a record number: 6 digits or more, and no 10-digit phone number (not opening
-    with 0), social security number, date written in digits ('03041950', '03-04-1950') or year range?"""
+    with 0), phone number, social security number, date written in digits ('03041950', '03-04-1950') or year
+    range?"""
     digits = sum(c.isdigit() for c in number)
     bare = number.lstrip("ABCDEFGHIJKLMNOPQRSTUVWXYZ-")
     return (digits >= 6 and not _SSN_SHAPE.fullmatch(bare) and not _DATE_DIGITS.fullmatch(bare)
-            and not _DATE_SHAPE.fullmatch(bare)
+            and not _DATE_SHAPE.fullmatch(bare) and not _PHONE.fullmatch(bare) and not _LOCAL_PHONE.fullmatch(bare)
             and not (len(bare) == 10 and bare.isdigit() and bare[0] != "0"))
 
 
@@ -151,11 +158,81 @@ def _hospital_tail(s: Span, text: str) -> tuple[Span, tuple[int, int]] | None:
     return Span(s.start, s.start + len(head), s.label, s.source, s.confidence), (lo, b)
 
 
-def ids_after_names(spans: list[Span], text: str, deciding: Sequence[str] = ()) -> list[Span]:
+# Round 17: a table whose header line names a column by a record or account field word, the values in the rows under
+# it ('Name      MRN       DOB' / 'Ann Lee   4455667   03/04/1950'): the header cell alone between column breaks.
+_COLUMN_HEAD = regex.compile(
+    r"(?<![^\t\n ]|[^\t\n ][ ])(?i:mrn|mr[ ]?\#|med(?:ical)?\.?[ ]rec(?:ord)?\.?(?:[ ](?:no\.?|number|\#))?"
+    r"|(?:unit|hosp(?:ital)?\.?)[ ](?:no\.?|number|\#)|acct\.?(?:[ ](?:no\.?|\#))?|account(?:[ ](?:no\.?|number|\#))?)"
+    r"[ ]?:?(?=\t|[ ]{2,}|[ \t]*+(?:\r?\n|$))")
+_CELL = regex.compile(r"[^\t ](?:[^\t\n ]|[ ](?=[^\t\n ]))*+")  # a cell: words apart by one blank
+_CELL_ID = regex.compile(r"(?:[A-Z]{1,3}-?)?(?:\d{2,4}(?:[ -]\d{1,6}){1,3}|\d{5,12})")
+_ROWS = 30  # rows read under a header line (bounded)
+
+
+def _cells(text: str, a: int, b: int) -> list[tuple[int, int]]:
+    """The cells of the line text[a:b]: runs of words apart by one blank, between tabs or two blanks or more."""
+    return [m.span() for m in _CELL.finditer(text, a, b)]
+
+
+def column_ids(spans: list[Span], text: str, deciding: Sequence[str] = ()) -> list[Span]:
+    """The values under a header cell 'MRN', 'Med Rec #', 'Unit No.', 'Acct' of a table ('Name   MRN   DOB' then
+    'Ann Lee   4455667   03/04/1950'), the rows down to the first blank line or shorter row: MEDICALRECORD (ACCOUNT
+    under 'Acct'), untagged, a CRF id or digit guess of it, or cut out of a CRF span run across the columns."""
+    heads = list(_COLUMN_HEAD.finditer(text))
+    if not heads:
+        return spans
+    found: list[tuple[int, int, str]] = []
+    for h in heads:
+        ls = text.rfind("\n", 0, h.start()) + 1
+        le = text.find("\n", h.end())
+        le = len(text) if le < 0 else le
+        head = _cells(text, ls, le)
+        k = next((i for i, (a, b) in enumerate(head) if a <= h.start() < b), None)
+        if len(head) < 2 or k is None or head[k][1] > h.end() + 1:
+            continue  # no table, or the word is part of a longer cell
+        label = "ACCOUNT" if h.group().lower().startswith("acc") else "MEDICALRECORD"
+        pos = le + 1
+        for _ in range(_ROWS):
+            if pos >= len(text):
+                break
+            end = text.find("\n", pos)
+            end = len(text) if end < 0 else end
+            row = _cells(text, pos, end)
+            if len(row) <= k:
+                break
+            a, b = row[k]
+            if (_CELL_ID.fullmatch(text, a, b) and not _DATE_SHAPE.fullmatch(text, a, b)
+                    and not _PHONE.fullmatch(text, a, b)):
+                found.append((a, b, label))
+            pos = end + 1
+    if not found:
+        return spans
+    out = list(spans)
+    for a, b, label in found:
+        over = [s for s in out if s.start < b and s.end > a]
+        if any(not is_crf(s) and source_in(s.source, deciding) for s in over):
+            continue
+        if any(not is_crf(s) and not (a <= s.start and s.end <= b) for s in over):
+            continue  # a rule's span runs across the cell: left to it
+        keep = [s for s in out if not (s.start < b and s.end > a)]
+        for s in over:  # a CRF span run across the columns keeps its parts outside the cell
+            for x, y in ((s.start, a), (b, s.end)):
+                seg = text[x:y]
+                if seg.strip(" \t,"):
+                    x2 = x + len(seg) - len(seg.lstrip(" \t,"))
+                    keep.append(Span(x2, x2 + len(seg.strip(" \t,")), s.label, s.source, s.confidence))
+        keep.append(Span(a, b, label, over[0].source if over else "id-column", 0.9))
+        out = keep
+    return sorted(out, key=lambda x: (x.start, x.end))
+
+
+def ids_after_names(spans: list[Span], text: str, deciding: Sequence[str] = (),
+                    fields: regex.Pattern | None = None) -> list[Span]:
     """A record number right after a patient's or a hospital's name with no field word between ('Ann Lee 4455667',
     'LEE, ANN (4455667)', 'MGH #123-45-67', 'Quell General #1234567'): MEDICALRECORD, untagged or a CRF id, phone,
     zip, room or date guess of it, or taken in by the hospital span; not after a doctor's title ('Dr. Lee 4455667':
-    a pager), nor a number of a deciding rule (`deciding`, rule_label_sources)."""
+    a pager), nor a number of a deciding rule (`deciding`, rule_label_sources), nor one right after a field word of
+    `fields` (the field word pattern: 'auth RN98815112' with 'auth' read as a name stays the auth's)."""
     if not any(s.label in _NAMES_AN_ID for s in spans):
         return spans
     out = sorted(spans, key=lambda x: (x.start, x.end))
@@ -178,6 +255,8 @@ def ids_after_names(spans: list[Span], text: str, deciding: Sequence[str] = ()) 
         if m is None or m.end() - m.start() > 16 or not _bare_record(m.group()):
             continue
         a, b = m.span()
+        if fields is not None and (f := nearest_field(text, a, fields)) is not None and right_after(text, f.end(), a):
+            continue
         j = i + 1
         over = []
         while j < len(out) and out[j].start < b:
@@ -298,25 +377,40 @@ def right_after(text: str, a: int, b: int) -> bool:
 
 def _gap_ok(text: str, a: int, b: int, strict: bool) -> bool:
     """Is text[a:b] what may stand between a field word and its id? strict: separators only; else also
-    up to three words without a digit ('Medical Record Number (hospital):')."""
+    up to three words without a digit ('Medical Record Number (hospital):'), six before 'is' or 'was'."""
     if right_after(text, a, b):
         return True
     if strict:
         return False
     gap = text[a:b]
-    return not any(c.isdigit() for c in gap) and len(gap.split()) <= 3
+    if any(c.isdigit() for c in gap):
+        return False
+    words = gap.split()  # a few words; up to six before 'is' / 'was' ('MRN at the outside hospital was X')
+    return len(words) <= 3 or (len(words) <= 6 and words[-1].lower() in _COPULAS)
 
 
 def _split_breaks(s: Span, text: str) -> list[Span]:
-    """An id span cut at the column breaks inside it, each part trimmed of blanks."""
+    """An id span cut at the column breaks inside it, and at the commas, 'and', 'or' and ' / ' of a list of ids
+    ('MRNs: 1234567 and 7654321': two ids when each has 5 digits or more), each part trimmed of blanks."""
     parts, pos = [], s.start
     for m in _BREAK.finditer(text, s.start, s.end):
         parts.append((pos, m.start()))
         pos = m.end()
-    if not parts:
-        return [s]
     parts.append((pos, s.end))
-    return [Span(a, b, s.label, s.source, s.confidence) for a, b in parts if b > a]
+    listed = []
+    for a, b in parts:
+        cuts, pos = [], a
+        for m in _LIST.finditer(text, a, b):
+            cuts.append((pos, m.start()))
+            pos = m.end()
+        cuts.append((pos, b))
+        if len(cuts) > 1 and all(sum(c.isdigit() for c in text[x:y]) >= 5 for x, y in cuts):
+            listed.extend(cuts)
+        else:
+            listed.append((a, b))
+    if len(listed) == 1:
+        return [s]
+    return [Span(a, b, s.label, s.source, s.confidence) for a, b in listed if b > a]
 
 
 def _inner_field(s: Span, text: str, pattern: regex.Pattern) -> tuple[regex.Match, int] | None:
@@ -539,7 +633,7 @@ def field_id_labels(spans: Sequence[Span], text: str, table: tuple[tuple[str, tu
                if (s.label in ids or (s.label in _NAMED_GUESSES and is_crf(s)) or (s.start, s.end) in phoned)
                and s.label != named.get(text[s.start:s.end], (s.label,))[0]
                and not (not is_crf(s) and source_in(s.source, deciding)) else s for s in out]
-    out = ids_after_names(out, text, deciding)
+    out = ids_after_names(column_ids(out, text, deciding), text, deciding, pattern)
     return login_repeats(capital_logins(name_logins(out, text), text), text)
 
 
