@@ -62,6 +62,8 @@ def _person(text: str, name: str, label: str = "PATIENT") -> Span:
     ("Lee, Ann [BH4455667]", "Lee, Ann", "PATIENT", "BH4455667"),
     ("Lee, Ann 123-45-67", "Lee, Ann", "PATIENT", "123-45-67"),
     ("MGH #123-45-67", "MGH", "HOSPITAL", "123-45-67"),
+    ("Patient Label:\nMARLOW, DANA\n7712093\nDOB 04/05/1961", "MARLOW, DANA", "DOCTOR", "7712093"),  # a label block
+    ("Name: Dana Marlow\r\n7712093\r\n", "Dana Marlow", "PATIENT", "7712093"),
     ("Quell General #1234567", "Quell General", "HOSPITAL", "1234567"),
 ])
 def test_a_number_right_after_a_name_is_a_record_number(text, name, label, number):
@@ -107,6 +109,9 @@ def test_a_hospital_span_that_took_in_the_record_number_gives_it_back(text, hosp
     ("Ann Lee 1,234,567", "Ann Lee", "PATIENT"),
     ("Ann Lee4455667", "Ann Lee", "PATIENT"),  # glued: no record number
     ("Ann Lee, auth 4455667", "Ann Lee", "PATIENT"),  # a field word between
+    ("Karl Ames, MD\n4455667", "Karl Ames", "DOCTOR"),  # the name does not end its line
+    ("Ann Lee\n4455667 units given", "Ann Lee", "PATIENT"),  # the number does not end its line
+    ("Ann Lee\n\n4455667", "Ann Lee", "PATIENT"),  # a blank line between
 ])
 def test_look_alikes_after_a_name_get_no_record_number(text, name, label):
     spans = [_person(text, name, label)]

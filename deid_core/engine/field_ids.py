@@ -92,6 +92,7 @@ _LOGIN = regex.compile(r"(?=[\p{L}\d._-]*\d)(?=[\p{L}\d._-]*\p{L})[\p{L}\d][\p{L
 # in dash groups; no phone, social security number, date or dose.
 _BARE_ID = regex.compile(r"(?:[A-Z]{1,3}-?)?(?:\d{6,10}|\d{2,4}(?:-\d{2,4}){1,3})(?![\w/@-]|[.,:]\d|[ \t]*+(?:%|"
                          r"(?i:mg|mcg|kg|ml|cc|units?|x|lbs?|cm|mm|min|hrs?)(?![\p{L}])))")
+_BELOW = regex.compile(r"[ \t]*+\r?\n[ \t]*+")  # a name ending its line; the number opening the next
 _NAME_GAP = regex.compile(r"[ \t]*+(?:[,(\[]|-(?=[ \t])|/(?=[ \t]))?[ \t]*+\#?[ \t]*+")
 _SSN_SHAPE = regex.compile(r"\d{3}-\d{2}-\d{4}")
 _DATE_DIGITS = regex.compile(r"(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])(?:(?:19|20)?\d\d)"
@@ -229,7 +230,8 @@ def column_ids(spans: list[Span], text: str, deciding: Sequence[str] = ()) -> li
 def ids_after_names(spans: list[Span], text: str, deciding: Sequence[str] = (),
                     fields: regex.Pattern | None = None) -> list[Span]:
     """A record number right after a patient's or a hospital's name with no field word between ('Ann Lee 4455667',
-    'LEE, ANN (4455667)', 'MGH #123-45-67', 'Quell General #1234567'): MEDICALRECORD, untagged or a CRF id, phone,
+    'LEE, ANN (4455667)', 'MGH #123-45-67', 'Quell General #1234567'; a label block's name ending its line and the
+    number alone on the next, 'MARLOW, DANA' / '7712093'): MEDICALRECORD, untagged or a CRF id, phone,
     zip, room or date guess of it, or taken in by the hospital span; not after a doctor's title ('Dr. Lee 4455667':
     a pager), nor a number of a deciding rule (`deciding`, rule_label_sources), nor one right after a field word of
     `fields` (the field word pattern: 'auth RN98815112' with 'auth' read as a name stays the auth's)."""
@@ -249,11 +251,14 @@ def ids_after_names(spans: list[Span], text: str, deciding: Sequence[str] = (),
         if s.label == "DOCTOR" and _TITLE_BEFORE.search(text, max(0, s.start - 10), s.start):
             continue
         gap = _NAME_GAP.match(text, s.end, min(len(text), s.end + 8))
-        if gap.end() == s.end:
+        below = _BELOW.match(text, s.end, min(len(text), s.end + 8))  # a label block: the number on the next line
+        if gap.end() == s.end and below is None:
             continue  # a number glued to the name is no record number
-        m = _BARE_ID.match(text, gap.end())
+        m = _BARE_ID.match(text, below.end() if below is not None else gap.end())
         if m is None or m.end() - m.start() > 16 or not _bare_record(m.group()):
             continue
+        if below is not None and not _LINE_END.match(text, m.end()):
+            continue  # a name ending its line, then the number alone on the next ('MARLOW, DANA' / '7712093')
         a, b = m.span()
         if fields is not None and (f := nearest_field(text, a, fields)) is not None and right_after(text, f.end(), a):
             continue
