@@ -127,6 +127,12 @@ def test_a_field_word_read_as_a_name_keeps_its_id():
     assert ("371-226-6828", "PHONE") in _labels(text, spans)
 
 
+def test_a_field_word_glued_before_the_number_keeps_the_field_readings_extent():
+    text = "hemodialysis - Akdeniz, Almus - MRN7864519 - 5/31/2014"
+    spans = [crf_span(text, "Akdeniz, Almus", "PATIENT"), crf_span(text, "7864519", "MEDICALRECORD")]
+    assert ("7864519", "MEDICALRECORD") in _labels(text, spans)
+
+
 def test_a_deciding_rules_number_after_a_name_keeps_its_label():
     text = "Ann Lee 4455667"
     spans = [_person(text, "Ann Lee"), Span(8, 15, "IDNUM", "idnum-labelled", 0.9)]

@@ -260,8 +260,10 @@ def ids_after_names(spans: list[Span], text: str, deciding: Sequence[str] = (),
         if below is not None and not _LINE_END.match(text, m.end()):
             continue  # a name ending its line, then the number alone on the next ('MARLOW, DANA' / '7712093')
         a, b = m.span()
-        if fields is not None and (f := nearest_field(text, a, fields)) is not None and right_after(text, f.end(), a):
-            continue
+        lead = len(m.group()) - len(m.group().lstrip("ABCDEFGHIJKLMNOPQRSTUVWXYZ-"))
+        if fields is not None and ((lead and fields.match(text, a, a + lead)) or (
+                (f := nearest_field(text, a, fields)) is not None and right_after(text, f.end(), a))):
+            continue  # a field word names it ('Almus - MRN7864519'): the field reading stands
         j = i + 1
         over = []
         while j < len(out) and out[j].start < b:
