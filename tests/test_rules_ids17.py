@@ -61,6 +61,8 @@ def _person(text: str, name: str, label: str = "PATIENT") -> Span:
     ("LEE, ANN\t4455667\t3/4/1950", "LEE, ANN", "PATIENT", "4455667"),
     ("Lee, Ann [BH4455667]", "Lee, Ann", "PATIENT", "BH4455667"),
     ("Lee, Ann 123-45-67", "Lee, Ann", "PATIENT", "123-45-67"),
+    ("Ann Lee | 4455667 | 3/4/1950", "Ann Lee", "PATIENT", "4455667"),
+    ("Ann Lee · 4455667 · 3/4/1950", "Ann Lee", "PATIENT", "4455667"),
     ("MGH #123-45-67", "MGH", "HOSPITAL", "123-45-67"),
     ("Patient Label:\nMARLOW, DANA\n7712093\nDOB 04/05/1961", "MARLOW, DANA", "DOCTOR", "7712093"),  # a label block
     ("Name: Dana Marlow\r\n7712093\r\n", "Dana Marlow", "PATIENT", "7712093"),
@@ -116,6 +118,21 @@ def test_a_hospital_span_that_took_in_the_record_number_gives_it_back(text, hosp
 def test_look_alikes_after_a_name_get_no_record_number(text, name, label):
     spans = [_person(text, name, label)]
     assert [s.label for s in ids_after_names(spans, text)] == [label]
+
+
+def test_a_crf_guess_with_signs_around_the_number_after_a_name_becomes_the_record_number():
+    text = "Ann Lee · 4455667 · 3/4/1950"
+    spans = [_person(text, "Ann Lee"), crf_span(text, "· 4455667 ·", "FAX")]
+    assert [(text[s.start:s.end], s.label) for s in ids_after_names(spans, text)] == [
+        ("Ann Lee", "PATIENT"), ("4455667", "MEDICALRECORD")]
+
+
+@pytest.mark.parametrize("text,piece", [
+    ("MRN – 4455667", "– 4455667"), ("MRN № 4455667", "№ 4455667"), ("MRN: _4455667_", "_4455667_"),
+    ("MRN…4455667", "…4455667"), ("MRN * 4455667", "* 4455667"),
+])
+def test_a_crf_id_span_drops_the_signs_it_took_in(text, piece):
+    assert _labels(text, [crf_span(text, piece, "MEDICALRECORD")]) == [("4455667", "MEDICALRECORD")]
 
 
 def test_a_field_word_read_as_a_name_keeps_its_id():

@@ -92,8 +92,9 @@ _LOGIN = regex.compile(r"(?=[\p{L}\d._-]*\d)(?=[\p{L}\d._-]*\p{L})[\p{L}\d][\p{L
 # in dash groups; no phone, social security number, date or dose.
 _BARE_ID = regex.compile(r"(?:[A-Z]{1,3}-?)?(?:\d{6,10}|\d{2,4}(?:-\d{2,4}){1,3})(?![\w/@-]|[.,:]\d|[ \t]*+(?:%|"
                          r"(?i:mg|mcg|kg|ml|cc|units?|x|lbs?|cm|mm|min|hrs?)(?![\p{L}])))")
+_SIGNS = " \t|•·*_#-"  # signs a CRF guess of a record number may take in ('· 4455667 ·')
 _BELOW = regex.compile(r"[ \t]*+\r?\n[ \t]*+")  # a name ending its line; the number opening the next
-_NAME_GAP = regex.compile(r"[ \t]*+(?:[,(\[]|-(?=[ \t])|/(?=[ \t]))?[ \t]*+\#?[ \t]*+")
+_NAME_GAP = regex.compile(r"[ \t]*+(?:[,(\[|•·]|-(?=[ \t])|/(?=[ \t]))?[ \t]*+\#?[ \t]*+")
 _SSN_SHAPE = regex.compile(r"\d{3}-\d{2}-\d{4}")
 _DATE_DIGITS = regex.compile(r"(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])(?:(?:19|20)?\d\d)"
                              r"|(?:19|20)\d\d(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])")  # '030450', '03041950', '19500304'
@@ -274,7 +275,8 @@ def ids_after_names(spans: list[Span], text: str, deciding: Sequence[str] = (),
             added.append(Span(a, b, "MEDICALRECORD", "id-after-name", 0.9))
             continue
         o = out[over[0]]
-        if (len(over) == 1 and a <= o.start and o.end <= b and is_crf(o)
+        if (len(over) == 1 and is_crf(o) and not text[min(a, o.start):a].strip(_SIGNS)
+                and not text[b:max(b, o.end)].strip(_SIGNS) and text[o.start:o.end].strip(_SIGNS)
                 and (o.label in id_labels() or o.label in _NAMED_ID_GUESSES)
                 and not source_in(o.source, deciding)):
             out[over[0]] = Span(a, b, "MEDICALRECORD", o.source, o.confidence)
@@ -535,6 +537,17 @@ def _digits_end(text: str, end: int, limit: int) -> int:
     return end
 
 
+def _trimmed(s: Span, text: str) -> Span:
+    """A CRF id span without the signs it took in at either end ('– 4455667', '№ 4455667', '_4455667_', '* X'):
+    an id opens and ends with a letter or a digit."""
+    a, b = s.start, s.end
+    while a < b and not text[a].isalnum():
+        a += 1
+    while b > a and not text[b - 1].isalnum():
+        b -= 1
+    return s if (a, b) == (s.start, s.end) or a == b else Span(a, b, s.label, s.source, s.confidence)
+
+
 def join_id_pieces(spans: Sequence[Span], text: str, fields: regex.Pattern | None = None) -> list[Span]:
     """CRF id spans joined with the CRF id or room pieces of the word they are glued in ('BB-' and '6395741' of
     'BB-6395741', 'Job [39378]-[476]'), and grown over a capitals prefix glued before them ('[BH]4455667'): one id
@@ -586,6 +599,8 @@ def field_id_labels(spans: Sequence[Span], text: str, table: tuple[tuple[str, tu
     named: dict[str, tuple[str, bool]] = {}  # id string -> (the label its field word gave it, that word right at it)
     phoned: set[tuple[int, int]] = set()  # CRF id spans read as local phones: a field word elsewhere may name them
     for s in join_id_pieces(spans, text, pattern):
+        if s.label in ids and is_crf(s):
+            s = _trimmed(s, text)
         if s.label in ids or (s.label in _DIGIT_GUESSES and is_crf(s) and _id_guess(s, text)):
             if s.label in ids and (age := _age_form(s, text)) is not None:
                 out.append(age)
