@@ -213,6 +213,8 @@ def test_column_ids_is_linear():
     ("saliva sample was collected (sample RS-61627295).", "RS-61627295", "IDNUM", "BIOID"),
     ("mileage 72  car ZFY-3405", "ZFY-3405", "IDNUM", "VEHICLE"),
     ("Her MRN at the outside hospital was 1234567.", "1234567", "IDNUM", "MEDICALRECORD"),
+    ("His medical record number, 4455667, was confirmed.", "4455667", "AGE", "MEDICALRECORD"),  # no age: 5+ digits
+    ("Encounter 99887766 closed.", "99887766", "IDNUM", "IDNUM"),
 ])
 def test_field_words_name_the_id(text, piece, label, want):
     assert _labels(text, [crf_span(text, piece, label)]) == [(piece, want)]
@@ -221,10 +223,16 @@ def test_field_words_name_the_id(text, piece, label, want):
 @pytest.mark.parametrize("text,piece,label", [
     ("Seen 3/4, ZIP 02134", "02134", "ZIP"),  # no id field word
     ("Boston, MA 02134", "02134", "ZIP"),
+    ("He is 104 years old, MRN pending", "104", "AGE"),  # an age of three digits stays an age
     ("She was seen at the Quell clinic in a car 2 days ago, 4455667", "4455667", "MEDICALRECORD"),  # too far back
 ])
 def test_look_alikes_keep_their_label(text, piece, label):
     assert _labels(text, [crf_span(text, piece, label)]) == [(piece, label)]
+
+
+def test_an_ids_field_word_the_crf_took_in_is_cut_off():
+    text = "Encounter 99887766 closed."
+    assert _labels(text, [crf_span(text, "Encounter 99887766", "IDNUM")]) == [("99887766", "IDNUM")]
 
 
 @pytest.mark.parametrize("text,piece,want", [
