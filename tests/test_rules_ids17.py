@@ -230,6 +230,14 @@ def test_look_alikes_keep_their_label(text, piece, label):
     assert _labels(text, [crf_span(text, piece, label)]) == [(piece, label)]
 
 
+def test_a_number_and_a_column_break_read_into_a_date_give_the_number_back():
+    text = "CG/AO/72068617   DICT 09-AUG-11 / TRANS 10-AUG-11"
+    spans = [crf_span(text, "72068617   DICT 09-AUG-11", "DATE")]
+    assert _labels(text, spans) == [("72068617", "IDNUM"), ("DICT 09-AUG-11", "DATE")]
+    text = "03042020   Follow up"  # a date in digits stays in the date
+    assert _labels(text, [crf_span(text, text, "DATE")]) == [(text, "DATE")]
+
+
 def test_an_ids_field_word_the_crf_took_in_is_cut_off():
     text = "Encounter 99887766 closed."
     assert _labels(text, [crf_span(text, "Encounter 99887766", "IDNUM")]) == [("99887766", "IDNUM")]

@@ -93,6 +93,7 @@ _LOGIN = regex.compile(r"(?=[\p{L}\d._-]*\d)(?=[\p{L}\d._-]*\p{L})[\p{L}\d][\p{L
 _BARE_ID = regex.compile(r"(?:[A-Z]{1,3}-?)?(?:\d{6,10}|\d{2,4}(?:-\d{2,4}){1,3})(?![\w/@-]|[.,:]\d|[ \t]*+(?:%|"
                          r"(?i:mg|mcg|kg|ml|cc|units?|x|lbs?|cm|mm|min|hrs?)(?![\p{L}])))")
 _LONG_NUMBER = regex.compile(r"\d{5,}")  # a CRF AGE guess of five digits or more is an id
+_DATE_LEAD = regex.compile(r"(\d{6,12})(?:\t|[ ]{2,})[ \t]*+(?=\S)")  # a number before a column break
 _SIGNS = " \t|•·*_#-"  # signs a CRF guess of a record number may take in ('· 4455667 ·')
 _BELOW = regex.compile(r"[ \t]*+\r?\n[ \t]*+")  # a name ending its line; the number opening the next
 _NAME_GAP = regex.compile(r"[ \t]*+(?:[,(\[|•·]|-(?=[ \t])|/(?=[ \t]))?[ \t]*+\#?[ \t]*+")
@@ -604,6 +605,11 @@ def field_id_labels(spans: Sequence[Span], text: str, table: tuple[tuple[str, tu
             s = _trimmed(s, text)
         elif s.label == "AGE" and is_crf(s) and _LONG_NUMBER.fullmatch(text, s.start, s.end):
             s = s.with_label("IDNUM")  # no age has five digits: an id ('medical record number, [4455667],')
+        elif s.label == "DATE" and is_crf(s) and (lead := _DATE_LEAD.match(text, s.start, s.end)) is not None \
+                and not _DATE_DIGITS.fullmatch(lead.group(1)):
+            # a number and a column break the CRF read into a date ('CG/AO/[72068617   DICT 09-AUG-11]'): an id
+            out.append(Span(s.start, lead.end(1), "IDNUM", s.source, s.confidence))
+            s = Span(lead.end(), s.end, s.label, s.source, s.confidence)
         if s.label in ids or (s.label in _DIGIT_GUESSES and is_crf(s) and _id_guess(s, text)):
             if s.label in ids and (age := _age_form(s, text)) is not None:
                 out.append(age)
