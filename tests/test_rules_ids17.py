@@ -85,9 +85,11 @@ def test_a_crf_guess_of_the_number_after_a_name_becomes_the_record_number(guess)
     ("BWH 123-45-67", "BWH 123", [("BWH", "HOSPITAL"), ("123-45-67", "MEDICALRECORD")]),
     ("MRN at Quellton Regional was 4455667.", "Quellton Regional was 4455667",
      [("Quellton Regional", "HOSPITAL"), ("4455667", "MEDICALRECORD")]),
+    ("Wristband: Ann Lee 4455667", "Ann Lee 4455667", [("Ann Lee", "PATIENT"), ("4455667", "MEDICALRECORD")]),
+    ("RE: LEE, ANN #4455667", "LEE, ANN #4455667", [("LEE, ANN", "DOCTOR"), ("4455667", "MEDICALRECORD")]),
 ])
-def test_a_hospital_span_that_took_in_the_record_number_gives_it_back(text, hospital, want):
-    spans = [crf_span(text, hospital, "HOSPITAL")]
+def test_a_name_span_that_took_in_the_record_number_gives_it_back(text, hospital, want):
+    spans = [crf_span(text, hospital, want[0][1])]
     assert [(text[s.start:s.end], s.label) for s in ids_after_names(spans, text)] == want
 
 
@@ -131,6 +133,12 @@ def test_a_crf_guess_with_signs_around_the_number_after_a_name_becomes_the_recor
 ])
 def test_a_crf_id_span_drops_the_signs_it_took_in(text, piece):
     assert _labels(text, [crf_span(text, piece, "MEDICALRECORD")]) == [("4455667", "MEDICALRECORD")]
+
+
+def test_a_doctors_span_after_a_title_keeps_a_number_it_took_in():
+    text = "Dr. Ann Lee 4455667"  # a pager, not the patient's record number
+    spans = [crf_span(text, "Ann Lee 4455667", "DOCTOR")]
+    assert [(text[s.start:s.end], s.label) for s in ids_after_names(spans, text)] == [("Ann Lee 4455667", "DOCTOR")]
 
 
 def test_a_field_word_read_as_a_name_keeps_its_id():

@@ -144,8 +144,9 @@ def _bare_record(number: str) -> bool:
 
 
 def _hospital_tail(s: Span, text: str) -> tuple[Span, tuple[int, int]] | None:
-    """(the hospital span without it, the record number) of a HOSPITAL span that took in the record number after
-    the name ('[MGH 1234567]', '[MGH 123]-45-67', '[Quellton Regional was 4455667]'), None when it took in none."""
+    """(the name span without it, the record number) of a CRF hospital or person span that took in the record number
+    after the name ('[MGH 1234567]', '[MGH 123]-45-67', '[Quellton Regional was 4455667]', '[Ann Lee 4455667]'), None
+    when it took in none."""
     k = text.rfind(" ", s.start, s.end)
     if k < 0:
         return None
@@ -245,13 +246,13 @@ def ids_after_names(spans: list[Span], text: str, deciding: Sequence[str] = (),
     for i, s in enumerate(out):
         if s.label not in _NAMES_AN_ID:
             continue
-        if s.label == "HOSPITAL" and (cut := _hospital_tail(s, text)) is not None:
+        if s.label == "DOCTOR" and _TITLE_BEFORE.search(text, max(0, s.start - 10), s.start):
+            continue
+        if is_crf(s) and (cut := _hospital_tail(s, text)) is not None:
             nxt = out[i + 1].start if i + 1 < len(out) else len(text)
             if cut[1][1] <= nxt:
                 out[i] = cut[0]
                 added.append(Span(cut[1][0], cut[1][1], "MEDICALRECORD", "id-after-name", 0.9))
-            continue
-        if s.label == "DOCTOR" and _TITLE_BEFORE.search(text, max(0, s.start - 10), s.start):
             continue
         gap = _NAME_GAP.match(text, s.end, min(len(text), s.end + 8))
         below = _BELOW.match(text, s.end, min(len(text), s.end + 8))  # a label block: the number on the next line
