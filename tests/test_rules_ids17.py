@@ -171,6 +171,7 @@ def test_a_deciding_rules_number_after_a_name_keeps_its_label():
      [("4455667", "MEDICALRECORD"), ("99887766", "ACCOUNT")]),
     ("Name   Acct #   Room\nAnn Lee   99887766   412", [("99887766", "ACCOUNT")]),
     ("Name      Med Rec No.     Adm\nAnn Lee   BH-445566       3/4/2020", [("BH-445566", "MEDICALRECORD")]),
+    ("Medical Record Number\n---------------------\n4455667\n", [("4455667", "MEDICALRECORD")]),  # over an underline
 ])
 def test_values_under_a_header_cell_are_its_ids(text, want):
     assert [(text[s.start:s.end], s.label) for s in column_ids([], text)] == want
@@ -190,6 +191,8 @@ def test_a_crf_span_run_across_the_columns_gives_the_cell_up():
     "MRN: 4455667   DOB: 03/04/1950\nPotassium 4.5   Sodium 140",  # a field with its value: no header
     "Prior MRN   reviewed\nAnn Lee   4455667",  # the word is part of a longer cell
     "Date        Test         Result\n03/04/2020  Potassium    4.5",
+    "Medical Record Number\n4455667 was requested",  # one cell, no underline: the CRF's and the line above's
+    "Account\n-------\nBalance due 123456",
 ])
 def test_no_header_cell_or_no_id_under_it(text):
     assert column_ids([], text) == []

@@ -171,6 +171,7 @@ _COLUMN_HEAD = regex.compile(
     r"[ ]?:?(?=\t|[ ]{2,}|[ \t]*+(?:\r?\n|$))")
 _CELL = regex.compile(r"[^\t ](?:[^\t\n ]|[ ](?=[^\t\n ]))*+")  # a cell: words apart by one blank
 _CELL_ID = regex.compile(r"(?:[A-Z]{1,3}-?)?(?:\d{2,4}(?:[ -]\d{1,6}){1,3}|\d{5,12})")
+_RULE_LINE = regex.compile(r"[ \t]*+[-=_]{3,}[-=_ \t]*+(?:\r?\n|$)")  # an underline line
 _ROWS = 30  # rows read under a header line (bounded)
 
 
@@ -181,7 +182,8 @@ def _cells(text: str, a: int, b: int) -> list[tuple[int, int]]:
 
 def column_ids(spans: list[Span], text: str, deciding: Sequence[str] = ()) -> list[Span]:
     """The values under a header cell 'MRN', 'Med Rec #', 'Unit No.', 'Acct' of a table ('Name   MRN   DOB' then
-    'Ann Lee   4455667   03/04/1950'), the rows down to the first blank line or shorter row: MEDICALRECORD (ACCOUNT
+    'Ann Lee   4455667   03/04/1950'; or a header alone over an underline, 'Medical Record Number' / '-----' / X),
+    the rows down to the first blank line or shorter row: MEDICALRECORD (ACCOUNT
     under 'Acct'), untagged, a CRF id or digit guess of it, or cut out of a CRF span run across the columns."""
     heads = list(_COLUMN_HEAD.finditer(text))
     if not heads:
@@ -193,10 +195,13 @@ def column_ids(spans: list[Span], text: str, deciding: Sequence[str] = ()) -> li
         le = len(text) if le < 0 else le
         head = _cells(text, ls, le)
         k = next((i for i, (a, b) in enumerate(head) if a <= h.start() < b), None)
-        if len(head) < 2 or k is None or head[k][1] > h.end() + 1:
+        pos = le + 1
+        rule = _RULE_LINE.match(text, pos)  # an underline under the header ('-----')
+        if rule is not None:
+            pos = rule.end()
+        if (len(head) < 2 and rule is None) or k is None or head[k][1] > h.end() + 1:
             continue  # no table, or the word is part of a longer cell
         label = "ACCOUNT" if h.group().lower().startswith("acc") else "MEDICALRECORD"
-        pos = le + 1
         for _ in range(_ROWS):
             if pos >= len(text):
                 break
