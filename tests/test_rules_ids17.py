@@ -247,6 +247,14 @@ def test_a_number_and_a_column_break_read_into_a_date_give_the_number_back():
     assert _labels(text, [crf_span(text, text, "DATE")]) == [(text, "DATE")]
 
 
+def test_an_untagged_repeat_of_a_named_id_takes_its_label():
+    text = "MRN: 7712093\nSeen today.\n7712093  Page 2 of 2\nRef 17712093; 7712093-2"
+    assert _labels(text, [crf_span(text, "7712093", "MEDICALRECORD")]) == [
+        ("7712093", "MEDICALRECORD"), ("7712093", "MEDICALRECORD")]  # not inside a longer number or word
+    text = "MRN: 2019\nSeen 2019."  # a short id is not spread
+    assert _labels(text, [crf_span(text, "2019", "MEDICALRECORD")]) == [("2019", "MEDICALRECORD")]
+
+
 def test_an_ids_field_word_the_crf_took_in_is_cut_off():
     text = "Encounter 99887766 closed."
     assert _labels(text, [crf_span(text, "Encounter 99887766", "IDNUM")]) == [("99887766", "IDNUM")]

@@ -670,8 +670,27 @@ def field_id_labels(spans: Sequence[Span], text: str, table: tuple[tuple[str, tu
                if (s.label in ids or (s.label in _NAMED_GUESSES and is_crf(s)) or (s.start, s.end) in phoned)
                and s.label != named.get(text[s.start:s.end], (s.label,))[0]
                and not (not is_crf(s) and source_in(s.source, deciding)) else s for s in out]
+        out = named_repeats(out, text, {k: v[0] for k, v in named.items()})
     out = ids_after_names(column_ids(out, text, deciding), text, deciding, pattern)
     return login_repeats(capital_logins(name_logins(out, text), text), text)
+
+
+def named_repeats(spans: list[Span], text: str, named: Mapping[str, str]) -> list[Span]:
+    """An id a field word names ('MRN: 7712093'), five digits or more, wherever it stands again in the note as a
+    word of its own and no span holds it ('7712093  Page 2 of 2'): a span of that label."""
+    keys = [k for k in named if sum(c.isdigit() for c in k) >= 5]
+    if not keys:
+        return spans
+    taken = sorted((s.start, s.end) for s in spans)
+    added = []
+    for k in keys:
+        pos = text.find(k)
+        while pos >= 0:
+            end = pos + len(k)
+            if _whole(text, pos, end) and not _covered(taken, pos, end):
+                added.append(Span(pos, end, named[k], "id-repeat", 0.9))
+            pos = text.find(k, end)
+    return sorted(spans + added, key=lambda x: (x.start, x.end)) if added else spans
 
 
 def capital_logins(spans: list[Span], text: str) -> list[Span]:
