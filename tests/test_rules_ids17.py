@@ -135,6 +135,15 @@ def test_a_crf_id_span_drops_the_signs_it_took_in(text, piece):
     assert _labels(text, [crf_span(text, piece, "MEDICALRECORD")]) == [("4455667", "MEDICALRECORD")]
 
 
+@pytest.mark.parametrize("text,piece", [
+    ("Quell General ", "General "),  # a span ending in a blank at the end of the note (raised IndexError)
+    ("x \r 1234567", " \r 1234567"),  # a name part of blanks only before the number
+])
+def test_odd_name_spans_do_not_fail_the_note(text, piece):
+    spans = [crf_span(text, piece, "HOSPITAL")]
+    assert all(0 <= s.start < s.end <= len(text) for s in ids_after_names(spans, text))
+
+
 def test_a_doctors_span_after_a_title_keeps_a_number_it_took_in():
     text = "Dr. Ann Lee 4455667"  # a pager, not the patient's record number
     spans = [crf_span(text, "Ann Lee 4455667", "DOCTOR")]

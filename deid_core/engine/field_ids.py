@@ -143,21 +143,24 @@ def _bare_record(number: str) -> bool:
             and not (len(bare) == 10 and bare.isdigit() and bare[0] != "0"))
 
 
+_HEAD_TAIL = " \t\r\n\v\f,(#-"  # signs and blanks cut off a name's end before its record number
+
+
 def _hospital_tail(s: Span, text: str) -> tuple[Span, tuple[int, int]] | None:
     """(the name span without it, the record number) of a CRF hospital or person span that took in the record number
     after the name ('[MGH 1234567]', '[MGH 123]-45-67', '[Quellton Regional was 4455667]', '[Ann Lee 4455667]'), None
     when it took in none."""
     k = text.rfind(" ", s.start, s.end)
-    if k < 0:
+    if k < 0 or k + 1 >= s.end:
         return None
     b = _run_bounds(text, k + 1, s.end)[1]
     lo = k + 1 + (text[k + 1] == "#")
     m = _BARE_ID.fullmatch(text, lo, b)
     if m is None or not _bare_record(m.group()):
         return None
-    head = text[s.start:k].rstrip(" \t,(#-")
-    while head and head.split()[-1].islower():  # 'was', 'at' the span took in after the name
-        head = head[:len(head) - len(head.split()[-1])].rstrip(" \t,(#-")
+    head = text[s.start:k].rstrip(_HEAD_TAIL)
+    while (words := head.split()) and words[-1].islower():  # 'was', 'at' the span took in after the name
+        head = head[:len(head) - len(words[-1])].rstrip(_HEAD_TAIL)
     if not head or not head[-1].isalpha():
         return None
     return Span(s.start, s.start + len(head), s.label, s.source, s.confidence), (lo, b)
