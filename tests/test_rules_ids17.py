@@ -207,6 +207,17 @@ def test_no_header_cell_or_no_id_under_it(text):
     assert column_ids([], text) == []
 
 
+def test_named_repeats_and_column_ids_are_linear_in_the_number_of_ids():
+    def run(n: int) -> float:
+        text = "".join(f"MRN: {4455667 + i}\n" for i in range(n)) + "".join(
+            f"Name   MRN\nAnn   {5566778 + i}\n\n" for i in range(n))
+        spans = [crf_span(text, str(4455667 + i), "MEDICALRECORD") for i in range(n)]
+        spans += [crf_span(text, f"Ann   {5566778 + i}", "STREET") for i in range(n)]
+        return cpu_seconds(lambda: field_id_labels(spans, text, PAIRS, DECIDING))
+    small, big = run(500), run(2000)
+    assert big < 8 * small + 0.05
+
+
 def test_column_ids_is_linear():
     def run(n: int) -> float:
         text = "Name   MRN   DOB\n" + "Ann Lee   4455667   3/4/1950\n" * 20 + ("MRN   x\n" * n)

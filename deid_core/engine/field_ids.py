@@ -220,23 +220,38 @@ def column_ids(spans: list[Span], text: str, deciding: Sequence[str] = ()) -> li
             pos = end + 1
     if not found:
         return spans
-    out = list(spans)
-    for a, b, label in found:
-        over = [s for s in out if s.start < b and s.end > a]
-        if any(not is_crf(s) and source_in(s.source, deciding) for s in over):
-            continue
-        if any(not is_crf(s) and not (a <= s.start and s.end <= b) for s in over):
-            continue  # a rule's span runs across the cell: left to it
-        keep = [s for s in out if not (s.start < b and s.end > a)]
-        for s in over:  # a CRF span run across the columns keeps its parts outside the cell
+    out = sorted(spans, key=lambda x: (x.start, x.end))
+    reach, top = [], 0  # the furthest end so far: sorted, so one bisect finds the first span that may overlap
+    for s in out:
+        top = max(top, s.end)
+        reach.append(top)
+    drop: set[int] = set()
+    extra: list[Span] = []
+    last = 0
+    for a, b, label in sorted(set(found)):
+        if a < last:
+            continue  # one value under two headers
+        over, i = [], bisect_right(reach, a)
+        while i < len(out) and out[i].start < b:
+            if out[i].end > a:
+                over.append(i)
+            i += 1
+        if any(j in drop or (not is_crf(out[j]) and (source_in(out[j].source, deciding)
+                                                     or not (a <= out[j].start and out[j].end <= b))) for j in over):
+            continue  # a deciding rule's span, or a rule's span run across the cell: left to it
+        for j in over:  # a CRF span run across the columns keeps its parts outside the cell
+            s = out[j]
             for x, y in ((s.start, a), (b, s.end)):
                 seg = text[x:y]
                 if seg.strip(" \t,"):
                     x2 = x + len(seg) - len(seg.lstrip(" \t,"))
-                    keep.append(Span(x2, x2 + len(seg.strip(" \t,")), s.label, s.source, s.confidence))
-        keep.append(Span(a, b, label, over[0].source if over else "id-column", 0.9))
-        out = keep
-    return sorted(out, key=lambda x: (x.start, x.end))
+                    extra.append(Span(x2, x2 + len(seg.strip(" \t,")), s.label, s.source, s.confidence))
+        drop.update(over)
+        extra.append(Span(a, b, label, out[over[0]].source if over else "id-column", 0.9))
+        last = b
+    if not extra:
+        return spans
+    return sorted([s for j, s in enumerate(out) if j not in drop] + extra, key=lambda x: (x.start, x.end))
 
 
 def ids_after_names(spans: list[Span], text: str, deciding: Sequence[str] = (),
@@ -679,20 +694,20 @@ def field_id_labels(spans: Sequence[Span], text: str, table: tuple[tuple[str, tu
 
 
 def named_repeats(spans: list[Span], text: str, named: Mapping[str, str]) -> list[Span]:
-    """An id a field word names ('MRN: 7712093'), five digits or more, wherever it stands again in the note as a
-    word of its own and no span holds it ('7712093  Page 2 of 2'): a span of that label."""
-    keys = [k for k in named if sum(c.isdigit() for c in k) >= 5]
+    """An id a field word names ('MRN: 7712093'), one word of five digits or more, wherever it stands again in the
+    note as a word of its own and no span holds it ('7712093  Page 2 of 2'): a span of that label. One pass over the
+    note's words, whatever the number of ids."""
+    keys = {k for k in named if sum(c.isdigit() for c in k) >= 5 and _WORD_RUN.fullmatch(k)}
     if not keys:
         return spans
     taken = sorted((s.start, s.end) for s in spans)
     added = []
-    for k in keys:
-        pos = text.find(k)
-        while pos >= 0:
-            end = pos + len(k)
-            if _whole(text, pos, end) and not _covered(taken, pos, end):
-                added.append(Span(pos, end, named[k], "id-repeat", 0.9))
-            pos = text.find(k, end)
+    for m in _WORD_RUN.finditer(text):
+        pos, end = m.start(), m.end()
+        while end > pos and text[end - 1] == ".":  # 'X.' ending a sentence
+            end -= 1
+        if text[pos:end] in keys and _whole(text, pos, end) and not _covered(taken, pos, end):
+            added.append(Span(pos, end, named[text[pos:end]], "id-repeat", 0.9))
     return sorted(spans + added, key=lambda x: (x.start, x.end)) if added else spans
 
 
