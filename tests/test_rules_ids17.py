@@ -150,6 +150,13 @@ def test_a_doctors_span_after_a_title_keeps_a_number_it_took_in():
     assert [(text[s.start:s.end], s.label) for s in ids_after_names(spans, text)] == [("Ann Lee 4455667", "DOCTOR")]
 
 
+@pytest.mark.parametrize("label", ["LICENSE", "ACCOUNT", "HEALTHPLAN", "DEVICE"])
+def test_a_crf_reading_of_another_id_after_a_name_stands(label):
+    text = "Karl Ames AB1234567"  # a DEA number after a doctor's name: the CRF's LICENSE stands
+    spans = [_person(text, "Karl Ames", "DOCTOR"), crf_span(text, "AB1234567", label)]
+    assert [s.label for s in ids_after_names(spans, text)] == ["DOCTOR", label]
+
+
 def test_a_field_word_read_as_a_name_keeps_its_id():
     text = "approved by Cigna (Janet Pastorius, 371-226-6828), auth RN98815112 through 2/15."
     spans = [crf_span(text, "Janet Pastorius", "PATIENT"), crf_span(text, "371-226-6828", "PHONE"),

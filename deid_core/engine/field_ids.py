@@ -103,6 +103,7 @@ _DATE_DIGITS = regex.compile(r"(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])(?:(?:19|
 _TITLE_BEFORE = regex.compile(r"(?i:dr|doctor|prof)\.?[ \t]*+$")
 _NAMES_AN_ID = frozenset({"PATIENT", "DOCTOR", "HOSPITAL"})  # labels of a name a record number may follow
 _NAMED_ID_GUESSES = frozenset({"PHONE", "FAX", "ZIP", "ROOM", "DATE"})  # CRF readings of a bare record number
+_BARE_RELABELLED = frozenset({"IDNUM", "MEDICALRECORD"})  # a CRF id reading it replaces (a LICENSE or ACCOUNT stands)
 
 
 # An id span that is a count glued to its unit word ('2-day', '3-view', '12-month', '54-year-old': feature rules read
@@ -258,7 +259,7 @@ def ids_after_names(spans: list[Span], text: str, deciding: Sequence[str] = (),
                     fields: regex.Pattern | None = None) -> list[Span]:
     """A record number right after a patient's or a hospital's name with no field word between ('Ann Lee 4455667',
     'LEE, ANN (4455667)', 'MGH #123-45-67', 'Quell General #1234567'; a label block's name ending its line and the
-    number alone on the next, 'MARLOW, DANA' / '7712093'): MEDICALRECORD, untagged or a CRF id, phone,
+    number alone on the next, 'MARLOW, DANA' / '7712093'): MEDICALRECORD, untagged or a CRF IDNUM, phone,
     zip, room or date guess of it, or taken in by the hospital span; not after a doctor's title ('Dr. Lee 4455667':
     a pager), nor a number of a deciding rule (`deciding`, rule_label_sources), nor one right after a field word of
     `fields` (the field word pattern: 'auth RN98815112' with 'auth' read as a name stays the auth's)."""
@@ -303,7 +304,7 @@ def ids_after_names(spans: list[Span], text: str, deciding: Sequence[str] = (),
         o = out[over[0]]
         if (len(over) == 1 and is_crf(o) and not text[min(a, o.start):a].strip(_SIGNS)
                 and not text[b:max(b, o.end)].strip(_SIGNS) and text[o.start:o.end].strip(_SIGNS)
-                and (o.label in id_labels() or o.label in _NAMED_ID_GUESSES)
+                and (o.label in _BARE_RELABELLED or o.label in _NAMED_ID_GUESSES)
                 and not source_in(o.source, deciding)):
             out[over[0]] = Span(a, b, "MEDICALRECORD", o.source, o.confidence)
     if not added:
