@@ -316,6 +316,27 @@ def test_counts_doses_and_year_ranges_are_no_ids(text, piece, label, want):
     assert _labels(text, spans) == want
 
 
+@pytest.mark.parametrize("text,piece", [
+    ("J#: 4455667 cc Dr. Ron Hale", "4455667"),  # a dictation trailer's copy list, no dose
+    ("#12345 cc Dr Lee", "12345"),
+    ("#4455667 cc: Ann Lee", "4455667"),
+    ("Quell General was 4455667 g", "4455667"),  # no dose is seven digits of grams
+    ("ref lab 4455667 mg", "4455667"),
+])
+def test_an_id_before_a_copy_list_or_a_unit_like_word_stays_an_id(text, piece):
+    # review17: the dose check dropped these ids (a leak); failed before the fix
+    assert _labels(text, [crf_span(text, piece, "IDNUM")]) == [(piece, "IDNUM")]
+
+
+@pytest.mark.parametrize("text,piece", [
+    ("Hospital 1200000 units given", "1200000"),
+    ("Hospital 250 mg given", "250"),
+    ("Hospital 500 cc of saline given", "500"),
+])
+def test_a_dose_read_as_an_id_is_still_no_id(text, piece):
+    assert _labels(text, [crf_span(text, piece, "MEDICALRECORD")]) == []
+
+
 # -- the shipped pipeline ---------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("text,phi,label", [
@@ -327,6 +348,9 @@ def test_counts_doses_and_year_ranges_are_no_ids(text, piece, label, want):
     ("Unit No. 123/4567", "123/4567", "MEDICALRECORD"),
     ("MRNs: 1234567 and 7654321", "7654321", "MEDICALRECORD"),
     ("Billing\nPatient Acct No: 900122334455   Med Rec No: 7712093   Visit No: 5500112", "5500112", "IDNUM"),
+    # review17: an id before a copy list ('cc Dr.') was dropped as a dose (a leak)
+    ("DD: 03/04/2020  DT: 03/05/2020\n#4455667 cc Dr. Amy Lee\n", "4455667", "IDNUM"),
+    ("Dictated by Amy Lee, MD\nJ#: 4455667 cc Dr. Ron Hale\n", "4455667", "IDNUM"),
 ])
 def test_the_shipped_pipeline_reads_invented_record_numbers(deid, text, phi, label):
     assert span_stands(deid, "n", text, phi, label)

@@ -114,7 +114,11 @@ _YEARS_OLD = regex.compile(r"\d{1,3}-(?:years?|yrs?)-old")
 _YEAR_RANGE = regex.compile(r"(?:19|20)\d\d[ ]?-[ ]?(?:19|20)?\d\d"  # and a date with dashes ('03-04-2020')
                             r"|(?:0?[1-9]|1[0-2])-(?:0?[1-9]|[12]\d|3[01])-(?:19|20)\d\d"
                             r"|(?:19|20)\d\d-(?:0?[1-9]|1[0-2])-(?:0?[1-9]|[12]\d|3[01])")
-_DOSE_AFTER = regex.compile(r"[ \t]*+(?:mg|mcg|kg|g|ml|mL|cc|units?|%|mmHg|bpm|kcal|mEq|mmol|IU)(?![\p{L}\d:])")
+# A dose unit after a number: 'units' / 'IU' after any number ('1200000 units'); the others after five digits at most
+# (no dose is '4455667 mg'); 'cc' not before a capital or 'Dr' (a copy list: 'Job 4455667 cc Dr. Lee' keeps its id).
+_DOSE_AFTER = regex.compile(r"[ \t]*+(?:(?P<units>units?|IU)|mg|mcg|kg|g|ml|mL|cc(?![ \t]*+(?:\p{Lu}|(?i:dr)\b))|%|mmHg"
+                            r"|bpm|kcal|mEq|mmol)(?![\p{L}\d:])")
+_DOSE_DIGITS = 5  # digits at most of a number before a dose unit other than 'units' / 'IU'
 
 
 def _count_or_range(s: Span, text: str, pattern: regex.Pattern) -> Span | None | bool:
@@ -125,12 +129,20 @@ def _count_or_range(s: Span, text: str, pattern: regex.Pattern) -> Span | None |
         if _YEARS_OLD.fullmatch(text, s.start, s.end):
             return Span(s.start, s.start + text.index("-", s.start, s.end) - s.start, "AGE", s.source, s.confidence)
         return False
-    if not _YEAR_RANGE.fullmatch(text, s.start, s.end) and not _DOSE_AFTER.match(text, s.end):
+    dose = _dose_after(s, text)
+    if not dose and not _YEAR_RANGE.fullmatch(text, s.start, s.end):
         return None
     m = nearest_field(text, s.start, pattern)
     if m is not None and right_after(text, m.end(), s.start):
         return None  # 'MRN: 2019-2020' stands
-    return False if _DOSE_AFTER.match(text, s.end) else s.with_label("DATE")
+    return False if dose else s.with_label("DATE")
+
+
+def _dose_after(s: Span, text: str) -> bool:
+    """Is the span a dose's number: a dose unit right after it ('1200000 units', '500 mg'; _DOSE_AFTER)?"""
+    m = _DOSE_AFTER.match(text, s.end)
+    return m is not None and (m.group("units") is not None
+                              or sum(c.isdigit() for c in text[s.start:s.end]) <= _DOSE_DIGITS)
 
 
 def _bare_record(number: str) -> bool:
