@@ -205,31 +205,43 @@ def column_ids(spans: list[Span], text: str, deciding: Sequence[str] = ()) -> li
     if not heads:
         return spans
     found: list[tuple[int, int, str]] = []
-    for h in heads:
-        ls = text.rfind("\n", 0, h.start()) + 1
-        le = text.find("\n", h.end())
+    lines: dict[int, list[tuple[int, str]]] = {}  # header line start -> (cell index, label) of its header cells
+    cells: dict[int, tuple[list[tuple[int, int]], list[int]]] = {}  # header line start -> its cells, their starts
+    ls = le = -1
+    for h in heads:  # the cells of a header line once, however many header cells it has (linear on wide tables)
+        if h.start() >= le:  # the first header cell of its line (heads come in order)
+            ls = text.rfind("\n", 0, h.start()) + 1
+            le = text.find("\n", h.end())
+            le = len(text) if le < 0 else le
+            line = _cells(text, ls, le)
+            cells[ls] = (line, [a for a, _ in line])
+            lines[ls] = []
+        head, starts = cells[ls]
+        i = bisect_right(starts, h.start()) - 1
+        if i < 0 or not head[i][0] <= h.start() < head[i][1] or head[i][1] > h.end() + 1:
+            continue  # the word is part of a longer cell
+        lines[ls].append((i, "ACCOUNT" if h.group().lower().startswith("acc") else "MEDICALRECORD"))
+    for ls, cols in lines.items():
+        le = text.find("\n", ls)
         le = len(text) if le < 0 else le
-        head = _cells(text, ls, le)
-        k = next((i for i, (a, b) in enumerate(head) if a <= h.start() < b), None)
         pos = le + 1
         rule = _RULE_LINE.match(text, pos)  # an underline under the header ('-----')
         if rule is not None:
             pos = rule.end()
-        if (len(head) < 2 and rule is None) or k is None or head[k][1] > h.end() + 1:
-            continue  # no table, or the word is part of a longer cell
-        label = "ACCOUNT" if h.group().lower().startswith("acc") else "MEDICALRECORD"
-        for _ in range(_ROWS):
-            if pos >= len(text):
+        if not cols or (len(cells[ls][0]) < 2 and rule is None):
+            continue  # no table
+        for _ in range(_ROWS):  # the rows under the header, each read once for all its columns
+            if pos >= len(text) or not cols:
                 break
             end = text.find("\n", pos)
             end = len(text) if end < 0 else end
             row = _cells(text, pos, end)
-            if len(row) <= k:
-                break
-            a, b = row[k]
-            if (_CELL_ID.fullmatch(text, a, b) and not _DATE_SHAPE.fullmatch(text, a, b)
-                    and not _PHONE.fullmatch(text, a, b)):
-                found.append((a, b, label))
+            cols = [(k, label) for k, label in cols if k < len(row)]  # a shorter row ends a column
+            for k, label in cols:
+                a, b = row[k]
+                if (_CELL_ID.fullmatch(text, a, b) and not _DATE_SHAPE.fullmatch(text, a, b)
+                        and not _PHONE.fullmatch(text, a, b)):
+                    found.append((a, b, label))
             pos = end + 1
     if not found:
         return spans
