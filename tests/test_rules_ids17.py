@@ -87,6 +87,11 @@ def test_a_crf_guess_of_the_number_after_a_name_becomes_the_record_number(guess)
      [("Quellton Regional", "HOSPITAL"), ("4455667", "MEDICALRECORD")]),
     ("Wristband: Ann Lee 4455667", "Ann Lee 4455667", [("Ann Lee", "PATIENT"), ("4455667", "MEDICALRECORD")]),
     ("RE: LEE, ANN #4455667", "LEE, ANN #4455667", [("LEE, ANN", "DOCTOR"), ("4455667", "MEDICALRECORD")]),
+    # review17: a lower-case surname stays in the name (the cut dropped 'marlow', 'de la cruz': a leak; failed before)
+    ("Wristband: Dana marlow 7712093", "Dana marlow 7712093",
+     [("Dana marlow", "PATIENT"), ("7712093", "MEDICALRECORD")]),
+    ("seen by Ann de la cruz 7712093", "Ann de la cruz 7712093",
+     [("Ann de la cruz", "PATIENT"), ("7712093", "MEDICALRECORD")]),
 ])
 def test_a_name_span_that_took_in_the_record_number_gives_it_back(text, hospital, want):
     spans = [crf_span(text, hospital, want[0][1])]

@@ -157,6 +157,9 @@ def _bare_record(number: str) -> bool:
 
 
 _HEAD_TAIL = " \t\r\n\v\f,(#-"  # signs and blanks cut off a name's end before its record number
+# Words a name span may take in between the name and its record number ('Quellton Regional was X'): only these, not
+# any lower-case word ('Dana marlow X', 'Ann de la cruz X': a surname in lower case stays in the name).
+_TAKEN_IN = _COPULAS | {"at", "in", "from"}
 
 
 def _hospital_tail(s: Span, text: str) -> tuple[Span, tuple[int, int]] | None:
@@ -172,7 +175,7 @@ def _hospital_tail(s: Span, text: str) -> tuple[Span, tuple[int, int]] | None:
     if m is None or not _bare_record(m.group()):
         return None
     head = text[s.start:k].rstrip(_HEAD_TAIL)
-    while (words := head.split()) and words[-1].islower():  # 'was', 'at' the span took in after the name
+    while (words := head.split()) and words[-1] in _TAKEN_IN:  # 'was', 'at' the span took in after the name
         head = head[:len(head) - len(words[-1])].rstrip(_HEAD_TAIL)
     if not head or not head[-1].isalpha():
         return None
