@@ -27,3 +27,12 @@ def crf_span(text: str, piece: str, label: str, nth: int = 0) -> Span:
     for _ in range(nth + 1):
         start = text.index(piece, start + 1)
     return Span(start, start + len(piece), label, "crf:single", 0.9)
+
+
+ID_LABELS = frozenset({"MEDICALRECORD", "IDNUM", "ACCOUNT", "DEVICE", "BIOID", "HEALTHPLAN", "LICENSE", "VEHICLE", "SSN"})
+
+
+def tags_no_id(deid, note_id: str, text: str) -> bool:
+    """Whether the pipeline processes `text` and tags no id span in it (a look-alike's check)."""
+    res = deid.process(Note(note_id, text))
+    return res.ok and not [s for s in res.spans if s.label in ID_LABELS]

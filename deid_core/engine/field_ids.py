@@ -41,7 +41,7 @@ from deid_core.spans import Span, source_in
 FIELD_RULE = "id-field-value"  # conf/rules/ids.toml: proposes the id after any field word; kept here only where one stands
 _REACH = 48  # characters before an id span read for its field word (bounded: linear on crafted input)
 _PERSON = frozenset({"DOCTOR", "PATIENT"})
-_DIGIT_GUESSES = frozenset({"PHONE", "FAX", "DATE", "ROOM"})  # CRF labels a bare number after a field word may carry
+_DIGIT_GUESSES = frozenset({"PHONE", "FAX", "DATE", "ROOM", "ZIP"})  # CRF labels a bare number after a field word may carry
 _ROOM_GUESS = regex.compile(r"(?=(?:\D*+\d){5})[\d-]+")  # a CRF ROOM guess an id may be: five digits or more ('89891-340')
 _LOCAL_PHONE = regex.compile(r"\d{3}-\d{4}")  # a local phone number ('261-1175'): no id form writes 3 then 4 digits
 _AREA_CODE = regex.compile(r"(?<![\w/.(-])(?:\(\d{3}\)[ ]?|\d{3}[/.])$")  # its area code before it ('214/', '(214) ')
@@ -50,6 +50,9 @@ _NAMED_GUESSES = frozenset({"ROOM", "USERNAME"})  # CRF labels of a string a fie
 _GROWN = frozenset({"ROOM"})  # a CRF guess of another label an id's glued piece may carry ('Job 39378-[476]')
 # A column break inside an id span: two blanks, a tab, ';' or '|' (with the blanks around them).
 _BREAK = regex.compile(r"[ \t]*[;|\t][ \t]*|[ ]{2,}")
+# Between the ids of a list: a comma, 'and', 'or', '&' or a '/' with blanks ('1234567, 7654321', 'X and Y').
+_COPULAS = frozenset({"is", "was", "are", "were"})
+_LIST = regex.compile(r"[ \t]*+,[ \t]*+(?:(?i:and|or)[ \t]++)?|[ \t]++(?:(?i:and|or)|&|/)[ \t]++")
 # Between a field word and its id: separators (':', '#', '=', '-', '(', '/', '.') and the words of a
 # field name ('no', 'number', 'id', 'is'), blanks or tabs; nothing else.
 _SEP = r"(?:[ \t]*+(?:[:#=(/.\-]|(?i:no|nbr|num|number|id|is|of)(?![\p{L}\d])))*+[ \t]*+"
@@ -82,6 +85,258 @@ _CAPITALS = regex.compile(r"\p{Lu}{4,8}")
 _BY_END = regex.compile(r"(?<![\p{L}\d])(?i:by)[ \t]*+:?[ \t]*+$")
 _LINE_END = regex.compile(r"[ \t]*+\.?[ \t]*+(?:\r?\n|$)")  # CRLF notes too
 _LOGIN = regex.compile(r"(?=[\p{L}\d._-]*\d)(?=[\p{L}\d._-]*\p{L})[\p{L}\d][\p{L}\d._-]*")
+
+
+# Round 17: a record number written right after a patient's or a hospital's name with no field word between ('Ann
+# Lee 4455667', 'LEE, ANN (4455667)', 'MGH #123-45-67'): 6-10 digits (a capitals prefix may be glued) or 6+ digits
+# in dash groups; no phone, social security number, date or dose.
+_BARE_ID = regex.compile(r"(?:[A-Z]{1,3}-?)?(?:\d{6,10}|\d{2,4}(?:-\d{2,4}){1,3})(?![\w/@-]|[.,:]\d|[ \t]*+(?:%|"
+                         r"(?i:mg|mcg|kg|ml|cc|units?|x|lbs?|cm|mm|min|hrs?)(?![\p{L}])))")
+_LONG_NUMBER = regex.compile(r"\d{5,}")  # a CRF AGE guess of five digits or more is an id
+_DATE_LEAD = regex.compile(r"(\d{6,12})(?:\t|[ ]{2,})[ \t]*+(?=\S)")  # a number before a column break
+_SIGNS = " \t|•·*_#-"  # signs a CRF guess of a record number may take in ('· 4455667 ·')
+_BELOW = regex.compile(r"[ \t]*+\r?\n[ \t]*+")  # a name ending its line; the number opening the next
+_NAME_GAP = regex.compile(r"[ \t]*+(?:[,(\[|•·]|-(?=[ \t])|/(?=[ \t]))?[ \t]*+\#?[ \t]*+")
+_SSN_SHAPE = regex.compile(r"\d{3}-\d{2}-\d{4}")
+_DATE_DIGITS = regex.compile(r"(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])(?:(?:19|20)?\d\d)"
+                             r"|(?:19|20)\d\d(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])")  # '030450', '03041950', '19500304'
+_TITLE_BEFORE = regex.compile(r"(?i:dr|doctor|prof)\.?[ \t]*+$")
+_NAMES_AN_ID = frozenset({"PATIENT", "DOCTOR", "HOSPITAL"})  # labels of a name a record number may follow
+_NAMED_ID_GUESSES = frozenset({"PHONE", "FAX", "ZIP", "ROOM", "DATE"})  # CRF readings of a bare record number
+_BARE_RELABELLED = frozenset({"IDNUM", "MEDICALRECORD"})  # a CRF id reading it replaces (a LICENSE or ACCOUNT stands)
+
+
+# An id span that is a count glued to its unit word ('2-day', '3-view', '12-month', '54-year-old': feature rules read
+# them after 'Hospital', 'Acc', 'Medicaid', 'Member'), a dose ('1200000' of '1200000 units') or, with no field word
+# right before it, a year range or a date with dashes ('HTN 2010-2015', 'Quell Hospital 03-04-2020'): no id (round 17).
+_COUNT_UNIT = regex.compile(r"(\d{1,3})(?:-\p{Ll}+)+")
+_YEARS_OLD = regex.compile(r"\d{1,3}-(?:years?|yrs?)-old")
+_YEAR_RANGE = regex.compile(r"(?:19|20)\d\d[ ]?-[ ]?(?:19|20)?\d\d"  # and a date with dashes ('03-04-2020')
+                            r"|(?:0?[1-9]|1[0-2])-(?:0?[1-9]|[12]\d|3[01])-(?:19|20)\d\d"
+                            r"|(?:19|20)\d\d-(?:0?[1-9]|1[0-2])-(?:0?[1-9]|[12]\d|3[01])")
+# A dose unit after a number: 'units' / 'IU' after any number ('1200000 units'); the others after five digits at most
+# (no dose is '4455667 mg'); 'cc' not before a capital or 'Dr' (a copy list: 'Job 4455667 cc Dr. Lee' keeps its id).
+_DOSE_AFTER = regex.compile(r"[ \t]*+(?:(?P<units>units?|IU)|mg|mcg|kg|g|ml|mL|cc(?![ \t]*+(?:\p{Lu}|(?i:dr)\b))|%|mmHg"
+                            r"|bpm|kcal|mEq|mmol)(?![\p{L}\d:])")
+_DOSE_DIGITS = 5  # digits at most of a number before a dose unit other than 'units' / 'IU'
+
+
+def _count_or_range(s: Span, text: str, pattern: regex.Pattern) -> Span | None | bool:
+    """What an id span that reads as a count, dose or year range is: its AGE ('54' of '54-year-old'), its DATE (a
+    year range or dashed date with no field word right before it), False (no span: '2-day', '1200000 units'), or
+    None: an id."""
+    if _COUNT_UNIT.fullmatch(text, s.start, s.end):
+        if _YEARS_OLD.fullmatch(text, s.start, s.end):
+            return Span(s.start, s.start + text.index("-", s.start, s.end) - s.start, "AGE", s.source, s.confidence)
+        return False
+    dose = _dose_after(s, text)
+    if not dose and not _YEAR_RANGE.fullmatch(text, s.start, s.end):
+        return None
+    m = nearest_field(text, s.start, pattern)
+    if m is not None and right_after(text, m.end(), s.start):
+        return None  # 'MRN: 2019-2020' stands
+    return False if dose else s.with_label("DATE")
+
+
+def _dose_after(s: Span, text: str) -> bool:
+    """Is the span a dose's number: a dose unit right after it ('1200000 units', '500 mg'; _DOSE_AFTER)?"""
+    m = _DOSE_AFTER.match(text, s.end)
+    return m is not None and (m.group("units") is not None
+                              or sum(c.isdigit() for c in text[s.start:s.end]) <= _DOSE_DIGITS)
+
+
+def _bare_record(number: str) -> bool:
+    """Is `number` (a _BARE_ID match) a record number: 6 digits or more, and no 10-digit phone number (not opening
+    with 0), phone number, social security number, date written in digits ('03041950', '03-04-1950') or year
+    range?"""
+    digits = sum(c.isdigit() for c in number)
+    bare = number.lstrip("ABCDEFGHIJKLMNOPQRSTUVWXYZ-")
+    return (digits >= 6 and not _SSN_SHAPE.fullmatch(bare) and not _DATE_DIGITS.fullmatch(bare)
+            and not _DATE_SHAPE.fullmatch(bare) and not _PHONE.fullmatch(bare) and not _LOCAL_PHONE.fullmatch(bare)
+            and not (len(bare) == 10 and bare.isdigit() and bare[0] != "0"))
+
+
+_HEAD_TAIL = " \t\r\n\v\f,(#-"  # signs and blanks cut off a name's end before its record number
+# Words a name span may take in between the name and its record number ('Quellton Regional was X'): only these, not
+# any lower-case word ('Dana marlow X', 'Ann de la cruz X': a surname in lower case stays in the name).
+_TAKEN_IN = _COPULAS | {"at", "in", "from"}
+
+
+def _hospital_tail(s: Span, text: str) -> tuple[Span, tuple[int, int]] | None:
+    """(the name span without it, the record number) of a CRF hospital or person span that took in the record number
+    after the name ('[MGH 1234567]', '[MGH 123]-45-67', '[Quellton Regional was 4455667]', '[Ann Lee 4455667]'), None
+    when it took in none."""
+    k = text.rfind(" ", s.start, s.end)
+    if k < 0 or k + 1 >= s.end:
+        return None
+    b = _run_bounds(text, k + 1, s.end)[1]
+    lo = k + 1 + (text[k + 1] == "#")
+    m = _BARE_ID.fullmatch(text, lo, b)
+    if m is None or not _bare_record(m.group()):
+        return None
+    head = text[s.start:k].rstrip(_HEAD_TAIL)
+    while (words := head.split()) and words[-1] in _TAKEN_IN:  # 'was', 'at' the span took in after the name
+        head = head[:len(head) - len(words[-1])].rstrip(_HEAD_TAIL)
+    if not head or not head[-1].isalpha():
+        return None
+    return Span(s.start, s.start + len(head), s.label, s.source, s.confidence), (lo, b)
+
+
+# Round 17: a table whose header line names a column by a record or account field word, the values in the rows under
+# it ('Name      MRN       DOB' / 'Ann Lee   4455667   03/04/1950'): the header cell alone between column breaks.
+_COLUMN_HEAD = regex.compile(
+    r"(?<![^\t\n ]|[^\t\n ][ ])(?i:mrn|mr[ ]?\#|med(?:ical)?\.?[ ]rec(?:ord)?\.?(?:[ ](?:no\.?|number|\#))?"
+    r"|(?:unit|hosp(?:ital)?\.?)[ ](?:no\.?|number|\#)|acct\.?(?:[ ](?:no\.?|\#))?|account(?:[ ](?:no\.?|number|\#))?)"
+    r"[ ]?:?(?=\t|[ ]{2,}|[ \t]*+(?:\r?\n|$))")
+_CELL = regex.compile(r"[^\t ](?:[^\t\n ]|[ ](?=[^\t\n ]))*+")  # a cell: words apart by one blank
+_CELL_ID = regex.compile(r"(?:[A-Z]{1,3}-?)?(?:\d{2,4}(?:[ -]\d{1,6}){1,3}|\d{5,12})")
+_RULE_LINE = regex.compile(r"[ \t]*+[-=_]{3,}[-=_ \t]*+(?:\r?\n|$)")  # an underline line
+_ROWS = 30  # rows read under a header line (bounded)
+
+
+def _cells(text: str, a: int, b: int) -> list[tuple[int, int]]:
+    """The cells of the line text[a:b]: runs of words apart by one blank, between tabs or two blanks or more."""
+    return [m.span() for m in _CELL.finditer(text, a, b)]
+
+
+def column_ids(spans: list[Span], text: str, deciding: Sequence[str] = ()) -> list[Span]:
+    """The values under a header cell 'MRN', 'Med Rec #', 'Unit No.', 'Acct' of a table ('Name   MRN   DOB' then
+    'Ann Lee   4455667   03/04/1950'; or a header alone over an underline, 'Medical Record Number' / '-----' / X),
+    the rows down to the first blank line or shorter row: MEDICALRECORD (ACCOUNT
+    under 'Acct'), untagged, a CRF id or digit guess of it, or cut out of a CRF span run across the columns."""
+    heads = list(_COLUMN_HEAD.finditer(text))
+    if not heads:
+        return spans
+    found: list[tuple[int, int, str]] = []
+    lines: dict[int, list[tuple[int, str]]] = {}  # header line start -> (cell index, label) of its header cells
+    cells: dict[int, tuple[list[tuple[int, int]], list[int]]] = {}  # header line start -> its cells, their starts
+    ls = le = -1
+    for h in heads:  # the cells of a header line once, however many header cells it has (linear on wide tables)
+        if h.start() >= le:  # the first header cell of its line (heads come in order)
+            ls = text.rfind("\n", 0, h.start()) + 1
+            le = text.find("\n", h.end())
+            le = len(text) if le < 0 else le
+            line = _cells(text, ls, le)
+            cells[ls] = (line, [a for a, _ in line])
+            lines[ls] = []
+        head, starts = cells[ls]
+        i = bisect_right(starts, h.start()) - 1
+        if i < 0 or not head[i][0] <= h.start() < head[i][1] or head[i][1] > h.end() + 1:
+            continue  # the word is part of a longer cell
+        lines[ls].append((i, "ACCOUNT" if h.group().lower().startswith("acc") else "MEDICALRECORD"))
+    for ls, cols in lines.items():
+        le = text.find("\n", ls)
+        le = len(text) if le < 0 else le
+        pos = le + 1
+        rule = _RULE_LINE.match(text, pos)  # an underline under the header ('-----')
+        if rule is not None:
+            pos = rule.end()
+        if not cols or (len(cells[ls][0]) < 2 and rule is None):
+            continue  # no table
+        for _ in range(_ROWS):  # the rows under the header, each read once for all its columns
+            if pos >= len(text) or not cols:
+                break
+            end = text.find("\n", pos)
+            end = len(text) if end < 0 else end
+            row = _cells(text, pos, end)
+            cols = [(k, label) for k, label in cols if k < len(row)]  # a shorter row ends a column
+            for k, label in cols:
+                a, b = row[k]
+                if (_CELL_ID.fullmatch(text, a, b) and not _DATE_SHAPE.fullmatch(text, a, b)
+                        and not _PHONE.fullmatch(text, a, b)):
+                    found.append((a, b, label))
+            pos = end + 1
+    if not found:
+        return spans
+    out = sorted(spans, key=lambda x: (x.start, x.end))
+    reach, top = [], 0  # the furthest end so far: sorted, so one bisect finds the first span that may overlap
+    for s in out:
+        top = max(top, s.end)
+        reach.append(top)
+    drop: set[int] = set()
+    extra: list[Span] = []
+    last = 0
+    for a, b, label in sorted(set(found)):
+        if a < last:
+            continue  # one value under two headers
+        over, i = [], bisect_right(reach, a)
+        while i < len(out) and out[i].start < b:
+            if out[i].end > a:
+                over.append(i)
+            i += 1
+        if any(j in drop or (not is_crf(out[j]) and (source_in(out[j].source, deciding)
+                                                     or not (a <= out[j].start and out[j].end <= b))) for j in over):
+            continue  # a deciding rule's span, or a rule's span run across the cell: left to it
+        for j in over:  # a CRF span run across the columns keeps its parts outside the cell
+            s = out[j]
+            for x, y in ((s.start, a), (b, s.end)):
+                seg = text[x:y]
+                if seg.strip(" \t,"):
+                    x2 = x + len(seg) - len(seg.lstrip(" \t,"))
+                    extra.append(Span(x2, x2 + len(seg.strip(" \t,")), s.label, s.source, s.confidence))
+        drop.update(over)
+        extra.append(Span(a, b, label, out[over[0]].source if over else "id-column", 0.9))
+        last = b
+    if not extra:
+        return spans
+    return sorted([s for j, s in enumerate(out) if j not in drop] + extra, key=lambda x: (x.start, x.end))
+
+
+def ids_after_names(spans: list[Span], text: str, deciding: Sequence[str] = (),
+                    fields: regex.Pattern | None = None) -> list[Span]:
+    """A record number right after a patient's or a hospital's name with no field word between ('Ann Lee 4455667',
+    'LEE, ANN (4455667)', 'MGH #123-45-67', 'Quell General #1234567'; a label block's name ending its line and the
+    number alone on the next, 'MARLOW, DANA' / '7712093'): MEDICALRECORD, untagged or a CRF IDNUM, phone,
+    zip, room or date guess of it, or taken in by the hospital span; not after a doctor's title ('Dr. Lee 4455667':
+    a pager), nor a number of a deciding rule (`deciding`, rule_label_sources), nor one right after a field word of
+    `fields` (the field word pattern: 'auth RN98815112' with 'auth' read as a name stays the auth's)."""
+    if not any(s.label in _NAMES_AN_ID for s in spans):
+        return spans
+    out = sorted(spans, key=lambda x: (x.start, x.end))
+    added: list[Span] = []
+    for i, s in enumerate(out):
+        if s.label not in _NAMES_AN_ID:
+            continue
+        if s.label == "DOCTOR" and _TITLE_BEFORE.search(text, max(0, s.start - 10), s.start):
+            continue
+        if is_crf(s) and (cut := _hospital_tail(s, text)) is not None:
+            nxt = out[i + 1].start if i + 1 < len(out) else len(text)
+            if cut[1][1] <= nxt:
+                out[i] = cut[0]
+                added.append(Span(cut[1][0], cut[1][1], "MEDICALRECORD", "id-after-name", 0.9))
+            continue
+        gap = _NAME_GAP.match(text, s.end, min(len(text), s.end + 8))
+        below = _BELOW.match(text, s.end, min(len(text), s.end + 8))  # a label block: the number on the next line
+        if gap.end() == s.end and below is None:
+            continue  # a number glued to the name is no record number
+        m = _BARE_ID.match(text, below.end() if below is not None else gap.end())
+        if m is None or m.end() - m.start() > 16 or not _bare_record(m.group()):
+            continue
+        if below is not None and not _LINE_END.match(text, m.end()):
+            continue  # a name ending its line, then the number alone on the next ('MARLOW, DANA' / '7712093')
+        a, b = m.span()
+        lead = len(m.group()) - len(m.group().lstrip("ABCDEFGHIJKLMNOPQRSTUVWXYZ-"))
+        if fields is not None and ((lead and fields.match(text, a, a + lead)) or (
+                (f := nearest_field(text, a, fields)) is not None and right_after(text, f.end(), a))):
+            continue  # a field word names it ('Almus - MRN7864519'): the field reading stands
+        j = i + 1
+        over = []
+        while j < len(out) and out[j].start < b:
+            if out[j].end > a:
+                over.append(j)
+            j += 1
+        if not over:
+            added.append(Span(a, b, "MEDICALRECORD", "id-after-name", 0.9))
+            continue
+        o = out[over[0]]
+        if (len(over) == 1 and is_crf(o) and not text[min(a, o.start):a].strip(_SIGNS)
+                and not text[b:max(b, o.end)].strip(_SIGNS) and text[o.start:o.end].strip(_SIGNS)
+                and (o.label in _BARE_RELABELLED or o.label in _NAMED_ID_GUESSES)
+                and not source_in(o.source, deciding)):
+            out[over[0]] = Span(a, b, "MEDICALRECORD", o.source, o.confidence)
+    if not added:
+        return out
+    return sorted(out + added, key=lambda x: (x.start, x.end))
 
 
 @lru_cache(maxsize=1)
@@ -185,25 +440,40 @@ def right_after(text: str, a: int, b: int) -> bool:
 
 def _gap_ok(text: str, a: int, b: int, strict: bool) -> bool:
     """Is text[a:b] what may stand between a field word and its id? strict: separators only; else also
-    up to three words without a digit ('Medical Record Number (hospital):')."""
+    up to three words without a digit ('Medical Record Number (hospital):'), six before 'is' or 'was'."""
     if right_after(text, a, b):
         return True
     if strict:
         return False
     gap = text[a:b]
-    return not any(c.isdigit() for c in gap) and len(gap.split()) <= 3
+    if any(c.isdigit() for c in gap):
+        return False
+    words = gap.split()  # a few words; up to six before 'is' / 'was' ('MRN at the outside hospital was X')
+    return len(words) <= 3 or (len(words) <= 6 and words[-1].lower() in _COPULAS)
 
 
 def _split_breaks(s: Span, text: str) -> list[Span]:
-    """An id span cut at the column breaks inside it, each part trimmed of blanks."""
+    """An id span cut at the column breaks inside it, and at the commas, 'and', 'or' and ' / ' of a list of ids
+    ('MRNs: 1234567 and 7654321': two ids when each has 5 digits or more), each part trimmed of blanks."""
     parts, pos = [], s.start
     for m in _BREAK.finditer(text, s.start, s.end):
         parts.append((pos, m.start()))
         pos = m.end()
-    if not parts:
-        return [s]
     parts.append((pos, s.end))
-    return [Span(a, b, s.label, s.source, s.confidence) for a, b in parts if b > a]
+    listed = []
+    for a, b in parts:
+        cuts, pos = [], a
+        for m in _LIST.finditer(text, a, b):
+            cuts.append((pos, m.start()))
+            pos = m.end()
+        cuts.append((pos, b))
+        if len(cuts) > 1 and all(sum(c.isdigit() for c in text[x:y]) >= 5 for x, y in cuts):
+            listed.extend(cuts)
+        else:
+            listed.append((a, b))
+    if len(listed) == 1:
+        return [s]
+    return [Span(a, b, s.label, s.source, s.confidence) for a, b in listed if b > a]
 
 
 def _inner_field(s: Span, text: str, pattern: regex.Pattern) -> tuple[regex.Match, int] | None:
@@ -321,6 +591,17 @@ def _digits_end(text: str, end: int, limit: int) -> int:
     return end
 
 
+def _trimmed(s: Span, text: str) -> Span:
+    """A CRF id span without the signs it took in at either end ('– 4455667', '№ 4455667', '_4455667_', '* X'):
+    an id opens and ends with a letter or a digit."""
+    a, b = s.start, s.end
+    while a < b and not text[a].isalnum():
+        a += 1
+    while b > a and not text[b - 1].isalnum():
+        b -= 1
+    return s if (a, b) == (s.start, s.end) or a == b else Span(a, b, s.label, s.source, s.confidence)
+
+
 def join_id_pieces(spans: Sequence[Span], text: str, fields: regex.Pattern | None = None) -> list[Span]:
     """CRF id spans joined with the CRF id or room pieces of the word they are glued in ('BB-' and '6395741' of
     'BB-6395741', 'Job [39378]-[476]'), and grown over a capitals prefix glued before them ('[BH]4455667'): one id
@@ -372,9 +653,22 @@ def field_id_labels(spans: Sequence[Span], text: str, table: tuple[tuple[str, tu
     named: dict[str, tuple[str, bool]] = {}  # id string -> (the label its field word gave it, that word right at it)
     phoned: set[tuple[int, int]] = set()  # CRF id spans read as local phones: a field word elsewhere may name them
     for s in join_id_pieces(spans, text, pattern):
+        if s.label in ids and is_crf(s):
+            s = _trimmed(s, text)
+        elif s.label == "AGE" and is_crf(s) and _LONG_NUMBER.fullmatch(text, s.start, s.end):
+            s = s.with_label("IDNUM")  # no age has five digits: an id ('medical record number, [4455667],')
+        elif s.label == "DATE" and is_crf(s) and (lead := _DATE_LEAD.match(text, s.start, s.end)) is not None \
+                and not _DATE_DIGITS.fullmatch(lead.group(1)):
+            # a number and a column break the CRF read into a date ('CG/AO/[72068617   DICT 09-AUG-11]'): an id
+            out.append(Span(s.start, lead.end(1), "IDNUM", s.source, s.confidence))
+            s = Span(lead.end(), s.end, s.label, s.source, s.confidence)
         if s.label in ids or (s.label in _DIGIT_GUESSES and is_crf(s) and _id_guess(s, text)):
             if s.label in ids and (age := _age_form(s, text)) is not None:
                 out.append(age)
+                continue
+            if s.label in ids and (look := _count_or_range(s, text, pattern)) is not None:
+                if look is not False:  # a count, dose or year range is no id, whatever read it
+                    out.append(look)
                 continue
             if not is_crf(s) and source_in(s.source, deciding):
                 out.append(s)
@@ -422,7 +716,27 @@ def field_id_labels(spans: Sequence[Span], text: str, table: tuple[tuple[str, tu
                if (s.label in ids or (s.label in _NAMED_GUESSES and is_crf(s)) or (s.start, s.end) in phoned)
                and s.label != named.get(text[s.start:s.end], (s.label,))[0]
                and not (not is_crf(s) and source_in(s.source, deciding)) else s for s in out]
+        out = named_repeats(out, text, {k: v[0] for k, v in named.items()})
+    out = ids_after_names(column_ids(out, text, deciding), text, deciding, pattern)
     return login_repeats(capital_logins(name_logins(out, text), text), text)
+
+
+def named_repeats(spans: list[Span], text: str, named: Mapping[str, str]) -> list[Span]:
+    """An id a field word names ('MRN: 7712093'), one word of five digits or more, wherever it stands again in the
+    note as a word of its own and no span holds it ('7712093  Page 2 of 2'): a span of that label. One pass over the
+    note's words, whatever the number of ids."""
+    keys = {k for k in named if sum(c.isdigit() for c in k) >= 5 and _WORD_RUN.fullmatch(k)}
+    if not keys:
+        return spans
+    taken = sorted((s.start, s.end) for s in spans)
+    added = []
+    for m in _WORD_RUN.finditer(text):
+        pos, end = m.start(), m.end()
+        while end > pos and text[end - 1] == ".":  # 'X.' ending a sentence
+            end -= 1
+        if text[pos:end] in keys and _whole(text, pos, end) and not _covered(taken, pos, end):
+            added.append(Span(pos, end, named[text[pos:end]], "id-repeat", 0.9))
+    return sorted(spans + added, key=lambda x: (x.start, x.end)) if added else spans
 
 
 def capital_logins(spans: list[Span], text: str) -> list[Span]:
