@@ -43,6 +43,7 @@ KINDS_FILE = "organizations_kinds.txt"  # kinds of organization read after name 
 VALUE_NOT_NAMES_FILE = "organizations_value_not_names.txt"  # field values that name no organization ('Company: Self')
 KIND_LEADS_FILE = "organizations_kind_leads.txt"  # words before a kind that are none of its name words ('attends')
 PREFIXES_FILE = "organizations_name_prefixes.txt"  # place prefixes before a strong name word ('East Quellton')
+DRUG_ENDINGS_FILE = "organizations_drug_endings.txt"  # drug-name endings: no kind's name word ('ceftriaxone'; round 17)
 FILES = {ANY: "organizations.txt", TITLED: "organizations_titled.txt", FRAMED: "organizations_framed.txt"}
 # merge-only lists live with the rules' word lists, outside the CRF's gazetteers: no bundle version or bench digest moves
 WORDS_DIR = "rules/words"
@@ -65,9 +66,14 @@ _WORK_UP = r"(?![ \t]*-?[ \t]*(?i:up)(?![\p{L}\d]))"  # 'work-up for IBM', 'work
 _CLAUSE_END = regex.compile(r"[ \t]*(?:[.,;:!?)\]\n]|\Z)")  # after a lower-case framed name ('lost her job at ups.')
 _SENTENCE_END = regex.compile(r"[.!?][ \t]+(?=\p{Lu})")  # 'Ford. Chase Ford': a span across it is two readings
 _PHONE_AFTER = regex.compile(r"[ \t]*[(,:]?[ \t]*(?:\+?1[ .-]?)?\(?\d{3}\)?[ .-]?\d{3}[ .-]\d{4}(?!\d)")  # 'CVS (+1 809 729 9919)'
+_DASH_AFTER = regex.compile(r"[ \t]+-[ \t]")  # 'salvation army - skilled nursing visit'
+_DETERMINER_BEFORE = regex.compile(r"(?<![\p{L}\d])(?i:a|an|the|this|that|no|any|some|big|small)[ \t]+\Z")
 _STOP_BEFORE = regex.compile(r"[ \t]*[(,;:][ \t]*\Z")  # right before an organization's name: it starts there
 _REP = regex.compile(r"[ \t]+(?i:rep|representative|agent|adjuster|liaison|coordinator)\.?[ \t]+(?=\p{L})")
 _AMPERSAND_BEFORE = regex.compile(r"[ \t]&[ \t]+\Z")
+_AND_BEFORE = regex.compile(r"[ \t](?:and|AND)[ \t]+\Z")  # 'Bender and Sons Funeral Home' (round 17)
+_FIRM_SOURCES = frozenset({"organization16-firm-partners", "organization17-firm-work", "organization-firm-frame"})
+_FIRM_KIN = frozenset({"sons", "son", "daughters", "daughter", "brothers", "sisters"})  # '<Name> & Sons <kind>'
 _FIELD_SEP = regex.compile(r"[ \t]*:[ \t]*")  # a field's colon and the blanks around it
 _NAME_BEFORE = regex.compile(r"(?<![\p{L}\d'’.-])(\p{L}[\p{L}'’-]*\p{L}\.?|\p{L})[ \t]+\Z")  # one name word, a blank
 _JOB_LINK = regex.compile(r"[ \t]+(?i:at|for|with|from)[ \t]+(?:the[ \t]+)?\Z")  # '<PROFESSION> with Target'
@@ -155,6 +161,7 @@ def named_organizations(spans: Sequence[Span], doc: Doc,
     or a known name (metadata) overlapping one stands, and so does a place or other span running past it, and (with
     `opts`) a person span after a title or kin word of [merge] propagate_cue_words / propagate_kin_words ('Dr.
     Nordstrom', 'wife Wendy Kroger')."""
+    spans = first_name_firms(spans, doc.text)
     hits = _hits(doc, opts.organization_value_fields if opts is not None else ())
     if not hits:
         return list(spans)
@@ -190,7 +197,7 @@ def named_organizations(spans: Sequence[Span], doc: Doc,
                   *(_name_goes_on(text, start, end, s.end) for s in rivals if tier == KIND and s.label == "ORGANIZATION"
                     and _soft(s) and s.end > end and not _STOP.match(text, end) and "\n" not in text[end:s.end])])
         town = _town_before(window, lo, text)
-        made = [Span(town.start if town else lo, hi, "ORGANIZATION", SOURCE, 0.9), *rest]
+        made = [Span(town.start if town else _lead_trimmed(text, lo, start), hi, "ORGANIZATION", SOURCE, 0.9), *rest]
         window = sorted([*(s for s in window if not start < s.end and s is not town), *made], key=lambda s: s.start)
         out[i0:i1] = window
         starts[i0:i1] = [s.start for s in window]
@@ -199,6 +206,41 @@ def named_organizations(spans: Sequence[Span], doc: Doc,
             out.sort(key=lambda s: s.start)  # a span after a stop ('Aetna (Quell Ames') starts past a later span
             starts = [s.start for s in out]
     return sorted(out, key=lambda s: (s.start, s.end))
+
+
+def first_name_firms(spans: Sequence[Span], text: str) -> list[Span]:
+    """A firm rule's span ('X, Y and Z' after 'letter / note for' or a work frame) whose partners are all known first
+    names, one of them no known last name, is the people named: a PATIENT span each ('school note for [Emma], [Liam] and
+    [Noah]': review16's open item; round 17). Firms are named by surnames ('Wells, Washington and Hunter')."""
+    if not any(s.source in _FIRM_SOURCES for s in spans):
+        return list(spans)
+    out: list[Span] = []
+    firsts, lasts = words("first_name"), words("last_name")
+    for s in spans:
+        parts = [w for w in _WORD.finditer(text, s.start, s.end) if w.group().lower() not in ("and", "&")]
+        lows = [w.group().lower().strip(".'’,") for w in parts]
+        if s.source in _FIRM_SOURCES and lows and all(w in firsts for w in lows) and any(w not in lasts for w in lows):
+            out.extend(Span(w.start(), w.start() + len(w.group().rstrip(".,")), "PATIENT", s.source, s.confidence)
+                       for w in parts)
+        else:
+            out.append(s)
+    return out
+
+
+def _lead_trimmed(text: str, lo: int, start: int) -> int:
+    """Where an organization grown to a rival's start at `lo` begins, past the signs and the lead words
+    (organizations_kind_leads.txt, function words) before the entry at `start`: 'Per [Vermont Donor Services]'
+    (a CRF DOCTOR 'Per Vermont'), '- [LifeCenter Vermont]:' (round 17)."""
+    while lo < start:
+        if not text[lo].isalnum():
+            lo += 1
+            continue
+        m = _WORD.match(text, lo, start)
+        low = m.group().lower().strip(".'’") if m else ""
+        if m is None or not (low in word_set(KIND_LEADS_FILE) or is_function_word(low)):
+            break
+        lo = m.end()
+    return lo
 
 
 def _strong(word: str) -> bool:
@@ -257,14 +299,33 @@ def _kind_hit(text: str, start: int, end: int) -> int | None:
         if low in word_set(PREFIXES_FILE) and strong:
             pos = first = m.start(1)
             continue
-        if low in word_set(KIND_LEADS_FILE) or is_function_word(low) or low in words("medical_word"):
-            break
+        if low in _FIRM_KIN and (_AMPERSAND_BEFORE.search(text, max(0, m.start(1) - 4), m.start(1))
+                                                       or _AND_BEFORE.search(text, max(0, m.start(1) - 6), m.start(1))):
+            pos = first = m.start(1)  # '[Marrick & Sons Funeral Home]': the firm's partners before its kind (round 17)
+            if (a := _AND_BEFORE.search(text, max(0, pos - 6), pos)) is not None:
+                pos = a.start() + 1
+            continue
+        if low in word_set(KIND_LEADS_FILE) or is_function_word(low) or low in words("medical_word") or (
+                case != "title" and _drug_shaped(low)):
+            break  # 'ceftriaxone home infusion' (round 17: review16's open item)
         if _strong(word):
             strong = True
         elif case != "title" or is_frequent(low):
             break
         pos = first = m.start(1)
     return first if strong else None
+
+
+def _drug_shaped(low: str) -> bool:
+    """Does the lower-cased word end as drug names do ('ceftriaxone', 'vancomycin', 'ertapenem'; the endings of
+    conf/rules/words/organizations_drug_endings.txt), a drug's name before 'home infusion' and no firm's (round 17)?"""
+    return len(low) > 6 and low.endswith(_drug_endings())
+
+
+@lru_cache(maxsize=1)
+def _drug_endings() -> tuple[str, ...]:
+    """The drug-name endings (conf/rules/words/organizations_drug_endings.txt), longest first."""
+    return tuple(sorted(word_set(DRUG_ENDINGS_FILE), key=len, reverse=True))
 
 
 def _field_value(text: str, start: int, end: int) -> tuple[int, int, int] | None:
@@ -332,9 +393,21 @@ def _read(text: str, start: int, end: int, tier: int, spans: Sequence[Span],
         return False
     if tier in (ANY, KIND):
         return True
-    if tier == TITLED:  # in lower case in a frame too ('attends red cross.'; round 16)
-        return _titled(text[start:end]) or _framed(text, start, end, spans, framing)
+    if tier == TITLED:  # in lower case in a frame too ('attends red cross.'; round 16), or on a lower-case line (round 17)
+        return _titled(text[start:end]) or _framed(text, start, end, spans, framing) or _lower_line(text, start, end)
     return _framed(text, start, end, spans, framing)
+
+
+def _lower_line(text: str, start: int, end: int) -> bool:
+    """Is the several-word entry at [start, end) on a line written all in lower case, a writer who capitalizes no name,
+    ending its clause with no article before it ('resources given: elder services, ...', 'salvation army - skilled
+    nursing visit'; not 'a red cross on the sign'; round 17)?"""
+    if " " not in text[start:end].strip() or not (_CLAUSE_END.match(text, end) or _DASH_AFTER.match(text, end)) or (
+            _DETERMINER_BEFORE.search(text, max(0, start - 8), start)):
+        return False  # 'a red cross on the sign': a name ends its clause, and no article opens it
+    lo, hi = text.rfind("\n", 0, start) + 1, text.find("\n", end)
+    line = text[lo:hi if hi >= 0 else len(text)]
+    return sum(c.isalpha() for c in line) >= 20 and not any(c.isupper() for c in line)
 
 
 def _titled(name: str) -> bool:
