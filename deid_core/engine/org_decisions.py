@@ -65,13 +65,17 @@ _STOP = regex.compile(r"[ \t]*[(,;:]")  # after an organization's name: its name
 _WORK_UP = r"(?![ \t]*-?[ \t]*(?i:up)(?![\p{L}\d]))"  # 'work-up for IBM', 'worked up for CVS': a clinical work-up
 _CLAUSE_END = regex.compile(r"[ \t]*(?:[.,;:!?)\]\n]|\Z)")  # after a lower-case framed name ('lost her job at ups.')
 _SENTENCE_END = regex.compile(r"[.!?][ \t]+(?=\p{Lu})")  # 'Ford. Chase Ford': a span across it is two readings
-_PHONE_AFTER = regex.compile(r"[ \t]*[(,:]?[ \t]*(?:\+?1[ .-]?)?\(?\d{3}\)?[ .-]?\d{3}[ .-]\d{4}(?!\d)")  # 'CVS (+1 809 729 9919)'
+_PHONE_AFTER = regex.compile(r"[ \t]*[(,:]?[ \t]*(?:\+?1[ .-]?)?\(?\d{3}\)?[ .-]?\d{3}[ .-]?\d{4}(?!\d)")  # 'CVS (+1 809 729 9919)', 'CVS (563-3452829)' (round 17)
 _DASH_AFTER = regex.compile(r"[ \t]+-[ \t]")  # 'salvation army - skilled nursing visit'
 _DETERMINER_BEFORE = regex.compile(r"(?<![\p{L}\d])(?i:a|an|the|this|that|no|any|some|big|small)[ \t]+\Z")
 _STOP_BEFORE = regex.compile(r"[ \t]*[(,;:][ \t]*\Z")  # right before an organization's name: it starts there
 _REP = regex.compile(r"[ \t]+(?i:rep|representative|agent|adjuster|liaison|coordinator)\.?[ \t]+(?=\p{L})")
 _AMPERSAND_BEFORE = regex.compile(r"[ \t]&[ \t]+\Z")
 _AND_BEFORE = regex.compile(r"[ \t](?:and|AND)[ \t]+\Z")  # 'Bender and Sons Funeral Home' (round 17)
+_SAINTED = frozenset({"ORGANIZATION", "HOSPITAL"})
+_SAINT_BEFORE = regex.compile(r"(?<![\p{L}\d'’.-])((?i:st|ste|saint)\.?|First|FIRST)[ \t]+\Z")  # 'St. [Brendan's Church]'
+_FAITH = regex.compile(r"(?i:baptist|methodist|presbyterian|congregational|lutheran|church|united|christian|evangelical|"
+                       r"assembly|reformed|episcopal|pentecostal|unitarian|african)(?![\p{L}\d])")
 _FIRM_SOURCES = frozenset({"organization16-firm-partners", "organization17-firm-work", "organization-firm-frame"})
 _FIRM_KIN = frozenset({"sons", "son", "daughters", "daughter", "brothers", "sisters"})  # '<Name> & Sons <kind>'
 _FIELD_SEP = regex.compile(r"[ \t]*:[ \t]*")  # a field's colon and the blanks around it
@@ -161,7 +165,7 @@ def named_organizations(spans: Sequence[Span], doc: Doc,
     or a known name (metadata) overlapping one stands, and so does a place or other span running past it, and (with
     `opts`) a person span after a title or kin word of [merge] propagate_cue_words / propagate_kin_words ('Dr.
     Nordstrom', 'wife Wendy Kroger')."""
-    spans = first_name_firms(spans, doc.text)
+    spans = saint_prefixes(first_name_firms(spans, doc.text), doc.text)
     hits = _hits(doc, opts.organization_value_fields if opts is not None else ())
     if not hits:
         return list(spans)
@@ -206,6 +210,20 @@ def named_organizations(spans: Sequence[Span], doc: Doc,
             out.sort(key=lambda s: s.start)  # a span after a stop ('Aetna (Quell Ames') starts past a later span
             starts = [s.start for s in out]
     return sorted(out, key=lambda s: (s.start, s.end))
+
+
+def saint_prefixes(spans: Sequence[Span], text: str) -> list[Span]:
+    """An ORGANIZATION or HOSPITAL span right after 'St.' / 'Saint' (a church's, a parish's or a hospital's saint:
+    'Member of [St. Brendan's Church]', '[st. michael's hospital]') or after 'First' when it opens with a faith word
+    ('Attends [First Baptist]') grows over it (round 17)."""
+    out: list[Span] = []
+    for s in spans:
+        if s.label in _SAINTED and (m := _SAINT_BEFORE.search(text, max(0, s.start - 8), s.start)) is not None and (
+                m.group(1).lower() != "first" or _FAITH.match(text, s.start)) and not any(
+                o.end > m.start() and o.start < m.end() for o in out[-2:] if o is not s):
+            s = Span(m.start(), s.end, s.label, s.source, s.confidence)
+        out.append(s)
+    return out
 
 
 def first_name_firms(spans: Sequence[Span], text: str) -> list[Span]:
