@@ -169,3 +169,30 @@ def test_first_joins_a_faith_word_only():
     b = Span(text.index("Quellco"), text.index("Quellco") + 7, "ORGANIZATION", "crf:single", 0.9)
     got = [text[s.start:s.end] for s in od.saint_prefixes([a, b], text)]
     assert got == ["First Baptist", "Quellco"]
+
+
+# -- 'Employer:' values
+
+@pytest.mark.parametrize(("text", "phi"), [
+    ("EMPLOYER: QUELLTON PAPER CO", "QUELLTON PAPER CO"),
+    ("Employer: Marrick Tool and Die\nOccupation: machinist", "Marrick Tool and Die"),
+    ("Employer: Wells, Washington and Hunter\nEducation: college", "Wells, Washington and Hunter"),
+])
+def test_an_employer_value_is_an_organization(deid, text, phi):
+    assert span_stands(deid, "orgs17", text, phi, "ORGANIZATION"), _labels(deid, text)
+
+
+@pytest.mark.parametrize("text", [
+    "Employer: Retired", "Employer: Disabled", "Employer: Unknown", "Employer: Self-employed", "EMPLOYER: DISABILITY",
+    "Employer: Currently not working",
+])
+def test_an_employer_value_naming_no_employer_is_no_organization(deid, text):
+    got = _labels(deid, text)
+    assert not [p for p in got if p[0] == "ORGANIZATION"], got
+
+
+def test_field_non_names_drops_only_a_whole_value_after_a_colon():
+    text = "Employer: Retired. Retired Quell Co."
+    a = Span(text.index("Retired"), text.index("Retired") + 7, "ORGANIZATION", "crf:single", 0.9)
+    b = Span(text.rindex("Retired"), len(text) - 1, "ORGANIZATION", "crf:single", 0.9)
+    assert [text[s.start:s.end] for s in od.field_non_names([a, b], text)] == ["Retired Quell Co"]

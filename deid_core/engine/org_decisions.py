@@ -66,6 +66,8 @@ _WORK_UP = r"(?![ \t]*-?[ \t]*(?i:up)(?![\p{L}\d]))"  # 'work-up for IBM', 'work
 _CLAUSE_END = regex.compile(r"[ \t]*(?:[.,;:!?)\]\n]|\Z)")  # after a lower-case framed name ('lost her job at ups.')
 _SENTENCE_END = regex.compile(r"[.!?][ \t]+(?=\p{Lu})")  # 'Ford. Chase Ford': a span across it is two readings
 _PHONE_AFTER = regex.compile(r"[ \t]*[(,:]?[ \t]*(?:\+?1[ .-]?)?\(?\d{3}\)?[ .-]?\d{3}[ .-]?\d{4}(?!\d)")  # 'CVS (+1 809 729 9919)', 'CVS (563-3452829)' (round 17)
+_PARTNERS_AFTER = regex.compile(r",[ \t]+\p{Lu}[\p{L}'’-]*(?:,?[ \t]+\p{Lu}[\p{L}'’-]*)*,?[ \t]+(?:and|AND|&)[ \t]+\p{Lu}")
+_COLON_BEFORE = regex.compile(r":[ \t]*\Z")
 _DASH_AFTER = regex.compile(r"[ \t]+-[ \t]")  # 'salvation army - skilled nursing visit'
 _DETERMINER_BEFORE = regex.compile(r"(?<![\p{L}\d])(?i:a|an|the|this|that|no|any|some|big|small)[ \t]+\Z")
 _STOP_BEFORE = regex.compile(r"[ \t]*[(,;:][ \t]*\Z")  # right before an organization's name: it starts there
@@ -165,7 +167,7 @@ def named_organizations(spans: Sequence[Span], doc: Doc,
     or a known name (metadata) overlapping one stands, and so does a place or other span running past it, and (with
     `opts`) a person span after a title or kin word of [merge] propagate_cue_words / propagate_kin_words ('Dr.
     Nordstrom', 'wife Wendy Kroger')."""
-    spans = saint_prefixes(first_name_firms(spans, doc.text), doc.text)
+    spans = field_non_names(saint_prefixes(first_name_firms(spans, doc.text), doc.text), doc.text)
     hits = _hits(doc, opts.organization_value_fields if opts is not None else ())
     if not hits:
         return list(spans)
@@ -210,6 +212,19 @@ def named_organizations(spans: Sequence[Span], doc: Doc,
             out.sort(key=lambda s: s.start)  # a span after a stop ('Aetna (Quell Ames') starts past a later span
             starts = [s.start for s in out]
     return sorted(out, key=lambda s: (s.start, s.end))
+
+
+def field_non_names(spans: Sequence[Span], text: str) -> list[Span]:
+    """An ORGANIZATION span of one word right after a field's colon that names no organization
+    (organizations_value_not_names.txt: 'Employer: [Retired]', 'Employer: [Disabled]', 'Employer: [Unknown]') is
+    dropped (round 17)."""
+    out: list[Span] = []
+    for s in spans:
+        if s.label == "ORGANIZATION" and text[s.start:s.end].lower().strip(".") in word_set(VALUE_NOT_NAMES_FILE) and (
+                _COLON_BEFORE.search(text, max(0, s.start - 4), s.start)):
+            continue
+        out.append(s)
+    return out
 
 
 def saint_prefixes(spans: Sequence[Span], text: str) -> list[Span]:
@@ -372,8 +387,9 @@ def _field_value(text: str, start: int, end: int) -> tuple[int, int, int] | None
         pos = w.end()
         if len(names) == 6 or _ends_sentence(word):
             break  # 'Vendor: [Lincare]. Oxygen 2L'
-    if not names or not (strong or (len(names) > 1 and titled > 1 and not is_frequent(names[0].group()))):
-        return None
+    if not names or not (strong or (len(names) > 1 and titled > 1 and not is_frequent(names[0].group()))) or (
+            _PARTNERS_AFTER.match(text, names[-1].end())):
+        return None  # 'Employer: Wells, Washington and Hunter': a firm's partners, the rules' (round 17)
     end = names[-1].end()
     while text[end - 1] in ".'’-":
         end -= 1  # 'Church: [Francis Soup Kitchen].'
