@@ -196,3 +196,16 @@ def test_field_non_names_drops_only_a_whole_value_after_a_colon():
     a = Span(text.index("Retired"), text.index("Retired") + 7, "ORGANIZATION", "crf:single", 0.9)
     b = Span(text.rindex("Retired"), len(text) - 1, "ORGANIZATION", "crf:single", 0.9)
     assert [text[s.start:s.end] for s in od.field_non_names([a, b], text)] == ["Retired Quell Co"]
+
+
+@pytest.mark.parametrize(("text", "phi"), [
+    ("He is a Quellix employee.", "Quellix"), ("Retired GE employee.", "GE"),
+])
+def test_an_employer_before_employee_is_an_organization(deid, text, phi):
+    assert span_stands(deid, "orgs17", text, phi, "ORGANIZATION"), _labels(deid, text)
+
+
+@pytest.mark.parametrize("text", ["He is a State employee.", "A Federal employee, works in DC.", "a new employee"])
+def test_a_public_sector_or_generic_employee_names_no_employer(deid, text):
+    got = _labels(deid, text)
+    assert not [p for p in got if p[0] == "ORGANIZATION"], got
