@@ -209,3 +209,20 @@ def test_an_employer_before_employee_is_an_organization(deid, text, phi):
 def test_a_public_sector_or_generic_employee_names_no_employer(deid, text):
     got = _labels(deid, text)
     assert not [p for p in got if p[0] == "ORGANIZATION"], got
+
+
+# -- a hospital unit's head: DEPARTMENT
+
+@pytest.mark.parametrize(("text", "phi"), [
+    ("South Quell Methodist Hospital - Tansey Heart Center\nDate of evaluation: 1/25", "Tansey Heart Center"),
+    ("MARRICK FAMILY BIRTHING CENTER | BAY 864 | QUELL", "MARRICK FAMILY BIRTHING CENTER"),
+])
+def test_a_hospital_unit_is_a_department(deid, text, phi):
+    assert span_stands(deid, "orgs17", text, phi, "DEPARTMENT"), _labels(deid, text)
+
+
+def test_department_heads_leave_a_span_with_a_hospital_word_or_no_name():
+    text = "Seen at Mercy Hospital Heart Center. Heart Center follow-up. Quell Heart Center."
+    spans = [Span(8, 35, "HOSPITAL", "crf:single", 0.9), Span(37, 49, "HOSPITAL", "crf:single", 0.9),
+             Span(text.index("Quell"), len(text) - 1, "HOSPITAL", "crf:single", 0.9)]
+    assert [s.label for s in od.department_heads(spans, text)] == ["HOSPITAL", "HOSPITAL", "DEPARTMENT"]

@@ -43,6 +43,7 @@ KINDS_FILE = "organizations_kinds.txt"  # kinds of organization read after name 
 VALUE_NOT_NAMES_FILE = "organizations_value_not_names.txt"  # field values that name no organization ('Company: Self')
 KIND_LEADS_FILE = "organizations_kind_leads.txt"  # words before a kind that are none of its name words ('attends')
 PREFIXES_FILE = "organizations_name_prefixes.txt"  # place prefixes before a strong name word ('East Quellton')
+DEPARTMENT_HEADS_FILE = "organizations_department_heads.txt"  # a hospital unit's head: a DEPARTMENT (round 17)
 DRUG_ENDINGS_FILE = "organizations_drug_endings.txt"  # drug-name endings: no kind's name word ('ceftriaxone'; round 17)
 FILES = {ANY: "organizations.txt", TITLED: "organizations_titled.txt", FRAMED: "organizations_framed.txt"}
 # merge-only lists live with the rules' word lists, outside the CRF's gazetteers: no bundle version or bench digest moves
@@ -67,6 +68,8 @@ _CLAUSE_END = regex.compile(r"[ \t]*(?:[.,;:!?)\]\n]|\Z)")  # after a lower-case
 _SENTENCE_END = regex.compile(r"[.!?][ \t]+(?=\p{Lu})")  # 'Ford. Chase Ford': a span across it is two readings
 _PHONE_AFTER = regex.compile(r"[ \t]*[(,:]?[ \t]*(?:\+?1[ .-]?)?\(?\d{3}\)?[ .-]?\d{3}[ .-]?\d{4}(?!\d)")  # 'CVS (+1 809 729 9919)', 'CVS (563-3452829)' (round 17)
 _PARTNERS_AFTER = regex.compile(r",[ \t]+\p{Lu}[\p{L}'’-]*(?:,?[ \t]+\p{Lu}[\p{L}'’-]*)*,?[ \t]+(?:and|AND|&)[ \t]+\p{Lu}")
+_UNIT_PLACES = frozenset({"HOSPITAL", "ORGANIZATION", "LOCATION-OTHER"})
+_HOSPITAL_WORD = regex.compile(r"(?<![\p{L}\d])(?i:hospital|hosp|medical|memorial|general|infirmary|clinic|vamc|va)(?![\p{L}\d])")
 _COLON_BEFORE = regex.compile(r":[ \t]*\Z")
 _DASH_AFTER = regex.compile(r"[ \t]+-[ \t]")  # 'salvation army - skilled nursing visit'
 _DETERMINER_BEFORE = regex.compile(r"(?<![\p{L}\d])(?i:a|an|the|this|that|no|any|some|big|small)[ \t]+\Z")
@@ -167,7 +170,8 @@ def named_organizations(spans: Sequence[Span], doc: Doc,
     or a known name (metadata) overlapping one stands, and so does a place or other span running past it, and (with
     `opts`) a person span after a title or kin word of [merge] propagate_cue_words / propagate_kin_words ('Dr.
     Nordstrom', 'wife Wendy Kroger')."""
-    spans = field_non_names(saint_prefixes(first_name_firms(spans, doc.text), doc.text), doc.text)
+    spans = department_heads(field_non_names(saint_prefixes(first_name_firms(spans, doc.text), doc.text), doc.text),
+                             doc.text)
     hits = _hits(doc, opts.organization_value_fields if opts is not None else ())
     if not hits:
         return list(spans)
@@ -212,6 +216,27 @@ def named_organizations(spans: Sequence[Span], doc: Doc,
             out.sort(key=lambda s: s.start)  # a span after a stop ('Aetna (Quell Ames') starts past a later span
             starts = [s.start for s in out]
     return sorted(out, key=lambda s: (s.start, s.end))
+
+
+def department_heads(spans: Sequence[Span], text: str) -> list[Span]:
+    """A HOSPITAL, ORGANIZATION or LOCATION-OTHER span named by a hospital unit's head (organizations_department_heads.txt:
+    'Heart Center', 'Family Birthing Center', 'Cardiac Unit', 'Neuro ICU', 'Pavilion') after a name word, with no
+    hospital word in it, is a DEPARTMENT ('Quell General Hospital - [Shaddox Heart Center]'; round 17)."""
+    heads = _department_heads()
+    out: list[Span] = []
+    for s in spans:
+        if s.label in _UNIT_PLACES and (m := heads.search(text, s.start, s.end)) is not None and (
+                m.start() > s.start) and _WORD.search(text, s.start, m.start()) and not _HOSPITAL_WORD.search(
+                text, s.start, s.end):
+            s = s.with_label("DEPARTMENT")
+        out.append(s)
+    return out
+
+
+@lru_cache(maxsize=1)
+def _department_heads() -> regex.Pattern:
+    """The hospital units' heads (organizations_department_heads.txt) as one pattern ending a span."""
+    return regex.compile(r"(?<![\p{L}\d])(?i:" + phrase_alternation(tuple(word_set(DEPARTMENT_HEADS_FILE))) + r")\Z")
 
 
 def field_non_names(spans: Sequence[Span], text: str) -> list[Span]:
