@@ -226,3 +226,27 @@ def test_department_heads_leave_a_span_with_a_hospital_word_or_no_name():
     spans = [Span(8, 35, "HOSPITAL", "crf:single", 0.9), Span(37, 49, "HOSPITAL", "crf:single", 0.9),
              Span(text.index("Quell"), len(text) - 1, "HOSPITAL", "crf:single", 0.9)]
     assert [s.label for s in od.department_heads(spans, text)] == ["HOSPITAL", "HOSPITAL", "DEPARTMENT"]
+
+
+@pytest.mark.parametrize(("text", "phi"), [
+    ("DISPOSITION: PACU THEN HAMRIC CARDIAC UNIT. SISTER UPDATED.", "HAMRIC CARDIAC UNIT"),
+    ("situation: pt (m/30), viebrock neuro icu rm 168-2, esrd.", "viebrock neuro icu"),
+    ("Quell General Hospital Mccollam Behavioral Health Unit 14 - 12/11/2012", "Mccollam Behavioral Health Unit 14"),
+])
+def test_a_named_unit_is_a_department(deid, text, phi):
+    assert span_stands(deid, "orgs17", text, phi, "DEPARTMENT"), _labels(deid, text)
+
+
+@pytest.mark.parametrize("text", ["Transferred to the cardiac unit.", "Pt to Neuro ICU after surgery.",
+                                  "CARDIAC UNIT NOTIFIED OF BED."])
+def test_a_unit_with_no_name_is_no_department(deid, text):
+    got = _labels(deid, text)
+    assert not [p for p in got if p[0] == "DEPARTMENT"], got
+
+
+def test_named_units_leave_a_rule_span_and_a_span_running_past_the_unit():
+    text = "Quell Hospital Shaddox Heart Center today"
+    crf = Span(0, text.index(" today"), "HOSPITAL", "crf:single", 0.9)
+    assert od.named_units([crf], text) == [crf]
+    rule = Span(text.index("Shaddox"), text.index(" today"), "HOSPITAL", "hospital-keyword", 0.9)
+    assert od.named_units([rule], text) == [rule]

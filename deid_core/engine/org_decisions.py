@@ -70,6 +70,7 @@ _PHONE_AFTER = regex.compile(r"[ \t]*[(,:]?[ \t]*(?:\+?1[ .-]?)?\(?\d{3}\)?[ .-]
 _PARTNERS_AFTER = regex.compile(r",[ \t]+\p{Lu}[\p{L}'’-]*(?:,?[ \t]+\p{Lu}[\p{L}'’-]*)*,?[ \t]+(?:and|AND|&)[ \t]+\p{Lu}")
 _UNIT_PLACES = frozenset({"HOSPITAL", "ORGANIZATION", "LOCATION-OTHER"})
 _HOSPITAL_WORD = regex.compile(r"(?<![\p{L}\d])(?i:hospital|hosp|medical|memorial|general|infirmary|clinic|vamc|va)(?![\p{L}\d])")
+_UNIT_NUMBER = regex.compile(r"[ \t]+\d{1,2}[A-Z]?(?![\p{L}\d])")  # 'Behavioral Health Unit [14]'
 _COLON_BEFORE = regex.compile(r":[ \t]*\Z")
 _DASH_AFTER = regex.compile(r"[ \t]+-[ \t]")  # 'salvation army - skilled nursing visit'
 _DETERMINER_BEFORE = regex.compile(r"(?<![\p{L}\d])(?i:a|an|the|this|that|no|any|some|big|small)[ \t]+\Z")
@@ -169,14 +170,15 @@ def named_organizations(spans: Sequence[Span], doc: Doc,
     needs `framing` (frames(): [merge] organization_frame_words ...) or a profession span before it; a rule's span
     or a known name (metadata) overlapping one stands, and so does a place or other span running past it, and (with
     `opts`) a person span after a title or kin word of [merge] propagate_cue_words / propagate_kin_words ('Dr.
-    Nordstrom', 'wife Wendy Kroger')."""
-    spans = department_heads(field_non_names(saint_prefixes(first_name_firms(spans, doc.text), doc.text), doc.text),
-                             doc.text)
+    Nordstrom', 'wife Wendy Kroger'). First (round 17): firms of first names (first_name_firms), saints (saint_prefixes),
+    employer values that name none (field_non_names) and hospital units (department_heads, named_units)."""
+    text = doc.text
+    spans = first_name_firms(spans, text)
+    spans = named_units(department_heads(field_non_names(saint_prefixes(spans, text), text), text), text)
     hits = _hits(doc, opts.organization_value_fields if opts is not None else ())
     if not hits:
         return list(spans)
     tail = framing[2] if len(framing) > 2 else None
-    text = doc.text
     out = sorted(spans, key=lambda s: s.start)
     starts = [s.start for s in out]
     reach = max((s.end - s.start for s in out), default=0)  # the longest span: how far before an entry a rival starts
@@ -218,6 +220,24 @@ def named_organizations(spans: Sequence[Span], doc: Doc,
     return sorted(out, key=lambda s: (s.start, s.end))
 
 
+def named_units(spans: Sequence[Span], text: str) -> list[Span]:
+    """A hospital unit named by one to three name words before its head (organizations_department_heads.txt), read as
+    a kind's name is (_kind_hit: '[HAMRIC CARDIAC UNIT]', '[viebrock neuro icu]', '[Bahoora Cardiac Unit]' read DOCTOR
+    'Bahoora'), with a unit number after 'Unit' ('[Mccollam Behavioral Health Unit 14]'), is a DEPARTMENT span over
+    the soft spans inside it; a rule's span or a span running past it stands (round 17)."""
+    out = list(spans)
+    for m in _department_heads().finditer(text):
+        if (first := _kind_hit(text, m.start(), m.end())) is None:
+            continue
+        end = n.end() if (n := _UNIT_NUMBER.match(text, m.end())) and m.group().lower().endswith("unit") else m.end()
+        inside = [s for s in out if s.start < end and first < s.end]
+        if any(s.start < first or s.end > end or not _soft(s) for s in inside):
+            continue  # a rule's span, or a span running past the unit ('Quell Hospital Shaddox Heart Center')
+        out = [s for s in out if not (s.start < end and first < s.end)]
+        out.append(Span(first, end, "DEPARTMENT", SOURCE, 0.9))
+    return sorted(out, key=lambda s: (s.start, s.end))
+
+
 def department_heads(spans: Sequence[Span], text: str) -> list[Span]:
     """A HOSPITAL, ORGANIZATION or LOCATION-OTHER span named by a hospital unit's head (organizations_department_heads.txt:
     'Heart Center', 'Family Birthing Center', 'Cardiac Unit', 'Neuro ICU', 'Pavilion') after a name word, with no
@@ -225,7 +245,7 @@ def department_heads(spans: Sequence[Span], text: str) -> list[Span]:
     heads = _department_heads()
     out: list[Span] = []
     for s in spans:
-        if s.label in _UNIT_PLACES and (m := heads.search(text, s.start, s.end)) is not None and (
+        if s.label in _UNIT_PLACES and (m := _last_head(heads, text, s.start, s.end)) is not None and (
                 m.start() > s.start) and _WORD.search(text, s.start, m.start()) and not _HOSPITAL_WORD.search(
                 text, s.start, s.end):
             s = s.with_label("DEPARTMENT")
@@ -233,10 +253,18 @@ def department_heads(spans: Sequence[Span], text: str) -> list[Span]:
     return out
 
 
+def _last_head(heads: regex.Pattern, text: str, start: int, end: int) -> regex.Match | None:
+    """The unit head ending the span [start, end), if one does."""
+    for m in heads.finditer(text, start, end):
+        if m.end() == end:
+            return m
+    return None
+
+
 @lru_cache(maxsize=1)
 def _department_heads() -> regex.Pattern:
     """The hospital units' heads (organizations_department_heads.txt) as one pattern ending a span."""
-    return regex.compile(r"(?<![\p{L}\d])(?i:" + phrase_alternation(tuple(word_set(DEPARTMENT_HEADS_FILE))) + r")\Z")
+    return regex.compile(r"(?<![\p{L}\d])(?i:" + phrase_alternation(tuple(word_set(DEPARTMENT_HEADS_FILE))) + r")(?![\p{L}\d])")
 
 
 def field_non_names(spans: Sequence[Span], text: str) -> list[Span]:
