@@ -250,3 +250,11 @@ def test_named_units_leave_a_rule_span_and_a_span_running_past_the_unit():
     assert od.named_units([crf], text) == [crf]
     rule = Span(text.index("Shaddox"), text.index(" today"), "HOSPITAL", "hospital-keyword", 0.9)
     assert od.named_units([rule], text) == [rule]
+
+
+def test_a_unit_after_hospital_of_leaves_the_hospitals_town():
+    text = "Good Samaritan Hospital of Quellton Shaddox Heart Center - 12/11/2012"
+    hosp = Span(0, text.index(" Quellton"), "HOSPITAL", "crf:single", 0.9)
+    town = Span(text.index("Quellton"), text.index(" Shaddox"), "HOSPITAL", "crf:single", 0.9)
+    got = [(s.label, text[s.start:s.end]) for s in od.named_units([hosp, town], text)]
+    assert ("HOSPITAL", "Quellton") in got and ("DEPARTMENT", "Shaddox Heart Center") in got, got

@@ -70,6 +70,8 @@ _PHONE_AFTER = regex.compile(r"[ \t]*[(,:]?[ \t]*(?:\+?1[ .-]?)?\(?\d{3}\)?[ .-]
 _PARTNERS_AFTER = regex.compile(r",[ \t]+\p{Lu}[\p{L}'’-]*(?:,?[ \t]+\p{Lu}[\p{L}'’-]*)*,?[ \t]+(?:and|AND|&)[ \t]+\p{Lu}")
 _UNIT_PLACES = frozenset({"HOSPITAL", "ORGANIZATION", "LOCATION-OTHER"})
 _HOSPITAL_WORD = regex.compile(r"(?<![\p{L}\d])(?i:hospital|hosp|medical|memorial|general|infirmary|clinic|vamc|va)(?![\p{L}\d])")
+_OF_BEFORE = regex.compile(r"(?<![\p{L}\d])(?i:of)[ \t]+\Z")
+_NEXT_NAME = regex.compile(r"[\p{L}'’.-]+[ \t]+(?=[\p{L}])")  # a name word and the blanks after it, another word next
 _UNIT_NUMBER = regex.compile(r"[ \t]+\d{1,2}[A-Z]?(?![\p{L}\d])")  # 'Behavioral Health Unit [14]'
 _COLON_BEFORE = regex.compile(r":[ \t]*\Z")
 _DASH_AFTER = regex.compile(r"[ \t]+-[ \t]")  # 'salvation army - skilled nursing visit'
@@ -229,6 +231,8 @@ def named_units(spans: Sequence[Span], text: str) -> list[Span]:
     for m in _department_heads().finditer(text):
         if (first := _kind_hit(text, m.start(), m.end())) is None:
             continue
+        if _OF_BEFORE.search(text, max(0, first - 4), first) and (w := _NEXT_NAME.match(text, first, m.start())):
+            first = w.end()  # 'Hospital of [Quellton] Shaddox Heart Center': the hospital's town, not the unit's
         end = n.end() if (n := _UNIT_NUMBER.match(text, m.end())) and m.group().lower().endswith("unit") else m.end()
         inside = [s for s in out if s.start < end and first < s.end]
         if any(s.start < first or s.end > end or not _soft(s) for s in inside):
