@@ -258,3 +258,28 @@ def test_a_unit_after_hospital_of_leaves_the_hospitals_town():
     town = Span(text.index("Quellton"), text.index(" Shaddox"), "HOSPITAL", "crf:single", 0.9)
     got = [(s.label, text[s.start:s.end]) for s in od.named_units([hosp, town], text)]
     assert ("HOSPITAL", "Quellton") in got and ("DEPARTMENT", "Shaddox Heart Center") in got, got
+
+
+# -- review17: a clinical word before 'with' / 'at' is no job word; a clinical or generic word before 'employee' names
+# no employer (invented)
+
+@pytest.mark.parametrize("text", [
+    "72 yo man, a patient with HTN, DM and CAD, admitted for chest pain.",
+    "Continue to monitor with CBC, BMP and LFTs daily.",
+    "Started treatment with Vancomycin, Cefepime and Flagyl.",
+    "Findings consistent with Crohn's, Graves and Hashimoto's.",
+    "Pt compliant with Lasix, Coreg and Lisinopril at home.",
+    "Plan in agreement with Cardiology, Renal and ID.",
+])
+def test_a_clinical_word_before_with_frames_no_firm(deid, text):
+    got = _labels(deid, text)
+    assert not [p for p in got if p[0] == "ORGANIZATION"], got
+
+
+@pytest.mark.parametrize(("text", "phi"), [
+    ("on disability, former janitor with Manning, Lynn and Cruz. Her", "Manning, Lynn and Cruz"),
+    ("a second language teacher at White, Brown and Kennedy. Her partner", "White, Brown and Kennedy"),
+    ("SHE IS AN ACCOUNTANT WITH PORTER, NELSON AND QUELL SINCE 2010.", "PORTER, NELSON AND QUELL"),
+])
+def test_a_job_word_before_with_or_at_frames_a_firm(deid, text, phi):
+    assert span_stands(deid, "orgs17", text, phi, "ORGANIZATION"), _labels(deid, text)
