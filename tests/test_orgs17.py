@@ -283,3 +283,21 @@ def test_a_clinical_word_before_with_frames_no_firm(deid, text):
 ])
 def test_a_job_word_before_with_or_at_frames_a_firm(deid, text, phi):
     assert span_stands(deid, "orgs17", text, phi, "ORGANIZATION"), _labels(deid, text)
+
+
+@pytest.mark.parametrize("text", [
+    "He is an ICU employee here.", "RETIRED RAILROAD EMPLOYEE. LIVES WITH WIFE.", "PT IS A FULL TIME EMPLOYEE AT THE MILL.",
+    "She is a Pharmacy employee at this hospital.", "He is a Medical Center employee.", "A retired Army employee.",
+    "He is a Dietary employee and was exposed.", "She is a Housekeeping employee.",
+])
+def test_a_clinical_or_generic_word_before_employee_names_no_employer(deid, text):
+    got = [p for p in _labels(deid, text) if p[0] in ("ORGANIZATION", "HOSPITAL")]
+    assert not got, got
+
+
+@pytest.mark.parametrize(("text", "phi"), [
+    ("She is a former Marrick Textiles employee.", "Marrick Textiles"), ("He is a Raytheon employee.", "Raytheon"),
+    ("RETIRED VERIZON EMPLOYEE.", "VERIZON"),
+])
+def test_a_named_employer_before_employee_still_stands(deid, text, phi):
+    assert span_stands(deid, "orgs17", text, phi, "ORGANIZATION"), _labels(deid, text)
