@@ -301,3 +301,17 @@ def test_a_clinical_or_generic_word_before_employee_names_no_employer(deid, text
 ])
 def test_a_named_employer_before_employee_still_stands(deid, text, phi):
     assert span_stands(deid, "orgs17", text, phi, "ORGANIZATION"), _labels(deid, text)
+
+
+def test_saint_prefix_leaves_a_span_that_opens_with_its_own_saint():
+    text = "Needs PT/OT/ST. St. Quell Hospital to accept."
+    hosp = Span(text.index("St. Quell"), text.index(" to accept"), "HOSPITAL", "crf:single", 0.9)
+    got = [(s.label, text[s.start:s.end]) for s in od.saint_prefixes([hosp], text)]
+    assert got == [("HOSPITAL", "St. Quell Hospital")], got  # review17: was 'ST. St. Quell Hospital'
+
+
+def test_saint_prefix_is_no_therapy_after_a_slash():
+    text = "Needs PT/OT/ST Mercy Hospital to accept."
+    hosp = Span(text.index("Mercy"), text.index(" to accept"), "HOSPITAL", "crf:single", 0.9)
+    got = [(s.label, text[s.start:s.end]) for s in od.saint_prefixes([hosp], text)]
+    assert got == [("HOSPITAL", "Mercy Hospital")], got  # review17: speech therapy, was 'ST Mercy Hospital'

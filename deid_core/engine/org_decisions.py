@@ -81,7 +81,9 @@ _REP = regex.compile(r"[ \t]+(?i:rep|representative|agent|adjuster|liaison|coord
 _AMPERSAND_BEFORE = regex.compile(r"[ \t]&[ \t]+\Z")
 _AND_BEFORE = regex.compile(r"[ \t](?:and|AND)[ \t]+\Z")  # 'Bender and Sons Funeral Home' (round 17)
 _SAINTED = frozenset({"ORGANIZATION", "HOSPITAL"})
-_SAINT_BEFORE = regex.compile(r"(?<![\p{L}\d'’.-])((?i:st|ste|saint)\.?|First|FIRST)[ \t]+\Z")  # 'St. [Brendan's Church]'
+# review17: not after a slash ('PT/OT/ST [Mercy Hospital]': speech therapy)
+_SAINT_BEFORE = regex.compile(r"(?<![\p{L}\d'’./-])((?i:st|ste|saint)\.?|First|FIRST)[ \t]+\Z")  # 'St. [Brendan's Church]'
+_SAINT_START = regex.compile(r"(?i:st|ste|saint)\.?[ \t]")  # a span with its own saint ('ST. [St. Quell Hospital]'; review17)
 _FAITH = regex.compile(r"(?i:baptist|methodist|presbyterian|congregational|lutheran|church|united|christian|evangelical|"
                        r"assembly|reformed|episcopal|pentecostal|unitarian|african)(?![\p{L}\d])")
 _FIRM_SOURCES = frozenset({"organization16-firm-partners", "organization17-firm-work", "organization-firm-frame"})
@@ -290,7 +292,8 @@ def saint_prefixes(spans: Sequence[Span], text: str) -> list[Span]:
     ('Attends [First Baptist]') grows over it (round 17)."""
     out: list[Span] = []
     for s in spans:
-        if s.label in _SAINTED and (m := _SAINT_BEFORE.search(text, max(0, s.start - 8), s.start)) is not None and (
+        if s.label in _SAINTED and not _SAINT_START.match(text, s.start) and (
+                m := _SAINT_BEFORE.search(text, max(0, s.start - 8), s.start)) is not None and (
                 m.group(1).lower() != "first" or _FAITH.match(text, s.start)) and not any(
                 o.end > m.start() and o.start < m.end() for o in out[-2:] if o is not s):
             s = Span(m.start(), s.end, s.label, s.source, s.confidence)
