@@ -315,3 +315,12 @@ def test_saint_prefix_is_no_therapy_after_a_slash():
     hosp = Span(text.index("Mercy"), text.index(" to accept"), "HOSPITAL", "crf:single", 0.9)
     got = [(s.label, text[s.start:s.end]) for s in od.saint_prefixes([hosp], text)]
     assert got == [("HOSPITAL", "Mercy Hospital")], got  # review17: speech therapy, was 'ST Mercy Hospital'
+
+
+@pytest.mark.parametrize("text", [
+    "Records received from University of Maryland St. Joseph Medical Center.",
+    "Outside films: University of Maryland Saint Joseph Medical Center",
+])
+def test_a_university_before_a_saints_hospital_is_no_school(deid, text):
+    got = _labels(deid, text)  # review17: was ORGANIZATION 'University of Maryland St' + HOSPITAL 'Joseph Medical Center'
+    assert not [p for p in got if p[0] == "ORGANIZATION"], got
