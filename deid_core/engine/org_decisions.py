@@ -73,6 +73,7 @@ _HOSPITAL_WORD = regex.compile(r"(?<![\p{L}\d])(?i:hospital|hosp|medical|memoria
 _OF_BEFORE = regex.compile(r"(?<![\p{L}\d])(?i:of)[ \t]+\Z")
 _NEXT_NAME = regex.compile(r"[\p{L}'’.-]+[ \t]+(?=[\p{L}])")  # a name word and the blanks after it, another word next
 _UNIT_NUMBER = regex.compile(r"[ \t]+\d{1,2}[A-Z]?(?![\p{L}\d])")  # 'Behavioral Health Unit [14]'
+_NEWLINE = regex.compile(r"\n")
 _COLON_BEFORE = regex.compile(r":[ \t]*\Z")
 _DASH_AFTER = regex.compile(r"[ \t]+-[ \t]")  # 'salvation army - skilled nursing visit'
 _DETERMINER_BEFORE = regex.compile(r"(?<![\p{L}\d])(?i:a|an|the|this|that|no|any|some|big|small)[ \t]+\Z")
@@ -186,11 +187,12 @@ def named_organizations(spans: Sequence[Span], doc: Doc,
     out = sorted(spans, key=lambda s: s.start)
     starts = [s.start for s in out]
     reach = max((s.end - s.start for s in out), default=0)  # the longest span: how far before an entry a rival starts
+    lower_lines = _LowerLines(text)
     for start, end, tier in hits:
         # the spans a decision reads (rivals, a town before them, a profession before the entry) start in this window:
         # each hit reads and rewrites only it, so the pass stays linear in the note (review15)
         i0 = bisect_left(starts, start - 2 * reach - _FRAME_REACH)
-        if not _read(text, start, end, tier, out[i0:bisect_left(starts, end)], framing):
+        if not _read(text, start, end, tier, out[i0:bisect_left(starts, end)], framing, lower_lines):
             continue
         end = _with_tail(text, start, _with_pharmacy(text, start, end), tail)
         end = _with_state(out, starts, text, end)
@@ -480,7 +482,7 @@ def _hits(doc: Doc, fields: tuple[str, ...] = ()) -> list[tuple[int, int, int]]:
 
 
 def _read(text: str, start: int, end: int, tier: int, spans: Sequence[Span],
-          framing: tuple[regex.Pattern | None, regex.Pattern | None]) -> bool:
+          framing: tuple[regex.Pattern | None, regex.Pattern | None], lower_lines: _LowerLines | None = None) -> bool:
     """Is the entry at [start, end) a whole token, written or framed as its tier asks?"""
     if (start > 0 and text[start - 1] in _JOINED_BEFORE) or (end < len(text) and (
             text[end] in _JOINED_AFTER or (text[end] == "." and end + 1 < len(text) and text[end + 1].isalnum()))):
@@ -488,20 +490,39 @@ def _read(text: str, start: int, end: int, tier: int, spans: Sequence[Span],
     if tier in (ANY, KIND):
         return True
     if tier == TITLED:  # in lower case in a frame too ('attends red cross.'; round 16), or on a lower-case line (round 17)
-        return _titled(text[start:end]) or _framed(text, start, end, spans, framing) or _lower_line(text, start, end)
+        return _titled(text[start:end]) or _framed(text, start, end, spans, framing) or _lower_line(
+            text, start, end, lower_lines or _LowerLines(text))
     return _framed(text, start, end, spans, framing)
 
 
-def _lower_line(text: str, start: int, end: int) -> bool:
+class _LowerLines:
+    """Which lines of a text are written all in lower case (20 letters at least, no capital): each line read once, its
+    line found by bisection (review17: reading the line again for each entry was quadratic on one long line)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.ends: list[int] | None = None
+        self.memo: dict[int, bool] = {}
+
+    def __call__(self, pos: int) -> bool:
+        """Is the line holding `pos` written all in lower case?"""
+        if self.ends is None:
+            self.ends = [m.start() for m in _NEWLINE.finditer(self.text)]
+        i = bisect_left(self.ends, pos)
+        if i not in self.memo:
+            line = self.text[self.ends[i - 1] + 1 if i else 0:self.ends[i] if i < len(self.ends) else len(self.text)]
+            self.memo[i] = sum(c.isalpha() for c in line) >= 20 and not any(c.isupper() for c in line)
+        return self.memo[i]
+
+
+def _lower_line(text: str, start: int, end: int, lower_lines: _LowerLines) -> bool:
     """Is the several-word entry at [start, end) on a line written all in lower case, a writer who capitalizes no name,
     ending its clause with no article before it ('resources given: elder services, ...', 'salvation army - skilled
     nursing visit'; not 'a red cross on the sign'; round 17)?"""
     if " " not in text[start:end].strip() or not (_CLAUSE_END.match(text, end) or _DASH_AFTER.match(text, end)) or (
             _DETERMINER_BEFORE.search(text, max(0, start - 8), start)):
         return False  # 'a red cross on the sign': a name ends its clause, and no article opens it
-    lo, hi = text.rfind("\n", 0, start) + 1, text.find("\n", end)
-    line = text[lo:hi if hi >= 0 else len(text)]
-    return sum(c.isalpha() for c in line) >= 20 and not any(c.isupper() for c in line)
+    return lower_lines(start) and lower_lines(end)
 
 
 def _titled(name: str) -> bool:
