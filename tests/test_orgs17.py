@@ -324,3 +324,13 @@ def test_saint_prefix_is_no_therapy_after_a_slash():
 def test_a_university_before_a_saints_hospital_is_no_school(deid, text):
     got = _labels(deid, text)  # review17: was ORGANIZATION 'University of Maryland St' + HOSPITAL 'Joseph Medical Center'
     assert not [p for p in got if p[0] == "ORGANIZATION"], got
+
+
+@pytest.mark.parametrize("text", [
+    "CALLED DME COMPANY RE WALKER.", "R SHOULDER ROM LTD 2/2 PAIN.", "TRANSPORTED BY ALS AMBULANCE.",
+    "BLS AMBULANCE ARRANGED.", "DME MEDICAL EQUIPMENT ORDERED.", "NEEDS OPAT INFUSION SERVICES.",
+    "pt staying at dv shelter. no contact with ex.", "BRCA GENETICS COUNSELING.", "HMO DENTAL COVERAGE ONLY.",
+])
+def test_a_clinical_abbreviation_before_a_round17_kind_names_no_organization(deid, text):
+    got = _labels(deid, text)  # review17: capital notes read these as '<name> <kind>' (ORGANIZATION 'DME COMPANY')
+    assert not [p for p in got if p[0] == "ORGANIZATION"], got
