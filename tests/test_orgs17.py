@@ -334,3 +334,9 @@ def test_a_university_before_a_saints_hospital_is_no_school(deid, text):
 def test_a_clinical_abbreviation_before_a_round17_kind_names_no_organization(deid, text):
     got = _labels(deid, text)  # review17: capital notes read these as '<name> <kind>' (ORGANIZATION 'DME COMPANY')
     assert not [p for p in got if p[0] == "ORGANIZATION"], got
+
+
+def test_first_reads_its_faith_words_from_conf():
+    words = od.word_set(od.FAITH_WORDS_FILE)  # review17: the list was a regex in org_decisions.py
+    assert {"baptist", "methodist", "lutheran"} <= words
+    assert all(od._faith().match(w.title()) for w in words)

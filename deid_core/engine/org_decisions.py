@@ -45,6 +45,7 @@ KIND_LEADS_FILE = "organizations_kind_leads.txt"  # words before a kind that are
 PREFIXES_FILE = "organizations_name_prefixes.txt"  # place prefixes before a strong name word ('East Quellton')
 DEPARTMENT_HEADS_FILE = "organizations_department_heads.txt"  # a hospital unit's head: a DEPARTMENT (round 17)
 DRUG_ENDINGS_FILE = "organizations_drug_endings.txt"  # drug-name endings: no kind's name word ('ceftriaxone'; round 17)
+FAITH_WORDS_FILE = "organizations_faith_words.txt"  # faith words after 'First' ('[First Baptist]'; round 17)
 FILES = {ANY: "organizations.txt", TITLED: "organizations_titled.txt", FRAMED: "organizations_framed.txt"}
 # merge-only lists live with the rules' word lists, outside the CRF's gazetteers: no bundle version or bench digest moves
 WORDS_DIR = "rules/words"
@@ -85,8 +86,6 @@ _SAINTED = frozenset({"ORGANIZATION", "HOSPITAL"})
 # review17: not after a slash ('PT/OT/ST [Mercy Hospital]': speech therapy)
 _SAINT_BEFORE = regex.compile(r"(?<![\p{L}\d'’./-])((?i:st|ste|saint)\.?|First|FIRST)[ \t]+\Z")  # 'St. [Brendan's Church]'
 _SAINT_START = regex.compile(r"(?i:st|ste|saint)\.?[ \t]")  # a span with its own saint ('ST. [St. Quell Hospital]'; review17)
-_FAITH = regex.compile(r"(?i:baptist|methodist|presbyterian|congregational|lutheran|church|united|christian|evangelical|"
-                       r"assembly|reformed|episcopal|pentecostal|unitarian|african)(?![\p{L}\d])")
 _FIRM_SOURCES = frozenset({"organization16-firm-partners", "organization17-firm-work", "organization-firm-frame"})
 _FIRM_KIN = frozenset({"sons", "son", "daughters", "daughter", "brothers", "sisters"})  # '<Name> & Sons <kind>'
 _FIELD_SEP = regex.compile(r"[ \t]*:[ \t]*")  # a field's colon and the blanks around it
@@ -270,6 +269,12 @@ def _last_head(heads: regex.Pattern, text: str, start: int, end: int) -> regex.M
 
 
 @lru_cache(maxsize=1)
+def _faith() -> regex.Pattern:
+    """A faith word (organizations_faith_words.txt) opening a congregation's name after 'First' ('[First Baptist]')."""
+    return regex.compile(r"(?i:" + phrase_alternation(tuple(word_set(FAITH_WORDS_FILE))) + r")(?![\p{L}\d])")
+
+
+@lru_cache(maxsize=1)
 def _department_heads() -> regex.Pattern:
     """The hospital units' heads (organizations_department_heads.txt) as one pattern ending a span."""
     return regex.compile(r"(?<![\p{L}\d])(?i:" + phrase_alternation(tuple(word_set(DEPARTMENT_HEADS_FILE))) + r")(?![\p{L}\d])")
@@ -296,7 +301,7 @@ def saint_prefixes(spans: Sequence[Span], text: str) -> list[Span]:
     for s in spans:
         if s.label in _SAINTED and not _SAINT_START.match(text, s.start) and (
                 m := _SAINT_BEFORE.search(text, max(0, s.start - 8), s.start)) is not None and (
-                m.group(1).lower() != "first" or _FAITH.match(text, s.start)) and not any(
+                m.group(1).lower() != "first" or _faith().match(text, s.start)) and not any(
                 o.end > m.start() and o.start < m.end() for o in out[-2:] if o is not s):
             s = Span(m.start(), s.end, s.label, s.source, s.confidence)
         out.append(s)
