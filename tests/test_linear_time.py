@@ -466,3 +466,21 @@ def test_round16_organization_kinds_and_field_values_are_linear():
                        "fields": lambda n: ("Company: Quellco\n" * n)[:n]}.items():
         ratio = min(growth(run, make, 100_000, 400_000, 2, large_repeats=k)[2] for k in (1, 2))
         assert ratio < 7.0, f"round 16 organization decision on {kind}: x{ratio:.1f} from 100k to 400k characters"
+
+
+def test_round17_lower_case_list_names_on_one_long_line_are_linear():
+    """Review17: a list name on a lower-case line ('resources given: elder services, ...') reads its line once, not
+    once per entry (orgs17's _lower_line scanned the whole line for each entry: quadratic on one long line)."""
+    from deid_core.config import load_config
+    from deid_core.engine import org_decisions as od
+
+    m = load_config().merge
+    framing = od.frames(m.organization_frame_words, m.organization_field_words, m.organization_store_words,
+                        m.organization_tail_words)
+
+    def run(text: str) -> None:
+        od.named_organizations([], Doc(Note("x", text)), framing, m)
+
+    line = "resources given: elder services, alcoholics anonymous, united way, "
+    ratio = min(growth(run, lambda n: (line * n)[:n], 20_000, 80_000, 2, large_repeats=k)[2] for k in (1, 2))
+    assert ratio < 7.0, f"round 17 lower-case line: x{ratio:.1f} from 20k to 80k characters"

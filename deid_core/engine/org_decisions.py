@@ -43,6 +43,9 @@ KINDS_FILE = "organizations_kinds.txt"  # kinds of organization read after name 
 VALUE_NOT_NAMES_FILE = "organizations_value_not_names.txt"  # field values that name no organization ('Company: Self')
 KIND_LEADS_FILE = "organizations_kind_leads.txt"  # words before a kind that are none of its name words ('attends')
 PREFIXES_FILE = "organizations_name_prefixes.txt"  # place prefixes before a strong name word ('East Quellton')
+DEPARTMENT_HEADS_FILE = "organizations_department_heads.txt"  # a hospital unit's head: a DEPARTMENT (round 17)
+DRUG_ENDINGS_FILE = "organizations_drug_endings.txt"  # drug-name endings: no kind's name word ('ceftriaxone'; round 17)
+FAITH_WORDS_FILE = "organizations_faith_words.txt"  # faith words after 'First' ('[First Baptist]'; round 17)
 FILES = {ANY: "organizations.txt", TITLED: "organizations_titled.txt", FRAMED: "organizations_framed.txt"}
 # merge-only lists live with the rules' word lists, outside the CRF's gazetteers: no bundle version or bench digest moves
 WORDS_DIR = "rules/words"
@@ -64,10 +67,27 @@ _STOP = regex.compile(r"[ \t]*[(,;:]")  # after an organization's name: its name
 _WORK_UP = r"(?![ \t]*-?[ \t]*(?i:up)(?![\p{L}\d]))"  # 'work-up for IBM', 'worked up for CVS': a clinical work-up
 _CLAUSE_END = regex.compile(r"[ \t]*(?:[.,;:!?)\]\n]|\Z)")  # after a lower-case framed name ('lost her job at ups.')
 _SENTENCE_END = regex.compile(r"[.!?][ \t]+(?=\p{Lu})")  # 'Ford. Chase Ford': a span across it is two readings
-_PHONE_AFTER = regex.compile(r"[ \t]*[(,:]?[ \t]*(?:\+?1[ .-]?)?\(?\d{3}\)?[ .-]?\d{3}[ .-]\d{4}(?!\d)")  # 'CVS (+1 809 729 9919)'
+_PHONE_AFTER = regex.compile(r"[ \t]*[(,:]?[ \t]*(?:\+?1[ .-]?)?\(?\d{3}\)?[ .-]?\d{3}[ .-]?\d{4}(?!\d)")  # 'CVS (+1 809 729 9919)', 'CVS (563-3452829)' (round 17)
+_PARTNERS_AFTER = regex.compile(r",[ \t]+\p{Lu}[\p{L}'’-]*(?:,?[ \t]+\p{Lu}[\p{L}'’-]*)*,?[ \t]+(?:and|AND|&)[ \t]+\p{Lu}")
+_UNIT_PLACES = frozenset({"HOSPITAL", "ORGANIZATION", "LOCATION-OTHER"})
+_HOSPITAL_WORD = regex.compile(r"(?<![\p{L}\d])(?i:hospital|hosp|medical|memorial|general|infirmary|clinic|vamc|va)(?![\p{L}\d])")
+_OF_BEFORE = regex.compile(r"(?<![\p{L}\d])(?i:of)[ \t]+\Z")
+_NEXT_NAME = regex.compile(r"[\p{L}'’.-]+[ \t]+(?=[\p{L}])")  # a name word and the blanks after it, another word next
+_UNIT_NUMBER = regex.compile(r"[ \t]+\d{1,2}[A-Z]?(?![\p{L}\d])")  # 'Behavioral Health Unit [14]'
+_NEWLINE = regex.compile(r"\n")
+_COLON_BEFORE = regex.compile(r":[ \t]*\Z")
+_DASH_AFTER = regex.compile(r"[ \t]+-[ \t]")  # 'salvation army - skilled nursing visit'
+_DETERMINER_BEFORE = regex.compile(r"(?<![\p{L}\d])(?i:a|an|the|this|that|no|any|some|big|small)[ \t]+\Z")
 _STOP_BEFORE = regex.compile(r"[ \t]*[(,;:][ \t]*\Z")  # right before an organization's name: it starts there
 _REP = regex.compile(r"[ \t]+(?i:rep|representative|agent|adjuster|liaison|coordinator)\.?[ \t]+(?=\p{L})")
 _AMPERSAND_BEFORE = regex.compile(r"[ \t]&[ \t]+\Z")
+_AND_BEFORE = regex.compile(r"[ \t](?:and|AND)[ \t]+\Z")  # 'Bender and Sons Funeral Home' (round 17)
+_SAINTED = frozenset({"ORGANIZATION", "HOSPITAL"})
+# review17: not after a slash ('PT/OT/ST [Mercy Hospital]': speech therapy)
+_SAINT_BEFORE = regex.compile(r"(?<![\p{L}\d'’./-])((?i:st|ste|saint)\.?|First|FIRST)[ \t]+\Z")  # 'St. [Brendan's Church]'
+_SAINT_START = regex.compile(r"(?i:st|ste|saint)\.?[ \t]")  # a span with its own saint ('ST. [St. Quell Hospital]'; review17)
+_FIRM_SOURCES = frozenset({"organization16-firm-partners", "organization17-firm-work", "organization-firm-frame"})
+_FIRM_KIN = frozenset({"sons", "son", "daughters", "daughter", "brothers", "sisters"})  # '<Name> & Sons <kind>'
 _FIELD_SEP = regex.compile(r"[ \t]*:[ \t]*")  # a field's colon and the blanks around it
 _NAME_BEFORE = regex.compile(r"(?<![\p{L}\d'’.-])(\p{L}[\p{L}'’-]*\p{L}\.?|\p{L})[ \t]+\Z")  # one name word, a blank
 _JOB_LINK = regex.compile(r"[ \t]+(?i:at|for|with|from)[ \t]+(?:the[ \t]+)?\Z")  # '<PROFESSION> with Target'
@@ -154,20 +174,24 @@ def named_organizations(spans: Sequence[Span], doc: Doc,
     needs `framing` (frames(): [merge] organization_frame_words ...) or a profession span before it; a rule's span
     or a known name (metadata) overlapping one stands, and so does a place or other span running past it, and (with
     `opts`) a person span after a title or kin word of [merge] propagate_cue_words / propagate_kin_words ('Dr.
-    Nordstrom', 'wife Wendy Kroger')."""
+    Nordstrom', 'wife Wendy Kroger'). First (round 17): firms of first names (first_name_firms), saints (saint_prefixes),
+    employer values that name none (field_non_names) and hospital units (department_heads, named_units)."""
+    text = doc.text
+    spans = first_name_firms(spans, text)
+    spans = named_units(department_heads(field_non_names(saint_prefixes(spans, text), text), text), text)
     hits = _hits(doc, opts.organization_value_fields if opts is not None else ())
     if not hits:
         return list(spans)
     tail = framing[2] if len(framing) > 2 else None
-    text = doc.text
     out = sorted(spans, key=lambda s: s.start)
     starts = [s.start for s in out]
     reach = max((s.end - s.start for s in out), default=0)  # the longest span: how far before an entry a rival starts
+    lower_lines = _LowerLines(text)
     for start, end, tier in hits:
         # the spans a decision reads (rivals, a town before them, a profession before the entry) start in this window:
         # each hit reads and rewrites only it, so the pass stays linear in the note (review15)
         i0 = bisect_left(starts, start - 2 * reach - _FRAME_REACH)
-        if not _read(text, start, end, tier, out[i0:bisect_left(starts, end)], framing):
+        if not _read(text, start, end, tier, out[i0:bisect_left(starts, end)], framing, lower_lines):
             continue
         end = _with_tail(text, start, _with_pharmacy(text, start, end), tail)
         end = _with_state(out, starts, text, end)
@@ -190,7 +214,7 @@ def named_organizations(spans: Sequence[Span], doc: Doc,
                   *(_name_goes_on(text, start, end, s.end) for s in rivals if tier == KIND and s.label == "ORGANIZATION"
                     and _soft(s) and s.end > end and not _STOP.match(text, end) and "\n" not in text[end:s.end])])
         town = _town_before(window, lo, text)
-        made = [Span(town.start if town else lo, hi, "ORGANIZATION", SOURCE, 0.9), *rest]
+        made = [Span(town.start if town else _lead_trimmed(text, lo, start), hi, "ORGANIZATION", SOURCE, 0.9), *rest]
         window = sorted([*(s for s in window if not start < s.end and s is not town), *made], key=lambda s: s.start)
         out[i0:i1] = window
         starts[i0:i1] = [s.start for s in window]
@@ -199,6 +223,124 @@ def named_organizations(spans: Sequence[Span], doc: Doc,
             out.sort(key=lambda s: s.start)  # a span after a stop ('Aetna (Quell Ames') starts past a later span
             starts = [s.start for s in out]
     return sorted(out, key=lambda s: (s.start, s.end))
+
+
+def named_units(spans: Sequence[Span], text: str) -> list[Span]:
+    """A hospital unit named by one to three name words before its head (organizations_department_heads.txt), read as
+    a kind's name is (_kind_hit: '[HAMRIC CARDIAC UNIT]', '[viebrock neuro icu]', '[Bahoora Cardiac Unit]' read DOCTOR
+    'Bahoora'), with a unit number after 'Unit' ('[Mccollam Behavioral Health Unit 14]'), is a DEPARTMENT span over
+    the soft spans inside it; a rule's span or a span running past it stands (round 17)."""
+    out = list(spans)
+    for m in _department_heads().finditer(text):
+        if (first := _kind_hit(text, m.start(), m.end())) is None:
+            continue
+        if _OF_BEFORE.search(text, max(0, first - 4), first) and (w := _NEXT_NAME.match(text, first, m.start())):
+            first = w.end()  # 'Hospital of [Quellton] Shaddox Heart Center': the hospital's town, not the unit's
+        end = n.end() if (n := _UNIT_NUMBER.match(text, m.end())) and m.group().lower().endswith("unit") else m.end()
+        inside = [s for s in out if s.start < end and first < s.end]
+        if any(s.start < first or s.end > end or not _soft(s) for s in inside):
+            continue  # a rule's span, or a span running past the unit ('Quell Hospital Shaddox Heart Center')
+        out = [s for s in out if not (s.start < end and first < s.end)]
+        out.append(Span(first, end, "DEPARTMENT", SOURCE, 0.9))
+    return sorted(out, key=lambda s: (s.start, s.end))
+
+
+def department_heads(spans: Sequence[Span], text: str) -> list[Span]:
+    """A HOSPITAL, ORGANIZATION or LOCATION-OTHER span named by a hospital unit's head (organizations_department_heads.txt:
+    'Heart Center', 'Family Birthing Center', 'Cardiac Unit', 'Neuro ICU', 'Pavilion') after a name word, with no
+    hospital word in it, is a DEPARTMENT ('Quell General Hospital - [Shaddox Heart Center]'; round 17)."""
+    heads = _department_heads()
+    out: list[Span] = []
+    for s in spans:
+        if s.label in _UNIT_PLACES and (m := _last_head(heads, text, s.start, s.end)) is not None and (
+                m.start() > s.start) and _WORD.search(text, s.start, m.start()) and not _HOSPITAL_WORD.search(
+                text, s.start, s.end):
+            s = s.with_label("DEPARTMENT")
+        out.append(s)
+    return out
+
+
+def _last_head(heads: regex.Pattern, text: str, start: int, end: int) -> regex.Match | None:
+    """The unit head ending the span [start, end), if one does."""
+    for m in heads.finditer(text, start, end):
+        if m.end() == end:
+            return m
+    return None
+
+
+@lru_cache(maxsize=1)
+def _faith() -> regex.Pattern:
+    """A faith word (organizations_faith_words.txt) opening a congregation's name after 'First' ('[First Baptist]')."""
+    return regex.compile(r"(?i:" + phrase_alternation(tuple(word_set(FAITH_WORDS_FILE))) + r")(?![\p{L}\d])")
+
+
+@lru_cache(maxsize=1)
+def _department_heads() -> regex.Pattern:
+    """The hospital units' heads (organizations_department_heads.txt) as one pattern ending a span."""
+    return regex.compile(r"(?<![\p{L}\d])(?i:" + phrase_alternation(tuple(word_set(DEPARTMENT_HEADS_FILE))) + r")(?![\p{L}\d])")
+
+
+def field_non_names(spans: Sequence[Span], text: str) -> list[Span]:
+    """An ORGANIZATION span of one word right after a field's colon that names no organization
+    (organizations_value_not_names.txt: 'Employer: [Retired]', 'Employer: [Disabled]', 'Employer: [Unknown]') is
+    dropped (round 17)."""
+    out: list[Span] = []
+    for s in spans:
+        if s.label == "ORGANIZATION" and text[s.start:s.end].lower().strip(".") in word_set(VALUE_NOT_NAMES_FILE) and (
+                _COLON_BEFORE.search(text, max(0, s.start - 4), s.start)):
+            continue
+        out.append(s)
+    return out
+
+
+def saint_prefixes(spans: Sequence[Span], text: str) -> list[Span]:
+    """An ORGANIZATION or HOSPITAL span right after 'St.' / 'Saint' (a church's, a parish's or a hospital's saint:
+    'Member of [St. Brendan's Church]', '[st. michael's hospital]') or after 'First' when it opens with a faith word
+    ('Attends [First Baptist]') grows over it (round 17)."""
+    out: list[Span] = []
+    for s in spans:
+        if s.label in _SAINTED and not _SAINT_START.match(text, s.start) and (
+                m := _SAINT_BEFORE.search(text, max(0, s.start - 8), s.start)) is not None and (
+                m.group(1).lower() != "first" or _faith().match(text, s.start)) and not any(
+                o.end > m.start() and o.start < m.end() for o in out[-2:] if o is not s):
+            s = Span(m.start(), s.end, s.label, s.source, s.confidence)
+        out.append(s)
+    return out
+
+
+def first_name_firms(spans: Sequence[Span], text: str) -> list[Span]:
+    """A firm rule's span ('X, Y and Z' after 'letter / note for' or a work frame) whose partners are all known first
+    names, one of them no known last name, is the people named: a PATIENT span each ('school note for [Emma], [Liam] and
+    [Noah]': review16's open item; round 17). Firms are named by surnames ('Wells, Washington and Hunter')."""
+    if not any(s.source in _FIRM_SOURCES for s in spans):
+        return list(spans)
+    out: list[Span] = []
+    firsts, lasts = words("first_name"), words("last_name")
+    for s in spans:
+        parts = [w for w in _WORD.finditer(text, s.start, s.end) if w.group().lower() not in ("and", "&")]
+        lows = [w.group().lower().strip(".'’,") for w in parts]
+        if s.source in _FIRM_SOURCES and lows and all(w in firsts for w in lows) and any(w not in lasts for w in lows):
+            out.extend(Span(w.start(), w.start() + len(w.group().rstrip(".,")), "PATIENT", s.source, s.confidence)
+                       for w in parts)
+        else:
+            out.append(s)
+    return out
+
+
+def _lead_trimmed(text: str, lo: int, start: int) -> int:
+    """Where an organization grown to a rival's start at `lo` begins, past the signs and the lead words
+    (organizations_kind_leads.txt, function words) before the entry at `start`: 'Per [Vermont Donor Services]'
+    (a CRF DOCTOR 'Per Vermont'), '- [LifeCenter Vermont]:' (round 17)."""
+    while lo < start:
+        if not text[lo].isalnum():
+            lo += 1
+            continue
+        m = _WORD.match(text, lo, start)
+        low = m.group().lower().strip(".'’") if m else ""
+        if m is None or not (low in word_set(KIND_LEADS_FILE) or is_function_word(low)):
+            break
+        lo = m.end()
+    return lo
 
 
 def _strong(word: str) -> bool:
@@ -257,14 +399,33 @@ def _kind_hit(text: str, start: int, end: int) -> int | None:
         if low in word_set(PREFIXES_FILE) and strong:
             pos = first = m.start(1)
             continue
-        if low in word_set(KIND_LEADS_FILE) or is_function_word(low) or low in words("medical_word"):
-            break
+        if low in _FIRM_KIN and (_AMPERSAND_BEFORE.search(text, max(0, m.start(1) - 4), m.start(1))
+                                                       or _AND_BEFORE.search(text, max(0, m.start(1) - 6), m.start(1))):
+            pos = first = m.start(1)  # '[Marrick & Sons Funeral Home]': the firm's partners before its kind (round 17)
+            if (a := _AND_BEFORE.search(text, max(0, pos - 6), pos)) is not None:
+                pos = a.start() + 1
+            continue
+        if low in word_set(KIND_LEADS_FILE) or is_function_word(low) or low in words("medical_word") or (
+                case != "title" and _drug_shaped(low)):
+            break  # 'ceftriaxone home infusion' (round 17: review16's open item)
         if _strong(word):
             strong = True
         elif case != "title" or is_frequent(low):
             break
         pos = first = m.start(1)
     return first if strong else None
+
+
+def _drug_shaped(low: str) -> bool:
+    """Does the lower-cased word end as drug names do ('ceftriaxone', 'vancomycin', 'ertapenem'; the endings of
+    conf/rules/words/organizations_drug_endings.txt), a drug's name before 'home infusion' and no firm's (round 17)?"""
+    return len(low) > 6 and low.endswith(_drug_endings())
+
+
+@lru_cache(maxsize=1)
+def _drug_endings() -> tuple[str, ...]:
+    """The drug-name endings (conf/rules/words/organizations_drug_endings.txt), longest first."""
+    return tuple(sorted(word_set(DRUG_ENDINGS_FILE), key=len, reverse=True))
 
 
 def _field_value(text: str, start: int, end: int) -> tuple[int, int, int] | None:
@@ -293,8 +454,9 @@ def _field_value(text: str, start: int, end: int) -> tuple[int, int, int] | None
         pos = w.end()
         if len(names) == 6 or _ends_sentence(word):
             break  # 'Vendor: [Lincare]. Oxygen 2L'
-    if not names or not (strong or (len(names) > 1 and titled > 1 and not is_frequent(names[0].group()))):
-        return None
+    if not names or not (strong or (len(names) > 1 and titled > 1 and not is_frequent(names[0].group()))) or (
+            _PARTNERS_AFTER.match(text, names[-1].end())):
+        return None  # 'Employer: Wells, Washington and Hunter': a firm's partners, the rules' (round 17)
     end = names[-1].end()
     while text[end - 1] in ".'’-":
         end -= 1  # 'Church: [Francis Soup Kitchen].'
@@ -325,16 +487,47 @@ def _hits(doc: Doc, fields: tuple[str, ...] = ()) -> list[tuple[int, int, int]]:
 
 
 def _read(text: str, start: int, end: int, tier: int, spans: Sequence[Span],
-          framing: tuple[regex.Pattern | None, regex.Pattern | None]) -> bool:
+          framing: tuple[regex.Pattern | None, regex.Pattern | None], lower_lines: _LowerLines | None = None) -> bool:
     """Is the entry at [start, end) a whole token, written or framed as its tier asks?"""
     if (start > 0 and text[start - 1] in _JOINED_BEFORE) or (end < len(text) and (
             text[end] in _JOINED_AFTER or (text[end] == "." and end + 1 < len(text) and text[end + 1].isalnum()))):
         return False
     if tier in (ANY, KIND):
         return True
-    if tier == TITLED:  # in lower case in a frame too ('attends red cross.'; round 16)
-        return _titled(text[start:end]) or _framed(text, start, end, spans, framing)
+    if tier == TITLED:  # in lower case in a frame too ('attends red cross.'; round 16), or on a lower-case line (round 17)
+        return _titled(text[start:end]) or _framed(text, start, end, spans, framing) or _lower_line(
+            text, start, end, lower_lines or _LowerLines(text))
     return _framed(text, start, end, spans, framing)
+
+
+class _LowerLines:
+    """Which lines of a text are written all in lower case (20 letters at least, no capital): each line read once, its
+    line found by bisection (review17: reading the line again for each entry was quadratic on one long line)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.ends: list[int] | None = None
+        self.memo: dict[int, bool] = {}
+
+    def __call__(self, pos: int) -> bool:
+        """Is the line holding `pos` written all in lower case?"""
+        if self.ends is None:
+            self.ends = [m.start() for m in _NEWLINE.finditer(self.text)]
+        i = bisect_left(self.ends, pos)
+        if i not in self.memo:
+            line = self.text[self.ends[i - 1] + 1 if i else 0:self.ends[i] if i < len(self.ends) else len(self.text)]
+            self.memo[i] = sum(c.isalpha() for c in line) >= 20 and not any(c.isupper() for c in line)
+        return self.memo[i]
+
+
+def _lower_line(text: str, start: int, end: int, lower_lines: _LowerLines) -> bool:
+    """Is the several-word entry at [start, end) on a line written all in lower case, a writer who capitalizes no name,
+    ending its clause with no article before it ('resources given: elder services, ...', 'salvation army - skilled
+    nursing visit'; not 'a red cross on the sign'; round 17)?"""
+    if " " not in text[start:end].strip() or not (_CLAUSE_END.match(text, end) or _DASH_AFTER.match(text, end)) or (
+            _DETERMINER_BEFORE.search(text, max(0, start - 8), start)):
+        return False  # 'a red cross on the sign': a name ends its clause, and no article opens it
+    return lower_lines(start) and lower_lines(end)
 
 
 def _titled(name: str) -> bool:

@@ -256,6 +256,15 @@ def no_frequent_word_filter(text: str, start: int, end: int, settings: dict) -> 
     return None if any(is_frequent(base(w)) for w in parts) else (start, end)
 
 
+def named_employer_filter(text: str, start: int, end: int, settings: dict) -> tuple[int, int] | None:
+    """An employer named before 'employee': no_frequent_word_filter's hit that is no single common or clinical word
+    ('a [Quellix] employee', 'Retired [GE] employee'; not 'an ICU employee', 'RETIRED RAILROAD EMPLOYEE', 'a FULL TIME
+    employee', 'a Medical Center employee'; review17)."""
+    if not_common_filter(text, start, end, settings) is None:
+        return None
+    return no_frequent_word_filter(text, start, end, settings)
+
+
 def place_tail_filter(text: str, start: int, end: int, settings: dict) -> tuple[int, int] | None:
     """Trailing run of place-like words (or `place_prefixes`: West, Lake, Port...) before a state or
     ZIP: 'lives WEST DONNA, NY' keeps 'WEST DONNA'; a lone state or country name is not a town."""
@@ -390,6 +399,7 @@ FILTERS: dict[str, Filter] = {
     "dotted_login": dotted_login_filter,
     "initials_line": initials_line_filter,
     "no_frequent_word": no_frequent_word_filter,
+    "named_employer": named_employer_filter,
     "place_tail": place_tail_filter,
     "place_tail_lower": place_tail_lower_filter,
     "landmark": landmark_filter,
@@ -411,6 +421,7 @@ FILTERS: dict[str, Filter] = {
 CONTEXT_FREE: frozenset[str] = frozenset({
     "name", "kin_name", "name_before", "name_role", "known_first_name", "initial_known_surname", "known_name",
     "listed_name", "location", "place_keyword", "place_keyword_strict", "city", "country", "age", "profession",
-    "not_common", "dotted_login", "no_frequent_word", "place_tail", "landmark", "landmark_tail", "town_whole", "location_named",
+    "not_common", "dotted_login", "no_frequent_word", "named_employer", "place_tail", "landmark", "landmark_tail",
+    "town_whole", "location_named",
     "location_whole", "proper_head", "named_kind", "firm_partners", "context_name", "place_acronym",
 })
