@@ -268,3 +268,23 @@ def test_a_name_with_an_initial_or_a_function_word_does_not_spread_inverted(text
     function word ("will", "may") is no name word to turn round."""
     spans = [Span(*span, "DOCTOR", "crf:single")]
     assert [text[s.start:s.end] for s in propagate_note(spans, text, OPTS)] == [text[span[0]:span[1]]]
+
+
+@pytest.mark.parametrize(("text", "span", "expected"), [
+    ("Pt: Rose Little\nHPI: 80 yo woman. Ate a little, rose from bed.", (4, 15), ["Rose Little"]),
+    ("Dr. Mark Hall saw the patient. Will hall, mark the site.", (4, 13), ["Mark Hall"]),
+    ("Pt: Rose Little\nLabs: LITTLE, ROSE 3/4; Little, Rose seen.", (4, 15), ["Rose Little", "LITTLE, ROSE", "Little, Rose"]),
+    ("Pt: Quell, Anvar\nSeen with anvar quell today.", (4, 16), ["Quell, Anvar", "anvar quell"]),  # not both words
+])
+def test_a_name_of_two_dictionary_words_spreads_inverted_only_capitalised(text, span, expected):
+    """Review round 16 (fixed round 17): "Rose Little" spread as "little, rose" into prose; the other order of a
+    name whose two words are dictionary words now spreads only where both words open with a capital."""
+    spans = [Span(*span, "PATIENT", "crf:single")]
+    assert [text[s.start:s.end] for s in propagate_note(spans, text, OPTS)] == expected
+
+
+def test_the_inverted_order_can_be_turned_off():
+    opts = load_config({"merge": {"propagate_inverted": False}}).merge
+    text = "Pt: Quell, Anvar\nSeen with anvar quell today."
+    spans = propagate_note([Span(4, 16, "PATIENT", "crf:single")], text, opts)
+    assert [text[s.start:s.end] for s in spans] == ["Quell, Anvar", "anvar"]  # its words alone still spread

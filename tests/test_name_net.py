@@ -582,3 +582,47 @@ def test_which_valedictions_sign_a_clinicians_letter_is_configuration():
     net = NameNet(load_config({"names": {"cues": {"clinician_valedictions": ["thanks"]}}}).names)
     assert found("Sincerely,\nRose Little", net) == [("Rose Little", "PATIENT")]
     assert found("Thanks,\nHope", net) == [("Hope", "DOCTOR")]
+
+
+# Round 17: the chief complaint is no copies line; every round-16 frame has an off switch ([names.frames])
+LETTER_END = "Dear Dr. Quell,\nThank you for seeing her.\nShe is doing well.\n\nSincerely,\n\nRose Little, MD\n\n"
+
+
+@pytest.mark.parametrize("text", [
+    "CC: BURNS, FALL",  # a clinical note's first line: the chief complaint
+    "CC: FALL, WEAKNESS\nHPI: 80 yo woman found on the floor.\nExam: bruise left hip.\nPlan: PT eval.",
+    "Date: 3/4\nCC: Burns, Fall\nHPI: 40 yo man burned his hand.\nROS: negative.\nExam: 2nd degree burn.\nPlan: dressing.",
+])
+def test_round17_a_copies_line_of_known_names_alone_is_the_chief_complaint_at_a_notes_top(text):
+    assert found(text) == []
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    (LETTER_END + "cc: Page, Hunter", [("Rose Little", "DOCTOR"), ("Page", "PATIENT"), ("Hunter", "PATIENT")]),
+    # no valediction: a copies line among the last lines of a letter's body
+    ("Re: follow-up\n\nShe was seen today for her knee.\nX-rays were normal.\nWe will see her in 6 weeks.\n"
+     "Please call with questions.\n\nCC: BURNS, PAGE", [("BURNS", "PATIENT"), ("PAGE", "PATIENT")]),
+    # a title or a credential is evidence enough wherever the line stands
+    ("CC: Dr. Burns, Ann Page MD\nHPI: none", [("Burns", "DOCTOR"), ("Ann Page", "DOCTOR")]),
+])
+def test_round17_a_copies_line_at_a_letters_end_is_still_read(text, expected):
+    assert found(text) == expected
+
+
+def test_round17_the_chief_complaint_guard_can_be_turned_off():
+    net = NameNet(load_config({"names": {"frames": {"chief_complaint_guard": False}}}).names)
+    assert found("CC: BURNS, FALL", net) == [("BURNS", "PATIENT"), ("FALL", "PATIENT")]
+
+
+@pytest.mark.parametrize(("frame", "text", "word"), [
+    ("greetings", "Hi Hope!\nPlease call the clinic.", "Hope"),
+    ("valedictions", "Thanks so much,\nHope", "Hope"),
+    ("copies", LETTER_END + "cc: Burns, Bishop", "Bishop"),
+    ("dash_signature", "Plan as above.\n- Hope\n", "Hope"),
+    ("inverted_fields", "Referring provider: Vole, Harriet", "Vole"),
+])
+def test_round17_each_round16_frame_has_an_off_switch(frame, text, word):
+    """[names.frames]: each frame reads its name word when on (the default), not when off."""
+    assert word in [w for w, _ in found(text)]
+    off = NameNet(load_config({"names": {"frames": {frame: False}}}).names)
+    assert word not in [w for w, _ in found(text, off)]

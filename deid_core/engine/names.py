@@ -107,7 +107,7 @@ class NameNet(PerNoteStage):
         self._strongest_cue = max([0.0] + [cue[0] for cue in self.phrase_cues.values()])  # the most a cue adds
         self._letters = LetterCues.of_cues(opts.cues.greetings, opts.cues.valedictions, opts.cues.copy_keys,
                                            opts.cues.addressees, c.titles, c.doctor_titles, c.credentials | c.line_credentials,
-                                           opts.cues.clinician_valedictions)
+                                           opts.cues.clinician_valedictions, opts.frames)
         self._addressees = self._letters.addressees
         self._service_endings = tuple(w.lower() for w in opts.cues.service_endings)  # "Nephrology", "Intensivist"
         # lexical() per token string, at most cache_size ([crf.tagging] cache_size: token types per cache)
@@ -211,8 +211,9 @@ class NameNet(PerNoteStage):
                     if j is not None and proposed[j] and s + w.neighbour >= thr:
                         proposed[i], labels[i] = True, labels[j]
                         break
-        for i, j in self._inverted(proposed, toks, low, starts, ends, text):  # "Referring provider: Vole, Harriet"
-            scores[i], labels[i], proposed[i] = thr, labels[j], True
+        if self.opts.frames.inverted_fields:
+            for i, j in self._inverted(proposed, toks, low, starts, ends, text):  # "Referring provider: Vole, Harriet"
+                scores[i], labels[i], proposed[i] = thr, labels[j], True
         return self._spans(proposed, labels, scores, toks, starts, ends, text)
 
     def _frame_words(self, toks: list[str], low: list[str]) -> list[int]:
