@@ -215,6 +215,7 @@ class NameFrames:
     dash_signature: bool
     inverted_fields: bool
     chief_complaint_guard: bool
+    brackets: bool
 
 
 @dataclass(frozen=True)

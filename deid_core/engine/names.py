@@ -110,6 +110,7 @@ class NameNet(PerNoteStage):
                                            opts.cues.clinician_valedictions, opts.frames)
         self._addressees = self._letters.addressees
         self._service_endings = tuple(w.lower() for w in opts.cues.service_endings)  # "Nephrology", "Intensivist"
+        self._bracket_says = _bracket_pattern(self._kin_words, c.credentials)  # round 17: "(daughter)", "(86 M)"
         # lexical() per token string, at most cache_size ([crf.tagging] cache_size: token types per cache)
         self._lex: Generations[str, float | None] = Generations(cache_size)
 
@@ -202,6 +203,10 @@ class NameNet(PerNoteStage):
                 scores[i], labels[i], proposed[i] = thr, "DOCTOR", True
             for i in self._credited_pairs(toks, low, starts, ends, text, present):  # "Quell MD and ping rn"
                 scores[i], labels[i], proposed[i] = thr, "DOCTOR", True
+        if "(" in text and self.opts.frames.brackets:  # "IRYA DE (PARTNER)", "DIIRK (86YO M)", "ryfosuk (PA-C)"
+            for i, label in self._bracketed(toks, low, lex, starts, ends, text):
+                if not proposed[i]:  # another frame's label stands ("Dr. Lee (son)")
+                    scores[i], labels[i], proposed[i] = thr, label, True
         if True not in proposed:  # nothing proposed: no neighbour to carry a word, no span
             return []
         for i in scored:  # a name-like word beside a proposed one ("jon peters"), left to right
@@ -495,6 +500,50 @@ class NameNet(PerNoteStage):
                     and _FIELD_CLOSE.match(text, ends[j], ends[j] + TAIL_REACH) is not None):
                 out.append((i, j))
         return out
+
+    def _bracketed(self, toks, low, lex, starts, ends, text) -> list[tuple[int, str]]:
+        """(token, label) of the name words right before a bracket that says who they are (round 17): a relative
+        ("IRYA DE (PARTNER)", "Ruth Kimball (daughter)": PATIENT), an age and a sex ("DIIRK (86YO M) here with",
+        "Quorn (72 F)": PATIENT) or only a credential ("ryfosuk (PA-C), Device Clinic": DOCTOR). One to three
+        words, back from the bracket over blanks, initials and particles, each a known name or a word in no
+        dictionary (_letter_word) and no clinical word ("Diabetes (mother)", "CT head (55 M)" stay clear)."""
+        out: list[tuple[int, str]] = []
+        for m in self._bracket_says.finditer(text):
+            k = bisect_left(starts, m.start(1))
+            label = "PATIENT" if m.group("who") is not None else "DOCTOR"
+            names: list[int] = []
+            run: list[int] = []  # name words and particles, right to left
+            j = k - 1
+            while j >= 0 and len(names) < 3 and text[ends[j]:starts[j + 1]] in ("", " ", "\t"):
+                t, lw = toks[j], low[j]
+                if t == "." and j >= 1 and len(toks[j - 1]) == 1 and toks[j - 1].isalpha():
+                    j -= 2  # an initial
+                    continue
+                if not t.isalpha() or j + 1 < k and text[ends[j]:starts[j + 1]] == "" and toks[j + 1] != ".":
+                    break
+                if lw in self._particles:
+                    run.append(j)
+                    j -= 1
+                    continue
+                if lw in self._medical or not (self._letter_word(lw, lex[j]) or self._unlisted_caps(t, lw, lex[j])):
+                    break
+                names.append(j)
+                run.append(j)
+                j -= 1
+            while run and run[-1] not in names:
+                run.pop()  # a particle opening the run is a word before the name ("de")
+            if len(run) == 1 and (self._unlisted_caps(toks[run[0]], low[run[0]], lex[run[0]])
+                                  or (m.group("kin") is not None and low[run[0]] not in self.first)):
+                continue  # one word alone: a given name before a relative's ("Hope (daughter)", not "Graves
+                # (mother)"), and no abbreviation's shape ("CAD (father)", "HCM (55 M)")
+            out.extend((i, label) for i in run)
+        return out
+
+    def _unlisted_caps(self, t: str, lw: str, lex: float | None) -> bool:
+        """A word of 3+ letters with an abbreviation's shape (no lexical score) in no list ("IRYA"): a name only
+        beside another name word or a particle ("IRYA DE (PARTNER)")."""
+        return (lex is None and len(t) >= 3 and t.isalpha() and not is_frequent(lw) and lw not in self.english
+                and lw not in self._medical and lw not in self._all_cues and lw not in self.first and lw not in self.last)
 
     def _letter_word(self, lw: str, lex: float | None) -> int:
         """A word a letter's frame may name (round 16), as letter_names' evidence bits: a known name, even a word
@@ -844,6 +893,19 @@ _NAME_MARKS = frozenset((".", "'", "’", "-", "--"))  # between the name words 
 # a bracket, a time or a number
 _CREDENTIAL_TAIL = regex.compile(r"(?:-\p{L}{1,3})?(?:[ \t]*,?[ \t]*\p{Lu}{2,6}(?:-\p{L}{1,3})?)*[ \t]*"
                                  r"(?:\([^\n]*\)|\d{1,5})?[ \t]*(?=\n|\Z)")
+
+
+_AGE_SEX = (r"\d{1,3}[ \t]*(?:-?[ \t]*(?:y|yo|y/o|y\.o\.|yrs?|years?(?:[ \t-]old)?|year-old))?[ \t,/-]*"
+            r"(?:m|f|male|female|man|woman)|(?:m|f|male|female)[ \t]*[/,][ \t]*\d{1,3}(?:[ \t]*(?:y|yo|y/o|yrs?))?")
+
+
+def _bracket_pattern(kin: frozenset[str], credentials: frozenset[str]) -> regex.Pattern:
+    """A bracket right after a word saying who the person is: a relative (`kin`, "(his daughter)"), an age and a sex
+    ("(86YO M)", "(M/55)"; group who), or only a credential ("(LICSW)", "(PA-C)")."""
+    alt = "|".join(regex.escape(w) for w in sorted(kin, key=len, reverse=True))
+    cred = "|".join(regex.escape(w) for w in sorted(credentials, key=len, reverse=True))
+    return regex.compile(r"(?<=\p{L}[ \t]?)(\()[ \t]*(?:(?P<who>(?P<kin>(?:(?:his|her|pt'?s|patient'?s)[ \t]+)?(?:" + alt
+                         + r"))|" + _AGE_SEX + r")|(?:" + cred + r"|pa-c|np-c|anp-bc|fnp-bc))[ \t]*\)", regex.IGNORECASE)
 
 
 def _positions(low: list[str], wanted: frozenset[str], present: frozenset[str]) -> list[int]:
