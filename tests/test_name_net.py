@@ -626,3 +626,42 @@ def test_round17_each_round16_frame_has_an_off_switch(frame, text, word):
     assert word in [w for w, _ in found(text)]
     off = NameNet(load_config({"names": {"frames": {frame: False}}}).names)
     assert word not in [w for w, _ in found(text, off)]
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("HISTORY OBTAINED FROM PT AND IRYA DE (PARTNER). MR. C. TEN", [("IRYA DE", "PATIENT")]),
+    ("Emergency contact: Ruth Kimball (daughter) 555-201-3344", [("Ruth Kimball", "PATIENT")]),
+    ("Family meeting with Maria de la Cruz (wife) and the team.", [("Maria de la Cruz", "PATIENT")]),
+    ("seen with Hope (his daughter) today", [("Hope", "PATIENT")]),
+    ("PCP: none\nDIIRK (86YO M) HERE WITH GIRLFRIEND", [("DIIRK", "PATIENT")]),
+    ("Hattie Quorn (72 F) with COPD", [("Hattie Quorn", "PATIENT")]),
+    ("Qorvell (M/55) here with brother", [("Qorvell", "PATIENT")]),
+    ("present.\nryfosuk (PA-C), Device Clinic", [("ryfosuk", "DOCTOR")]),
+    ("Cleared by Bishop (RN) at 0800", [("Bishop", "DOCTOR")]),
+    ("Dr. Lee (son) visited", [("Lee", "DOCTOR")]),  # the title's frame keeps its label
+])
+def test_round17_a_bracket_saying_who_the_person_is_names_the_words_before_it(text, expected):
+    assert found(text, PARTICLE_NET) == expected
+
+
+@pytest.mark.parametrize("text", [
+    "FHx: Diabetes (mother), breast cancer (sister), CAD (father)",
+    "Graves (mother), Hashimoto (sister)",  # an eponym alone before a relative: a given name needed
+    "Alzheimer (grandmother)",
+    "FHX: HCM (55 M)",
+    "CT head (55 M) negative",
+    "Pt (55M) here",
+    "Patient (M/55) here",
+    "lives with wife (retired)",
+    "spoke with family (daughter)",
+    "Pain (RN aware)",
+    "IRYA (PARTNER)",  # an abbreviation's shape alone
+    "Stroke (father), Lymphoma (brother)",
+])
+def test_round17_a_bracket_after_words_that_are_no_names_proposes_nothing(text):
+    assert found(text, PARTICLE_NET) == []
+
+
+def test_round17_the_bracket_frame_can_be_turned_off():
+    off = name_stage(load_config({"names": {"frames": {"brackets": False}}}), None)
+    assert found("HISTORY OBTAINED FROM PT AND IRYA DE (PARTNER).", off) == []
