@@ -598,7 +598,8 @@ def test_round17_a_copies_line_of_known_names_alone_is_the_chief_complaint_at_a_
 
 
 @pytest.mark.parametrize(("text", "expected"), [
-    (LETTER_END + "cc: Page, Hunter", [("Rose Little", "DOCTOR"), ("Page", "PATIENT"), ("Hunter", "PATIENT")]),
+    (LETTER_END + "cc: Page, Hunter", [("Quell", "DOCTOR"), ("Rose Little", "DOCTOR"), ("Page", "PATIENT"),
+                                       ("Hunter", "PATIENT")]),
     # no valediction: a copies line among the last lines of a letter's body
     ("Re: follow-up\n\nShe was seen today for her knee.\nX-rays were normal.\nWe will see her in 6 weeks.\n"
      "Please call with questions.\n\nCC: BURNS, PAGE", [("BURNS", "PATIENT"), ("PAGE", "PATIENT")]),
@@ -665,3 +666,29 @@ def test_round17_a_bracket_after_words_that_are_no_names_proposes_nothing(text):
 def test_round17_the_bracket_frame_can_be_turned_off():
     off = name_stage(load_config({"names": {"frames": {"brackets": False}}}), None)
     assert found("HISTORY OBTAINED FROM PT AND IRYA DE (PARTNER).", off) == []
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("08:15  trazodone 50 mg po given  V. Best\n0415  turned L side", [("V. Best", "DOCTOR")]),  # a flowsheet's signer
+    ("Re: Koskei\n\nDear Major,\n\nMr. O. Koskei returns", [("Major", "PATIENT"), ("O. Koskei", "PATIENT")]),
+    ("Dear Dr. Bishop:\nThank you", [("Bishop", "DOCTOR")]),
+    ("Mr. Best is a 45 year old man", [("Best", "PATIENT")]),
+    ("Hope's husband at bedside.", [("Hope", "PATIENT")]),
+    ("QUILLBY'S WIFE CALLED", [("QUILLBY", "PATIENT")]),
+    ("Time out performed; patient CORWIN PELL confirmed.", [("CORWIN PELL", "PATIENT")]),
+])
+def test_round17_frames_read_names_that_are_words(text, expected):
+    assert found(text, PARTICLE_NET) == expected
+
+
+@pytest.mark.parametrize("text", [
+    "Vitamin  D. Given\n",  # no name: a function word
+    "given  V. Best  0800\n",  # not the line's last column
+    "Dear Reviewer,\nThis", "Dear Editor,\n", "Dear Insurance,\n", "Dear Sir:\n", "Dear Committee Members,\n",
+    "Hi Major,\n",  # a dictionary word: after "Dear" only
+    "Mrs. Patient is a 45 yo",
+    "Patient's wife at bedside", "Mother's sister", "pt's son", "Today's son",
+    "Patient Ambulating in hall", "Patient Hope to go home", "patient given Xylofen", "PATIENT AMBULATED",
+])
+def test_round17_frames_without_name_evidence_propose_nothing(text):
+    assert found(text, PARTICLE_NET) == []

@@ -216,6 +216,7 @@ class NameFrames:
     inverted_fields: bool
     chief_complaint_guard: bool
     brackets: bool
+    possessive_kin: bool
 
 
 @dataclass(frozen=True)

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 
 from deid_core.gazetteers import is_frequent
 
-KNOWN, UNLISTED, GIVEN = 1, 2, 4  # word_ok's evidence bits: a known given or last name; a word in no dictionary;
-# a known given name
+KNOWN, UNLISTED, GIVEN, WORD = 1, 2, 4, 8  # word_ok's evidence bits: a known given or last name; a word in no
+# dictionary; a known given name; a dictionary word that is none of the words a frame refuses (round 17: "Dear Major,")
 LINES_DOWN = 3  # blank lines allowed between a valediction and its signer
 LINE_REACH = 80  # most characters of a frame's line read (a signer's or addressee's line is short)
 _DASHES = frozenset(("-", "--", "—", "–"))
@@ -208,7 +208,11 @@ def _addressee(toks, low, starts, ends, text, j: int, le: int, cues: LetterCues,
     found = _person(toks, low, a, b, cues, inverted=False)
     if found is not None and any(low[i] in cues.addressees for i in found[0]):
         return []
-    return _accepted(found, word_ok, cues, "PATIENT")
+    # round 17: after "Dear", one Title-case word (with its title) is a name even when a dictionary word ("Dear
+    # Major,", "Dear Dr. Bishop:"); "Dear Colleague," and the like are addressees
+    dear = (low[j - 1] == "dear" and found is not None and len(found[0]) == 1
+            and toks[found[0][0]][0].isupper() and toks[found[0][0]][1:].islower())
+    return _accepted(found, word_ok, cues, "PATIENT", KNOWN | UNLISTED | (WORD if dear else 0))
 
 
 def _signer(toks, low, starts, ends, text, le: int, cues: LetterCues, word_ok,

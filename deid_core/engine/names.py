@@ -26,7 +26,7 @@ from deid_core.config import NameNet as NameNetOptions
 from deid_core.doc import Doc
 from deid_core.engine.contract import NoteState, PerNoteStage
 from deid_core.engine.generations import Generations
-from deid_core.engine.letter_names import GIVEN, KNOWN, UNLISTED, LetterCues, letter_names
+from deid_core.engine.letter_names import GIVEN, KNOWN, UNLISTED, WORD, LetterCues, letter_names
 from deid_core.engine.propagation import abbreviation_shape
 from deid_core.gazetteers import is_frequent, is_function_word, words
 from deid_core.spans import Span
@@ -187,6 +187,10 @@ class NameNet(PerNoteStage):
         if not self._kin_words.isdisjoint(present):  # dictionary-word names after a kin word ("her mother Ginger,")
             for i in self._kin_framed(toks, low, lex, starts, ends, text, present):
                 scores[i], labels[i], proposed[i] = thr, "PATIENT", True
+        if not self._kin_words.isdisjoint(present) and self.opts.frames.possessive_kin:
+            for i in self._possessive_kin(toks, low, lex, starts, ends, present):  # "Hope's husband at bedside"
+                if not proposed[i]:
+                    scores[i], labels[i], proposed[i] = thr, "PATIENT", True
         if "covering" in present:  # a nurses' break cover ("ann covering bo's pts")
             for i in self._covering(toks, low, starts, ends, text):
                 scores[i], labels[i], proposed[i] = thr, "DOCTOR", True
@@ -285,7 +289,10 @@ class NameNet(PerNoteStage):
                 return True
             # round 16: after "by" ("Referred by: P. Man", "REF BY I. PAGE") to the line end, a ',' or ';', in the
             # initial's case ("by K. Long", not "by K. long walks"); no function, cue or clinical word
-            return (_BY_BEFORE.search(text, max(0, starts[i - 2] - 8), starts[i - 2]) is not None
+            # round 17: or alone in a line's last column ("trazodone 50 mg po given  V. Best"; a flowsheet's signer)
+            return ((_BY_BEFORE.search(text, max(0, starts[i - 2] - 8), starts[i - 2]) is not None
+                     or (_COLUMN_BEFORE.search(text, max(0, starts[i - 2] - 4), starts[i - 2]) is not None
+                         and _LINE_END.match(text, ends[i]) is not None))
                     and _LINE_CLOSE.match(text, ends[i]) is not None and (t[0].isupper() and (t[1:].islower() or t.isupper()))
                     and not (is_function_word(low[i]) or low[i] in self._all_cues or low[i] in self._medical))
         return False
@@ -445,10 +452,14 @@ class NameNet(PerNoteStage):
             unlisted = (w[0].isupper() and w[1:].islower() and lex[i] is not None and lex[i] > 0
                         and lw not in self.english  # round 16: a name in no list ("Identifying data: Éimle is a 53")
                         and not lw.endswith(self._service_endings))  # not "Cardiomyopathy is a 45 yo"
-            if not (lw in self.first or lw in self.last or unlisted) or is_function_word(lw) or lw in self._medical \
-                    or lw in self._all_cues or text[ends[i]:starts[k]] not in (" ", "\t"):
+            # round 17: after a title any word but a function, clinical or cue word ("id: mr. down is a 89yo man")
+            t = i - 2 if i >= 2 and toks[i - 1] == "." else i - 1
+            titled = t >= 0 and low[t] in self.cues.titles and text[ends[t]:starts[i]].strip(". \t") == ""
+            if not (lw in self.first or lw in self.last or unlisted or titled) or is_function_word(lw) \
+                    or lw in self._medical or lw in self._all_cues or text[ends[i]:starts[k]] not in (" ", "\t"):
                 continue
-            if _SUBJECT_BEFORE.search(text, max(0, starts[i] - 40), starts[i]) and _AGE_NEXT.match(text, ends[k]):
+            if ((titled or _SUBJECT_BEFORE.search(text, max(0, starts[i] - 40), starts[i]))
+                    and _AGE_NEXT.match(text, ends[k])):
                 out.append(i)
         return out
 
@@ -525,7 +536,8 @@ class NameNet(PerNoteStage):
                     run.append(j)
                     j -= 1
                     continue
-                if lw in self._medical or not (self._letter_word(lw, lex[j]) or self._unlisted_caps(t, lw, lex[j])):
+                if lw in self._medical or not (self._letter_word(lw, lex[j]) & (KNOWN | UNLISTED)
+                                               or self._unlisted_caps(t, lw, lex[j])):
                     break
                 names.append(j)
                 run.append(j)
@@ -539,6 +551,23 @@ class NameNet(PerNoteStage):
             out.extend((i, label) for i in run)
         return out
 
+    def _possessive_kin(self, toks, low, lex, starts, ends, present: frozenset[str]) -> list[int]:
+        """A name word whose relative the note names (round 17, PATIENT): "Hope's husband at bedside", "GRACE'S
+        MOTHER"; the word capitalised, a known name or a word in no dictionary, no clinical word ("Patient's wife",
+        "Parkinson's father" stay clear)."""
+        out: list[int] = []
+        for k in _positions(low, self._kin_words, present):
+            i = k - 3
+            if i < 0 or toks[k - 1] not in ("s", "S") or toks[k - 2] not in ("'", "’"):
+                continue
+            if not (ends[i] == starts[k - 2] and ends[k - 2] == starts[k - 1] and text_gap(ends[k - 1], starts[k])):
+                continue
+            t, lw = toks[i], low[i]
+            if (t[0].isupper() and t.isalpha() and lw not in self._medical
+                    and self._letter_word(lw, lex[i]) & (KNOWN | UNLISTED)):
+                out.append(i)
+        return out
+
     def _unlisted_caps(self, t: str, lw: str, lex: float | None) -> bool:
         """A word of 3+ letters with an abbreviation's shape (no lexical score) in no list ("IRYA"): a name only
         beside another name word or a particle ("IRYA DE (PARTNER)")."""
@@ -548,12 +577,14 @@ class NameNet(PerNoteStage):
     def _letter_word(self, lw: str, lex: float | None) -> int:
         """A word a letter's frame may name (round 16), as letter_names' evidence bits: a known name, even a word
         ("Rose Little", "Hope"), or a word in no dictionary; 0 for a function, cue, relative's-state or addressee
-        word, and a clinical one unless a known name."""
+        word, and a clinical one unless a known name; WORD alone for another dictionary word ("Major")."""
         if len(lw) < 2 or is_function_word(lw) or lw in self._all_cues or lw in self._kin_states or lw in self._addressees:
             return 0
         known = lw in self.first or lw in self.last
         if not known and (lex is None or lex <= 0 or lw in self._medical or lw.endswith(self._service_endings)):
-            return 0  # not a service or a role in no dictionary ("Hi Nephrology,", "Thanks,\nIntensivist")
+            # not a service or a role in no dictionary ("Hi Nephrology,", "Thanks,\nIntensivist")
+            return WORD if (lw in self.english and lw not in self._medical
+                            and not lw.endswith(self._service_endings)) else 0
         return (KNOWN if known else 0) | (UNLISTED if lw not in self.english else 0) | (GIVEN if lw in self.first else 0)
 
     def _frequent_not_given(self, lw: str) -> bool:
@@ -883,6 +914,8 @@ _COVER_HEAD = regex.compile(r"(?:^|[;,:]|--)[ \t]*(?P<name>\p{L}[\p{L}-]*(?:[ \t
 _FIELD_OPEN = regex.compile(r"(?:^|:|\||\t| {2})[ \t]*\Z", regex.MULTILINE)
 _FIELD_CLOSE = regex.compile(r"(?:[ \t]+\p{Lu}\.?)?(?:[ \t]*(?:[,(|\t\r\n]|\Z)| {2})")
 _BY_BEFORE = regex.compile(r"(?<![\p{L}\d])(?i:by)[ \t]*:?[ \t]+\Z")  # "Referred by: ", "REF BY "
+_COLUMN_BEFORE = regex.compile(r"\S(?:[ ]{2,}|\t)\Z")  # a column break before a line's last column
+_LINE_END = regex.compile(r"[ \t]*(?:\r?\n|\Z)")
 _LINE_CLOSE = regex.compile(r"[ \t]*(?:[,;]|\.?[ \t]*(?:\r?\n|\Z))")  # a name's end: the line's, a ',' or ';'
 _COPULAS = frozenset(("is", "was"))  # "pearl is a 44 yo"
 _AGE_NEXT = regex.compile(r"[ \t]+(?i:an?)[ \t]+\d{1,3}[ \t-]*(?i:years?|yrs?|yo|y/o|y\.o\.)(?![\p{L}\d])")
@@ -906,6 +939,11 @@ def _bracket_pattern(kin: frozenset[str], credentials: frozenset[str]) -> regex.
     cred = "|".join(regex.escape(w) for w in sorted(credentials, key=len, reverse=True))
     return regex.compile(r"(?<=\p{L}[ \t]?)(\()[ \t]*(?:(?P<who>(?P<kin>(?:(?:his|her|pt'?s|patient'?s)[ \t]+)?(?:" + alt
                          + r"))|" + _AGE_SEX + r")|(?:" + cred + r"|pa-c|np-c|anp-bc|fnp-bc))[ \t]*\)", regex.IGNORECASE)
+
+
+def text_gap(end: int, start: int) -> bool:
+    """One blank between two tokens (their offsets)."""
+    return start - end == 1
 
 
 def _positions(low: list[str], wanted: frozenset[str], present: frozenset[str]) -> list[int]:
