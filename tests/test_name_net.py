@@ -675,7 +675,6 @@ def test_round17_the_bracket_frame_can_be_turned_off():
     ("Mr. Best is a 45 year old man", [("Best", "PATIENT")]),
     ("Hope's husband at bedside.", [("Hope", "PATIENT")]),
     ("QUILLBY'S WIFE CALLED", [("QUILLBY", "PATIENT")]),
-    ("Time out performed; patient CORWIN PELL confirmed.", [("CORWIN PELL", "PATIENT")]),
 ])
 def test_round17_frames_read_names_that_are_words(text, expected):
     assert found(text, PARTICLE_NET) == expected
@@ -689,6 +688,8 @@ def test_round17_frames_read_names_that_are_words(text, expected):
     "Mrs. Patient is a 45 yo",
     "Patient's wife at bedside", "Mother's sister", "pt's son", "Today's son",
     "Patient Ambulating in hall", "Patient Hope to go home", "patient given Xylofen", "PATIENT AMBULATED",
+    # 'patient' is no cue (tried round 17: the dev notes' "ON THIS PATIENT ACIDOTIC", "PATIENT'S NEICE")
+    "ON THIS PATIENT ACIDOTIC WITH INCREASED PCO2", "SPOKE WITH WIFE AND PATIENT'S NEICE.",
 ])
 def test_round17_frames_without_name_evidence_propose_nothing(text):
     assert found(text, PARTICLE_NET) == []
