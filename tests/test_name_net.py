@@ -675,6 +675,8 @@ def test_round17_the_bracket_frame_can_be_turned_off():
     ("Mr. Best is a 45 year old man", [("Best", "PATIENT")]),
     ("Hope's husband at bedside.", [("Hope", "PATIENT")]),
     ("QUILLBY'S WIFE CALLED", [("QUILLBY", "PATIENT")]),
+    ("February 8, 2016\n\nMajor Bell, MD\nHartzer Health\n", [("Major Bell", "DOCTOR")]),  # a letter's inside address
+    ("HONOR PAGE RN\n", [("HONOR PAGE", "DOCTOR")]),
 ])
 def test_round17_frames_read_names_that_are_words(text, expected):
     assert found(text, PARTICLE_NET) == expected
@@ -689,7 +691,8 @@ def test_round17_frames_read_names_that_are_words(text, expected):
     "Patient's wife at bedside", "Mother's sister", "pt's son", "Today's son",
     "Patient Ambulating in hall", "Patient Hope to go home", "patient given Xylofen", "PATIENT AMBULATED",
     # 'patient' is no cue (tried round 17: the dev notes' "ON THIS PATIENT ACIDOTIC", "PATIENT'S NEICE")
-    "ON THIS PATIENT ACIDOTIC WITH INCREASED PCO2", "SPOKE WITH WIFE AND PATIENT'S NEICE.",
+    "ON THIS PATIENT ACIDOTIC WITH INCREASED PCO2",
+    "Charge Nurse RN\n", "Wound Care, RN\n", "Urgent Care, MD\n", "Infection Control, RN\n", "SPOKE WITH WIFE AND PATIENT'S NEICE.",
 ])
 def test_round17_frames_without_name_evidence_propose_nothing(text):
     assert found(text, PARTICLE_NET) == []

@@ -207,6 +207,8 @@ class NameNet(PerNoteStage):
                 scores[i], labels[i], proposed[i] = thr, "DOCTOR", True
             for i in self._credited_pairs(toks, low, starts, ends, text, present):  # "Quell MD and ping rn"
                 scores[i], labels[i], proposed[i] = thr, "DOCTOR", True
+            for i in self._worded_signers(toks, low, lex, starts, ends, text, present):  # "Major Bell, MD"
+                scores[i], labels[i], proposed[i] = thr, "DOCTOR", True
         if "(" in text and self.opts.frames.brackets:  # "IRYA DE (PARTNER)", "DIIRK (86YO M)", "ryfosuk (PA-C)"
             for i, label in self._bracketed(toks, low, lex, starts, ends, text):
                 if not proposed[i]:  # another frame's label stands ("Dr. Lee (son)")
@@ -485,6 +487,32 @@ class NameNet(PerNoteStage):
                 continue
             if (lj in self.first or lj in self.last) and (li in self.first or li in self.last):
                 out.extend((j, i))
+        return out
+
+    def _worded_signers(self, toks, low, lex, starts, ends, text, present: frozenset[str]) -> list[int]:
+        """A dictionary word opening a signature line before a known name and a credential ("Major Bell, MD",
+        "HONOR PAGE RN"; round 17, DOCTOR): the line holds the two words in the same case, then credentials only;
+        never a function, medical, cue, addressee or relative's-state word ("Charge Nurse RN", "Wound Care, RN")."""
+        out: list[int] = []
+        for c in _positions(low, self.cues.credentials, present):
+            i = c - 2 if c >= 1 and toks[c - 1] == "," else c - 1
+            j = i - 1
+            if j < 0 or text[ends[i]:starts[c]] not in (" ", ", ", ",") or text[ends[j]:starts[i]] != " ":
+                continue
+            wi, wj, li, lj = toks[i], toks[j], low[i], low[j]
+            if not (wi.isalpha() and wj.isalpha() and len(wj) >= 3) or (li not in self.first and li not in self.last):
+                continue
+            if lj in self.first or lj in self.last or lj not in self.english:
+                continue  # a known or unlisted name: the other frames' (_credential_pairs, the score)
+            if not ((wi.isupper() and wj.isupper()) or (wi.istitle() and wj.istitle())):
+                continue
+            if (is_function_word(lj) or lj in self._medical or lj in self._all_cues or lj in self._addressees
+                    or lj in self._kin_states or li in self._medical or li in self._all_cues
+                    or lj.endswith(self._service_endings) or lj.endswith(_NOT_NAME_ENDINGS) or _verb_form(lj)):
+                continue  # nor a verb's form ("Discussed Hill, MD")
+            ls = text.rfind("\n", 0, starts[j]) + 1
+            if text[ls:starts[j]].strip(" \t-") == "" and _CREDENTIAL_TAIL.match(text, ends[c]) is not None:
+                out.extend((j, i))  # the line holds the name and credentials only
         return out
 
     def _inverted(self, proposed, toks, low, starts, ends, text) -> list[tuple[int, int]]:
