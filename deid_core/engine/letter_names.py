@@ -241,12 +241,15 @@ def letter_end(text: str, pos: int, line_end: int, tail_lines: int = 3) -> bool:
     body = len(text.rstrip())
     if pos * 2 < body:
         return False
-    below = 0
-    for line in text[line_end:body].split("\n"):
-        if line.strip():
+    below, at = 0, line_end
+    while at < body:  # the lines below, up to tail_lines + 1 non-blank ones (linear over many copies lines)
+        nl = text.find("\n", at + 1)
+        nl = body if nl < 0 or nl > body else nl
+        if text[at:nl].strip():
             below += 1
             if below > tail_lines:
                 return False
+        at = nl
     return True
 
 

@@ -510,8 +510,11 @@ class NameNet(PerNoteStage):
                     or lj in self._kin_states or li in self._medical or li in self._all_cues
                     or lj.endswith(self._service_endings) or lj.endswith(_NOT_NAME_ENDINGS) or _verb_form(lj)):
                 continue  # nor a verb's form ("Discussed Hill, MD")
-            ls = text.rfind("\n", 0, starts[j]) + 1
-            if text[ls:starts[j]].strip(" \t-") == "" and _CREDENTIAL_TAIL.match(text, ends[c]) is not None:
+            lo = max(0, starts[j] - SIGNATURE_REACH)  # bounded: linear over a long one-line note
+            nl = text.rfind("\n", lo, starts[j])
+            ls = nl + 1 if nl >= 0 else lo
+            if (nl >= 0 or lo == 0) and text[ls:starts[j]].strip(" \t-") == "" \
+                    and _CREDENTIAL_TAIL.match(text, ends[c]) is not None:
                 out.extend((j, i))  # the line holds the name and credentials only
         return out
 
@@ -553,7 +556,7 @@ class NameNet(PerNoteStage):
             names: list[int] = []
             run: list[int] = []  # name words and particles, right to left
             j = k - 1
-            while j >= 0 and len(names) < 3 and text[ends[j]:starts[j + 1]] in ("", " ", "\t"):
+            while j >= 0 and len(names) < 3 and k - j <= 8 and text[ends[j]:starts[j + 1]] in ("", " ", "\t"):
                 t, lw = toks[j], low[j]
                 if t == "." and j >= 1 and len(toks[j - 1]) == 1 and toks[j - 1].isalpha():
                     j -= 2  # an initial
