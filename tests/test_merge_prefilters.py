@@ -288,3 +288,23 @@ def test_the_inverted_order_can_be_turned_off():
     text = "Pt: Quell, Anvar\nSeen with anvar quell today."
     spans = propagate_note([Span(4, 16, "PATIENT", "crf:single")], text, opts)
     assert [text[s.start:s.end] for s in spans] == ["Quell, Anvar", "anvar"]  # its words alone still spread
+
+
+@pytest.mark.parametrize(("text", "word", "expected"), [
+    ("Consult for Mr. Glass.\n\nIMPRESSION: Glass has PTSD; the glass is empty.", "Glass", [16, 36]),
+    ("Pt: Hope Little\nPain better. Hope reports less pain. Hope is to go home. hope reports", "Hope Little", [4, 29]),
+    ("Pt: Hope Little\nHope to discharge. Hope: none. We hope reports come", "Hope Little", [4]),
+])
+def test_a_dictionary_word_name_spreads_to_a_capitalised_subject_before_a_reporting_verb(text, word, expected):
+    """Round 17: a name word that is a dictionary word ("Glass", "Hope") spreads, capitalised, where it is a clause's
+    subject before a [merge] propagate_subject_verbs verb, opening a line, a field or a sentence; not before "is",
+    not in lower case, not elsewhere."""
+    i = text.index(word)
+    spans = propagate_note([Span(i, i + len(word), "PATIENT", "crf:single")], text, OPTS)
+    assert [s.start for s in spans] == expected
+
+
+def test_the_subject_spread_can_be_turned_off():
+    opts = load_config({"merge": {"propagate_subject_verbs": []}}).merge
+    text = "Consult for Mr. Glass.\n\nIMPRESSION: Glass has PTSD."
+    assert len(propagate_note([Span(16, 21, "PATIENT", "crf:single")], text, opts)) == 1

@@ -125,6 +125,7 @@ class Merge:
     crf_name_lead_words: tuple[str, ...]
     propagate_kin_words: tuple[Phrase, ...]
     propagate_cue_words: tuple[Phrase, ...]
+    propagate_subject_verbs: tuple[Token, ...]
     patient_field_keys: tuple[str, ...]
     doctor_field_keys: tuple[str, ...]
     patient_titles: tuple[Token, ...]

@@ -283,6 +283,25 @@ def person_cue_word(text: str, start: int, opts: MergeOptions) -> tuple[str, str
     return None
 
 
+@lru_cache(maxsize=8)
+def _subject_verbs(verbs: tuple[str, ...]) -> regex.Pattern | None:
+    if not verbs:
+        return None
+    return regex.compile(r"[ \t]+(?:" + "|".join(regex.escape(v) for v in sorted(verbs, key=len, reverse=True))
+                         + r")(?![\p{L}\d'’-])", regex.IGNORECASE)
+
+
+_SUBJECT_OPEN = regex.compile(r"(?:^|:|[.!?;][ \t])[ \t]*\Z", regex.MULTILINE)  # a line, a field or a sentence opens
+
+
+def subject_of_verb(text: str, start: int, end: int, opts: MergeOptions) -> bool:
+    """The word at start..end is a clause's subject before one of [merge] propagate_subject_verbs, opening a line,
+    following a field key's ':' or a sentence's end ("IMPRESSION: Glass has PTSD", "... pain. Hope reports")."""
+    verbs = _subject_verbs(tuple(opts.propagate_subject_verbs))
+    return (verbs is not None and verbs.match(text, end) is not None
+            and _SUBJECT_OPEN.search(text, max(0, start - 20), start) is not None)
+
+
 def person_cue_before(text: str, start: int, opts: MergeOptions) -> str | None:
     """The kind of person cue right before the word at `start` (person_cue_word), None without one."""
     found = person_cue_word(text, start, opts)
@@ -320,7 +339,8 @@ def add_occurrences(spans: list[Span], text: str, strings: dict[str, str], sourc
     but those a dose, route or frequency follows (`dosing`: "flovent bid", "Celebrex 400 mg": a drug)
     and, with `opts`, those in a not-name context (`not_name_context`: "very SOB", "Fio2"); `cued`
     (with `opts`): only capitalised ones right after a person cue (`person_cue_word`; "son pebble" is
-    as likely the word itself), PATIENT after a kin word; a lower-case one only after the very kin word
+    as likely the word itself) or as a clause's subject before a [merge] propagate_subject_verbs verb
+    (subject_of_verb), PATIENT after a kin word; a lower-case one only after the very kin word
     that stands before a tagged mention of the name (`kin`, kin_of_names: "father Royal" ... "father royal")
     and not before "to" or "that" (_WORD_NOT_NAME: "daughter hope to arrange"); `capitalised`: only occurrences
     whose every word opens with a capital ("LITTLE, ROSE", "Little, Rose").
@@ -342,6 +362,8 @@ def add_occurrences(spans: list[Span], text: str, strings: dict[str, str], sourc
             continue
         if cued:
             cue = person_cue_word(text, a, opts) if opts is not None else None
+            if cue is None and opts is not None and text[a].isupper() and subject_of_verb(text, a, b, opts):
+                cue = ("cue", "")  # round 17: "IMPRESSION: Glass has PTSD"; the label stays
             if cue is None or not (text[a].isupper() or (cue[1] in (kin or {}).get(text[a:b].lower(), ())
                                                          and not _WORD_NOT_NAME.match(text, b))):
                 continue
