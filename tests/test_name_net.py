@@ -658,6 +658,8 @@ def test_round17_a_bracket_saying_who_the_person_is_names_the_words_before_it(te
     "Pain (RN aware)",
     "IRYA (PARTNER)",  # an abbreviation's shape alone
     "Stroke (father), Lymphoma (brother)",
+    # review 17: a number and a bare letter is a catheter's French size (or a temperature) as often as an age
+    "Cordis (8 F) in right femoral vein", "Replogle (10 F) to LIS", "Impella (14 F) removed", "Dobhoff (12  F)",
 ])
 def test_round17_a_bracket_after_words_that_are_no_names_proposes_nothing(text):
     assert found(text, PARTICLE_NET) == []

@@ -575,6 +575,8 @@ class NameNet(PerNoteStage):
                 j -= 1
             while run and run[-1] not in names:
                 run.pop()  # a particle opening the run is a word before the name ("de")
+            if m.group("bare") is not None and len(names) < 2 and not any(low[i] in self.first for i in names):
+                continue  # "Cordis (8 F)", "Impella (14 F)", "Replogle (10 F)": a device's size (review 17)
             if len(run) == 1 and (self._unlisted_caps(toks[run[0]], low[run[0]], lex[run[0]])
                                   or (m.group("kin") is not None and low[run[0]] not in self.first)):
                 continue  # one word alone: a given name before a relative's ("Hope (daughter)", not "Graves
@@ -959,7 +961,9 @@ _CREDENTIAL_TAIL = regex.compile(r"(?:-\p{L}{1,3})?(?:[ \t]*,?[ \t]*\p{Lu}{2,6}(
                                  r"(?:\([^\n]*\)|\d{1,5})?[ \t]*(?=\n|\Z)")
 
 
-_AGE_SEX = (r"\d{1,3}[ \t]*(?:-?[ \t]*(?:y|yo|y/o|y\.o\.|yrs?|years?(?:[ \t-]old)?|year-old))?[ \t,/-]*"
+# review 17: a bare number and a letter ("(8 F)", "(72 F)", "(101 F)") is as often a catheter's French size or a
+# temperature as an age and a sex (group bare, read only before a name's two words or a given name)
+_AGE_SEX = (r"(?P<bare>\d{1,3}[ \t-]*[mf](?=[ \t]*\)))|\d{1,3}[ \t]*(?:-?[ \t]*(?:y|yo|y/o|y\.o\.|yrs?|years?(?:[ \t-]old)?|year-old))?[ \t,/-]*"
             r"(?:m|f|male|female|man|woman)|(?:m|f|male|female)[ \t]*[/,][ \t]*\d{1,3}(?:[ \t]*(?:y|yo|y/o|yrs?))?")
 
 
