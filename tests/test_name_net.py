@@ -687,7 +687,10 @@ def test_round17_frames_read_names_that_are_words(text, expected):
 @pytest.mark.parametrize("text", [
     "Vitamin  D. Given\n",  # no name: a function word
     "given  V. Best  0800\n",  # not the line's last column
-    "Dear Reviewer,\nThis", "Dear Editor,\n", "Dear Insurance,\n", "Dear Sir:\n", "Dear Committee Members,\n",
+    "Dear Reviewer,\nThis", "Dear Editor,\n",
+    # review 17: a referral's and a service's addressees
+    "Dear Consultant,\n", "Dear Registrar,\n", "Dear Prescriber,\n", "Dear Surgery,\n", "Dear Emergency,\n",
+    "Dear Therapy,\n", "Dear Support,\n", "Dear Insurance,\n", "Dear Sir:\n", "Dear Committee Members,\n",
     "Hi Major,\n",  # a dictionary word: after "Dear" only
     "Mrs. Patient is a 45 yo",
     "Patient's wife at bedside", "Mother's sister", "pt's son", "Today's son",
