@@ -687,6 +687,7 @@ def test_round17_frames_read_names_that_are_words(text, expected):
 @pytest.mark.parametrize("text", [
     "Vitamin  D. Given\n",  # no name: a function word
     "given  V. Best  0800\n",  # not the line's last column
+    "Hep  B. Surface\n", "Hep panel  B. Surface\nUrine  A. Total\n",  # review 17: a lab's column, no known name
     "Dear Reviewer,\nThis", "Dear Editor,\n",
     # review 17: a referral's and a service's addressees
     "Dear Consultant,\n", "Dear Registrar,\n", "Dear Prescriber,\n", "Dear Surgery,\n", "Dear Emergency,\n",

@@ -294,7 +294,9 @@ class NameNet(PerNoteStage):
             # round 17: or alone in a line's last column ("trazodone 50 mg po given  V. Best"; a flowsheet's signer)
             return ((_BY_BEFORE.search(text, max(0, starts[i - 2] - 8), starts[i - 2]) is not None
                      or (_COLUMN_BEFORE.search(text, max(0, starts[i - 2] - 4), starts[i - 2]) is not None
-                         and _LINE_END.match(text, ends[i]) is not None))
+                         and _LINE_END.match(text, ends[i]) is not None
+                         # review 17: a known name only ("Hep  B. Surface", a lab's column, is no signer)
+                         and (low[i] in self.first or low[i] in self.last)))
                     and _LINE_CLOSE.match(text, ends[i]) is not None and (t[0].isupper() and (t[1:].islower() or t.isupper()))
                     and not (is_function_word(low[i]) or low[i] in self._all_cues or low[i] in self._medical))
         return False
