@@ -291,7 +291,7 @@ def test_the_inverted_order_can_be_turned_off():
 
 
 @pytest.mark.parametrize(("text", "word", "expected"), [
-    ("Consult for Mr. Glass.\n\nIMPRESSION: Glass reports nightmares; the glass is empty.", "Glass", [16, 36]),
+    ("Consult for Mr. Glass.\n\nIMPRESSION: Glass has PTSD; the glass is empty.", "Glass", [16, 36]),
     ("Pt: Hope Little\nPain better. Hope reports less pain. Hope is to go home. hope reports", "Hope Little", [4, 29]),
     ("Pt: Hope Little\nHope to discharge. Hope: none. We hope reports come", "Hope Little", [4]),
 ])
@@ -305,14 +305,15 @@ def test_a_dictionary_word_name_spreads_to_a_capitalised_subject_before_a_report
 
 
 @pytest.mark.parametrize(("text", "word"), [
-    ("Seen with Dr. Hand today.\nEXAM:\nHand has mild swelling. Hand feels cold.", "Hand"),
+    ("Seen with Dr. Hand today.\nEXAM:\nHand feels cold. Hand has improved.", "Hand"),
     ("Mr. Stone here for f/u.\nStone noted in the left kidney. Stone has passed.", "Stone"),
     ("Dr. Page saw pt.\nPage returned at 0300. Page has been sent.", "Page"),
     ("Ms. Rash here.\nSkin: Rash has resolved. Rash felt raised.", "Rash"),
 ])
 def test_a_dictionary_word_name_does_not_spread_before_a_verb_a_thing_takes(text, word):
-    """Review 17: "has", "feels" and the participles a passive reads the same ("noted", "returned", "felt") take
-    things as their subject: the body part, the stone, the page stay clear."""
+    """Review 17: "feels", the participles a passive reads the same ("noted", "returned", "felt") and a perfect tense
+    ("has passed", "has been sent") take things as their subject: the body part, the stone, the page stay clear
+    (left: "Dr. Hand" ... "Hand has mild swelling" spreads)."""
     i = text.index(word)
     spans = propagate_note([Span(i, i + len(word), "PATIENT", "crf:single")], text, OPTS)
     assert [s.start for s in spans] == [i]
@@ -320,5 +321,5 @@ def test_a_dictionary_word_name_does_not_spread_before_a_verb_a_thing_takes(text
 
 def test_the_subject_spread_can_be_turned_off():
     opts = load_config({"merge": {"propagate_subject_verbs": []}}).merge
-    text = "Consult for Mr. Glass.\n\nIMPRESSION: Glass reports nightmares."
+    text = "Consult for Mr. Glass.\n\nIMPRESSION: Glass has PTSD."
     assert len(propagate_note([Span(16, 21, "PATIENT", "crf:single")], text, opts)) == 1

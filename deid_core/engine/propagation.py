@@ -298,8 +298,14 @@ def subject_of_verb(text: str, start: int, end: int, opts: MergeOptions) -> bool
     """The word at start..end is a clause's subject before one of [merge] propagate_subject_verbs, opening a line,
     following a field key's ':' or a sentence's end ("IMPRESSION: Glass has PTSD", "... pain. Hope reports")."""
     verbs = _subject_verbs(tuple(opts.propagate_subject_verbs))
-    return (verbs is not None and verbs.match(text, end) is not None
+    m = verbs.match(text, end) if verbs is not None else None
+    return (m is not None and _PERFECT.match(text, m.end()) is None
             and _SUBJECT_OPEN.search(text, max(0, start - 20), start) is not None)
+
+
+# review 17: a verb before "been" or a past participle is a perfect tense a thing takes as well ("Stone has passed",
+# "Page has been sent", "Rash has resolved"): no subject's evidence
+_PERFECT = regex.compile(r"[ \t]+(?:(?i:been)|\p{L}+(?i:ed))(?![\p{L}\d'’-])")
 
 
 def person_cue_before(text: str, start: int, opts: MergeOptions) -> str | None:
