@@ -90,6 +90,17 @@ def test_typos_a_crf_or_the_name_net_alone_calls_a_name_are_dropped():
     assert [text[s.start:s.end] for s in out] == ["Qqplorvik", "wondr", "leavng", "Statign"]
 
 
+def test_a_letters_addressee_is_no_typo():
+    """Round 17: "Dear Faize," is a letter's addressee, one edit from a word or not ('maize'); "I hold dear" is no
+    greeting and "Dear" must open its line."""
+    opts = load_config({"merge": {"crf_name_guard": False, "crf_place_guard": False, "propagate": False}}).merge
+    for text, kept in (("Re: visit\nDear Faize,\nThank you.", True), ("Dear Dr. Faize:\nsee below", True),
+                       ("We all visitted dear Faize today.", False)):
+        i = text.index("Faize")
+        out = Merger("union", opts)([Span(i, i + 5, "PATIENT", "names:net")], Doc(Note("x", text)), NoteState())
+        assert bool(out) is kept, text
+
+
 def _login(text: str, word: str, source: str = "crf:single") -> Span:
     start = text.index(word)
     return Span(start, start + len(word), "USERNAME", source)

@@ -426,6 +426,28 @@ def test_round16_letter_frames_and_inverted_names_are_linear():
         "one long dash line": lambda n: ("- " + "Rose " * n)[:n]})
 
 
+def test_round17_name_frames_are_linear():
+    """Round 17: a bracket reads a bounded run of words back, a copies line at most a few lines below it, a signature
+    line a bounded window back to its start, a possessive a fixed window before each kin word."""
+    from deid_core.config import load_config
+    from deid_core.engine.names import name_stage
+
+    net = name_stage(load_config(), None)
+
+    def run(text: str) -> None:
+        net.run(doc_of(text), NoteState())
+
+    assert_linear(run, "round 17 name frames", {
+        "brackets": lambda n: ("IRYA DE (PARTNER) Hattie Quorn (72 F) ryfosuk (PA-C) " * n)[:n],
+        "particles before a bracket": lambda n: ("Quorn " + "de " * n)[:n - 6] + " (son)",
+        "copies lines at the end": lambda n: ("Sincerely,\n" + "x\n" * (n // 4) + "CC: BURNS, PAGE\n" * n)[:n],
+        "many copies lines": lambda n: ("CC: BURNS, PAGE\n" * n)[:n],
+        "signature lines": lambda n: ("Major Bell, MD\n" * n)[:n],
+        "one long line of credentials": lambda n: ("Major Bell MD " * n)[:n],
+        "possessives": lambda n: ("Hope's husband " * n)[:n],
+        "columns": lambda n: ("given  V. Best\n" * n)[:n]})
+
+
 def test_a_200k_space_note_takes_seconds():
     import time
 

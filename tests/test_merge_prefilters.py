@@ -268,3 +268,58 @@ def test_a_name_with_an_initial_or_a_function_word_does_not_spread_inverted(text
     function word ("will", "may") is no name word to turn round."""
     spans = [Span(*span, "DOCTOR", "crf:single")]
     assert [text[s.start:s.end] for s in propagate_note(spans, text, OPTS)] == [text[span[0]:span[1]]]
+
+
+@pytest.mark.parametrize(("text", "span", "expected"), [
+    ("Pt: Rose Little\nHPI: 80 yo woman. Ate a little, rose from bed.", (4, 15), ["Rose Little"]),
+    ("Dr. Mark Hall saw the patient. Will hall, mark the site.", (4, 13), ["Mark Hall"]),
+    ("Pt: Rose Little\nLabs: LITTLE, ROSE 3/4; Little, Rose seen.", (4, 15), ["Rose Little", "LITTLE, ROSE", "Little, Rose"]),
+    ("Pt: Quell, Anvar\nSeen with anvar quell today.", (4, 16), ["Quell, Anvar", "anvar quell"]),  # not both words
+])
+def test_a_name_of_two_dictionary_words_spreads_inverted_only_capitalised(text, span, expected):
+    """Review round 16 (fixed round 17): "Rose Little" spread as "little, rose" into prose; the other order of a
+    name whose two words are dictionary words now spreads only where both words open with a capital."""
+    spans = [Span(*span, "PATIENT", "crf:single")]
+    assert [text[s.start:s.end] for s in propagate_note(spans, text, OPTS)] == expected
+
+
+def test_the_inverted_order_can_be_turned_off():
+    opts = load_config({"merge": {"propagate_inverted": False}}).merge
+    text = "Pt: Quell, Anvar\nSeen with anvar quell today."
+    spans = propagate_note([Span(4, 16, "PATIENT", "crf:single")], text, opts)
+    assert [text[s.start:s.end] for s in spans] == ["Quell, Anvar", "anvar"]  # its words alone still spread
+
+
+@pytest.mark.parametrize(("text", "word", "expected"), [
+    ("Consult for Mr. Glass.\n\nIMPRESSION: Glass has PTSD; the glass is empty.", "Glass", [16, 36]),
+    ("Pt: Hope Little\nPain better. Hope reports less pain. Hope is to go home. hope reports", "Hope Little", [4, 29]),
+    ("Pt: Hope Little\nHope to discharge. Hope: none. We hope reports come", "Hope Little", [4]),
+])
+def test_a_dictionary_word_name_spreads_to_a_capitalised_subject_before_a_reporting_verb(text, word, expected):
+    """Round 17: a name word that is a dictionary word ("Glass", "Hope") spreads, capitalised, where it is a clause's
+    subject before a [merge] propagate_subject_verbs verb, opening a line, a field or a sentence; not before "is",
+    not in lower case, not elsewhere."""
+    i = text.index(word)
+    spans = propagate_note([Span(i, i + len(word), "PATIENT", "crf:single")], text, OPTS)
+    assert [s.start for s in spans] == expected
+
+
+@pytest.mark.parametrize(("text", "word"), [
+    ("Seen with Dr. Hand today.\nEXAM:\nHand feels cold. Hand has improved.", "Hand"),
+    ("Mr. Stone here for f/u.\nStone noted in the left kidney. Stone has passed.", "Stone"),
+    ("Dr. Page saw pt.\nPage returned at 0300. Page has been sent.", "Page"),
+    ("Ms. Rash here.\nSkin: Rash has resolved. Rash felt raised.", "Rash"),
+])
+def test_a_dictionary_word_name_does_not_spread_before_a_verb_a_thing_takes(text, word):
+    """Review 17: "feels", the participles a passive reads the same ("noted", "returned", "felt") and a perfect tense
+    ("has passed", "has been sent") take things as their subject: the body part, the stone, the page stay clear
+    (left: "Dr. Hand" ... "Hand has mild swelling" spreads)."""
+    i = text.index(word)
+    spans = propagate_note([Span(i, i + len(word), "PATIENT", "crf:single")], text, OPTS)
+    assert [s.start for s in spans] == [i]
+
+
+def test_the_subject_spread_can_be_turned_off():
+    opts = load_config({"merge": {"propagate_subject_verbs": []}}).merge
+    text = "Consult for Mr. Glass.\n\nIMPRESSION: Glass has PTSD."
+    assert len(propagate_note([Span(16, 21, "PATIENT", "crf:single")], text, opts)) == 1

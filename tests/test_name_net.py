@@ -582,3 +582,123 @@ def test_which_valedictions_sign_a_clinicians_letter_is_configuration():
     net = NameNet(load_config({"names": {"cues": {"clinician_valedictions": ["thanks"]}}}).names)
     assert found("Sincerely,\nRose Little", net) == [("Rose Little", "PATIENT")]
     assert found("Thanks,\nHope", net) == [("Hope", "DOCTOR")]
+
+
+# Round 17: the chief complaint is no copies line; every round-16 frame has an off switch ([names.frames])
+LETTER_END = "Dear Dr. Quell,\nThank you for seeing her.\nShe is doing well.\n\nSincerely,\n\nRose Little, MD\n\n"
+
+
+@pytest.mark.parametrize("text", [
+    "CC: BURNS, FALL",  # a clinical note's first line: the chief complaint
+    "CC: FALL, WEAKNESS\nHPI: 80 yo woman found on the floor.\nExam: bruise left hip.\nPlan: PT eval.",
+    "Date: 3/4\nCC: Burns, Fall\nHPI: 40 yo man burned his hand.\nROS: negative.\nExam: 2nd degree burn.\nPlan: dressing.",
+])
+def test_round17_a_copies_line_of_known_names_alone_is_the_chief_complaint_at_a_notes_top(text):
+    assert found(text) == []
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    (LETTER_END + "cc: Page, Hunter", [("Quell", "DOCTOR"), ("Rose Little", "DOCTOR"), ("Page", "PATIENT"),
+                                       ("Hunter", "PATIENT")]),
+    # no valediction: a copies line among the last lines of a letter's body
+    ("Re: follow-up\n\nShe was seen today for her knee.\nX-rays were normal.\nWe will see her in 6 weeks.\n"
+     "Please call with questions.\n\nCC: BURNS, PAGE", [("BURNS", "PATIENT"), ("PAGE", "PATIENT")]),
+    # a title or a credential is evidence enough wherever the line stands
+    ("CC: Dr. Burns, Ann Page MD\nHPI: none", [("Burns", "DOCTOR"), ("Ann Page", "DOCTOR")]),
+])
+def test_round17_a_copies_line_at_a_letters_end_is_still_read(text, expected):
+    assert found(text) == expected
+
+
+def test_round17_the_chief_complaint_guard_can_be_turned_off():
+    net = NameNet(load_config({"names": {"frames": {"chief_complaint_guard": False}}}).names)
+    assert found("CC: BURNS, FALL", net) == [("BURNS", "PATIENT"), ("FALL", "PATIENT")]
+
+
+@pytest.mark.parametrize(("frame", "text", "word"), [
+    ("greetings", "Hi Hope!\nPlease call the clinic.", "Hope"),
+    ("valedictions", "Thanks so much,\nHope", "Hope"),
+    ("copies", LETTER_END + "cc: Burns, Bishop", "Bishop"),
+    ("dash_signature", "Plan as above.\n- Hope\n", "Hope"),
+    ("inverted_fields", "Referring provider: Vole, Harriet", "Vole"),
+])
+def test_round17_each_round16_frame_has_an_off_switch(frame, text, word):
+    """[names.frames]: each frame reads its name word when on (the default), not when off."""
+    assert word in [w for w, _ in found(text)]
+    off = NameNet(load_config({"names": {"frames": {frame: False}}}).names)
+    assert word not in [w for w, _ in found(text, off)]
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("HISTORY OBTAINED FROM PT AND IRYA DE (PARTNER). MR. C. TEN", [("IRYA DE", "PATIENT")]),
+    ("Emergency contact: Ruth Kimball (daughter) 555-201-3344", [("Ruth Kimball", "PATIENT")]),
+    ("Family meeting with Maria de la Cruz (wife) and the team.", [("Maria de la Cruz", "PATIENT")]),
+    ("seen with Hope (his daughter) today", [("Hope", "PATIENT")]),
+    ("PCP: none\nDIIRK (86YO M) HERE WITH GIRLFRIEND", [("DIIRK", "PATIENT")]),
+    ("Hattie Quorn (72 F) with COPD", [("Hattie Quorn", "PATIENT")]),
+    ("Qorvell (M/55) here with brother", [("Qorvell", "PATIENT")]),
+    ("present.\nryfosuk (PA-C), Device Clinic", [("ryfosuk", "DOCTOR")]),
+    ("Cleared by Bishop (RN) at 0800", [("Bishop", "DOCTOR")]),
+    ("Dr. Lee (son) visited", [("Lee", "DOCTOR")]),  # the title's frame keeps its label
+])
+def test_round17_a_bracket_saying_who_the_person_is_names_the_words_before_it(text, expected):
+    assert found(text, PARTICLE_NET) == expected
+
+
+@pytest.mark.parametrize("text", [
+    "FHx: Diabetes (mother), breast cancer (sister), CAD (father)",
+    "Graves (mother), Hashimoto (sister)",  # an eponym alone before a relative: a given name needed
+    "Alzheimer (grandmother)",
+    "FHX: HCM (55 M)",
+    "CT head (55 M) negative",
+    "Pt (55M) here",
+    "Patient (M/55) here",
+    "lives with wife (retired)",
+    "spoke with family (daughter)",
+    "Pain (RN aware)",
+    "IRYA (PARTNER)",  # an abbreviation's shape alone
+    "Stroke (father), Lymphoma (brother)",
+    # review 17: a number and a bare letter is a catheter's French size (or a temperature) as often as an age
+    "Cordis (8 F) in right femoral vein", "Replogle (10 F) to LIS", "Impella (14 F) removed", "Dobhoff (12  F)",
+])
+def test_round17_a_bracket_after_words_that_are_no_names_proposes_nothing(text):
+    assert found(text, PARTICLE_NET) == []
+
+
+def test_round17_the_bracket_frame_can_be_turned_off():
+    off = name_stage(load_config({"names": {"frames": {"brackets": False}}}), None)
+    assert found("HISTORY OBTAINED FROM PT AND IRYA DE (PARTNER).", off) == []
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("08:15  trazodone 50 mg po given  V. Best\n0415  turned L side", [("V. Best", "DOCTOR")]),  # a flowsheet's signer
+    ("Re: Koskei\n\nDear Major,\n\nMr. O. Koskei returns", [("Major", "PATIENT"), ("O. Koskei", "PATIENT")]),
+    ("Dear Dr. Bishop:\nThank you", [("Bishop", "DOCTOR")]),
+    ("Mr. Best is a 45 year old man", [("Best", "PATIENT")]),
+    ("Hope's husband at bedside.", [("Hope", "PATIENT")]),
+    ("QUILLBY'S WIFE CALLED", [("QUILLBY", "PATIENT")]),
+    ("February 8, 2016\n\nMajor Bell, MD\nHartzer Health\n", [("Major Bell", "DOCTOR")]),  # a letter's inside address
+    ("HONOR PAGE RN\n", [("HONOR PAGE", "DOCTOR")]),
+])
+def test_round17_frames_read_names_that_are_words(text, expected):
+    assert found(text, PARTICLE_NET) == expected
+
+
+@pytest.mark.parametrize("text", [
+    "Vitamin  D. Given\n",  # no name: a function word
+    "given  V. Best  0800\n",  # not the line's last column
+    "Hep  B. Surface\n", "Hep panel  B. Surface\nUrine  A. Total\n",  # review 17: a lab's column, no known name
+    "Dear Reviewer,\nThis", "Dear Editor,\n",
+    # review 17: a referral's and a service's addressees
+    "Dear Consultant,\n", "Dear Registrar,\n", "Dear Prescriber,\n", "Dear Surgery,\n", "Dear Emergency,\n",
+    "Dear Therapy,\n", "Dear Support,\n", "Dear Insurance,\n", "Dear Sir:\n", "Dear Committee Members,\n",
+    "Hi Major,\n",  # a dictionary word: after "Dear" only
+    "Mrs. Patient is a 45 yo",
+    "Patient's wife at bedside", "Mother's sister", "pt's son", "Today's son",
+    "Patient Ambulating in hall", "Patient Hope to go home", "patient given Xylofen", "PATIENT AMBULATED",
+    # 'patient' is no cue (tried round 17: the dev notes' "ON THIS PATIENT ACIDOTIC", "PATIENT'S NEICE")
+    "ON THIS PATIENT ACIDOTIC WITH INCREASED PCO2",
+    "Charge Nurse RN\n", "Wound Care, RN\n", "Urgent Care, MD\n", "Infection Control, RN\n", "SPOKE WITH WIFE AND PATIENT'S NEICE.",
+])
+def test_round17_frames_without_name_evidence_propose_nothing(text):
+    assert found(text, PARTICLE_NET) == []

@@ -104,6 +104,7 @@ class Merge:
     propagate_min_length: Positive
     propagate_parts: bool
     propagate_part_min_length: Positive
+    propagate_inverted: bool
     propagate_patient: bool
     propagate_dosing_cues: tuple[str, ...]
     not_name_preceding: tuple[str, ...]
@@ -124,6 +125,7 @@ class Merge:
     crf_name_lead_words: tuple[str, ...]
     propagate_kin_words: tuple[Phrase, ...]
     propagate_cue_words: tuple[Phrase, ...]
+    propagate_subject_verbs: tuple[Token, ...]
     patient_field_keys: tuple[str, ...]
     doctor_field_keys: tuple[str, ...]
     patient_titles: tuple[Token, ...]
@@ -205,13 +207,28 @@ class NameCues:
 
 
 @dataclass(frozen=True)
+class NameFrames:
+    """[names.frames]: on / off switches of the net's frames for names that are words (rounds 16-17)."""
+
+    greetings: bool
+    valedictions: bool
+    copies: bool
+    dash_signature: bool
+    inverted_fields: bool
+    chief_complaint_guard: bool
+    brackets: bool
+    possessive_kin: bool
+
+
+@dataclass(frozen=True)
 class NameNet:
-    """[names]: the name recall net (deid_core/engine/names.py): threshold, window, weights, cues."""
+    """[names]: the name recall net (deid_core/engine/names.py): threshold, window, weights, cues, frames."""
 
     threshold: Annotated[float, between(0.5, 10)]
     window: Annotated[int, between(1, 6)]
     weights: NameWeights
     cues: NameCues
+    frames: NameFrames
 
 
 @dataclass(frozen=True)

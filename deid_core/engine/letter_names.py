@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 
 from deid_core.gazetteers import is_frequent
 
-KNOWN, UNLISTED, GIVEN = 1, 2, 4  # word_ok's evidence bits: a known given or last name; a word in no dictionary;
-# a known given name
+KNOWN, UNLISTED, GIVEN, WORD = 1, 2, 4, 8  # word_ok's evidence bits: a known given or last name; a word in no
+# dictionary; a known given name; a dictionary word that is none of the words a frame refuses (round 17: "Dear Major,")
 LINES_DOWN = 3  # blank lines allowed between a valediction and its signer
 LINE_REACH = 80  # most characters of a frame's line read (a signer's or addressee's line is short)
 _DASHES = frozenset(("-", "--", "—", "–"))
@@ -41,6 +41,8 @@ class LetterCues:
     # and a copies key written before its ':' ("cc:", "CC:": "cc" alone is in many notes as a volume)
     gates: dict[str, tuple[tuple[frozenset[str], tuple[str, ...]], ...]] = field(default_factory=dict)
     gate_words: frozenset[str] = frozenset()  # the keys of `gates`
+    dash_signature: bool = True  # [names.frames] dash_signature
+    chief_complaint_guard: bool = True  # [names.frames] chief_complaint_guard
 
     def wanted(self, present: frozenset[str] | set[str], text: str) -> bool:
         """Whether the note's words (lower case) hold every word of a frame phrase (and its text a copies key's ':')."""
@@ -52,8 +54,13 @@ class LetterCues:
 
     @classmethod
     def of_cues(cls, greetings, valedictions, copy_keys, addressees, titles, doctor_titles, credentials,
-                formal=()) -> LetterCues:
-        """The cues, lower case, under their first words."""
+                formal=(), frames=None) -> LetterCues:
+        """The cues, lower case, under their first words; `frames` ([names.frames]) turns frames off (an empty
+        cue list for greetings, valedictions, copies)."""
+        if frames is not None:
+            greetings = greetings if frames.greetings else ()
+            valedictions = valedictions if frames.valedictions else ()
+            copy_keys = copy_keys if frames.copies else ()
         phrases: dict[str, list[tuple[tuple[str, ...], str]]] = {}
         for kind, items in (("greeting", greetings), ("valediction", valedictions), ("copies", copy_keys)):
             for p in items:
@@ -62,7 +69,8 @@ class LetterCues:
         firsts = sorted(phrases, key=len, reverse=True)
         # stdlib re: its search for the leading newline skips the rest of the text (about 4 microseconds a note; a
         # search of the trigger words in the tokens cost twice that: "with", "cc" and "care" are in many notes)
-        openers = re.compile(r"\n[ \t]*(" + "|".join(map(re.escape, firsts)) + r")(?![^\W\d_])", re.IGNORECASE)
+        openers = re.compile(r"\n[ \t]*(" + "|".join(map(re.escape, firsts)) + r")(?![^\W\d_])" if firsts else r"(?!)",
+                             re.IGNORECASE)
         gates: dict[str, list[tuple[frozenset[str], tuple[str, ...]]]] = {}
         for items_ in phrases.values():
             for words_, kind in items_:
@@ -72,8 +80,10 @@ class LetterCues:
                 gates.setdefault(key, []).append((frozenset(words_), marks))
         return cls({k: tuple(sorted(v, key=lambda e: -len(e[0]))) for k, v in phrases.items()},
                    frozenset(w.lower() for w in addressees), frozenset(titles), frozenset(doctor_titles),
-                   frozenset(credentials), frozenset(phrases), frozenset(w.lower() for w in formal), openers, {k: tuple(v) for k, v in gates.items()},
-                   frozenset(gates))
+                   frozenset(credentials), frozenset(phrases), frozenset(w.lower() for w in formal), openers,
+                   {k: tuple(v) for k, v in gates.items()}, frozenset(gates),
+                   True if frames is None else frames.dash_signature,
+                   True if frames is None else frames.chief_complaint_guard)
 
 
 def letter_names(toks: list[str], low: list[str], starts: list[int], ends: list[int], text: str,
@@ -85,17 +95,23 @@ def letter_names(toks: list[str], low: list[str], starts: list[int], ends: list[
         firsts = [m.start(1) for m in cues.openers.finditer(text)]
         if toks and low[0] in cues.phrases and not text[:starts[0]].strip(" \t"):
             firsts.insert(0, starts[0])  # a frame opening the text
+        letter = False  # a valediction or a greeting line above: the copies line below is a letter's
         for pos in firsts:
             j = bisect_left(starts, pos)
             if j < len(toks) and starts[j] == pos:
-                out.extend(_frame(j, toks, low, starts, ends, text, cues, word_ok))
-    seen = {i for i, _ in out}  # a signer under a valediction keeps that frame's label
-    out.extend(x for x in _dash_signature(toks, low, starts, ends, text, cues, word_ok) if x[0] not in seen)
+                kind, found = _frame(j, toks, low, starts, ends, text, cues, word_ok, letter)
+                letter = letter or kind in ("valediction", "greeting")
+                out.extend(found)
+    if cues.dash_signature:
+        seen = {i for i, _ in out}  # a signer under a valediction keeps that frame's label
+        out.extend(x for x in _dash_signature(toks, low, starts, ends, text, cues, word_ok) if x[0] not in seen)
     return out
 
 
-def _frame(j: int, toks, low, starts, ends, text, cues: LetterCues, word_ok) -> list[tuple[int, str]]:
-    """The names of the frame whose phrase opens its line at token j (the longest phrase that fits)."""
+def _frame(j: int, toks, low, starts, ends, text, cues: LetterCues, word_ok,
+           letter: bool = False) -> tuple[str, list[tuple[int, str]]]:
+    """(kind, names) of the frame whose phrase opens its line at token j (the longest phrase that fits; kind ""
+    when none); `letter`: a valediction or a greeting line stands above."""
     le = text.find("\n", starts[j], starts[j] + LINE_REACH)
     if le < 0:
         le = min(len(text), starts[j] + LINE_REACH)
@@ -106,11 +122,12 @@ def _frame(j: int, toks, low, starts, ends, text, cues: LetterCues, word_ok) -> 
         if kind == "valediction":
             if text[ends[after - 1]:le].strip(" \t\r,.!:"):
                 continue  # the line holds more than the valediction ("Sincerely yours," is not "Sincerely,")
-            return _signer(toks, low, starts, ends, text, le, cues, word_ok, phrase)
+            return kind, _signer(toks, low, starts, ends, text, le, cues, word_ok, phrase)
         if kind == "greeting":
-            return _addressee(toks, low, starts, ends, text, after, le, cues, word_ok)
-        return _copies(toks, low, starts, ends, text, after, le, cues, word_ok)
-    return []
+            found = _addressee(toks, low, starts, ends, text, after, le, cues, word_ok)
+            return (kind if found or text[ends[after - 1]:le].rstrip(" \t\r").endswith(",") else ""), found
+        return kind, _copies(toks, low, starts, ends, text, after, le, cues, word_ok, letter)
+    return "", []
 
 
 def _person(toks, low, a: int, b: int, cues: LetterCues, inverted: bool = True) -> tuple[list[int], str | None, bool] | None:
@@ -191,7 +208,11 @@ def _addressee(toks, low, starts, ends, text, j: int, le: int, cues: LetterCues,
     found = _person(toks, low, a, b, cues, inverted=False)
     if found is not None and any(low[i] in cues.addressees for i in found[0]):
         return []
-    return _accepted(found, word_ok, cues, "PATIENT")
+    # round 17: after "Dear", one Title-case word (with its title) is a name even when a dictionary word ("Dear
+    # Major,", "Dear Dr. Bishop:"); "Dear Colleague," and the like are addressees
+    dear = (low[j - 1] == "dear" and found is not None and len(found[0]) == 1
+            and toks[found[0][0]][0].isupper() and toks[found[0][0]][1:].islower())
+    return _accepted(found, word_ok, cues, "PATIENT", KNOWN | UNLISTED | (WORD if dear else 0))
 
 
 def _signer(toks, low, starts, ends, text, le: int, cues: LetterCues, word_ok,
@@ -214,11 +235,31 @@ def _signer(toks, low, starts, ends, text, le: int, cues: LetterCues, word_ok,
     return []
 
 
-def _copies(toks, low, starts, ends, text, j: int, le: int, cues: LetterCues, word_ok) -> list[tuple[int, str]]:
+def letter_end(text: str, pos: int, line_end: int, tail_lines: int = 3) -> bool:
+    """Whether the line at pos..line_end stands at a letter's end, not at a clinical note's top (where "CC:" is the
+    chief complaint): in the second half of the text, with at most `tail_lines` non-blank lines below it."""
+    body = len(text.rstrip())
+    if pos * 2 < body:
+        return False
+    below, at = 0, line_end
+    while at < body:  # the lines below, up to tail_lines + 1 non-blank ones (linear over many copies lines)
+        nl = text.find("\n", at + 1)
+        nl = body if nl < 0 or nl > body else nl
+        if text[at:nl].strip():
+            below += 1
+            if below > tail_lines:
+                return False
+        at = nl
+    return True
+
+
+def _copies(toks, low, starts, ends, text, j: int, le: int, cues: LetterCues, word_ok,
+            letter: bool = False) -> list[tuple[int, str]]:
     """'cc: Dr. Quell; Page, Hunter MD': after a copies key and ':' each item between ',' or ';' to the line end
     names a person (DOCTOR with a title or a credential; a letter is copied to the patient too); every item must (one that is no name, "cc: Chart, Dr. Quell", refuses the line). "cc:" is
     also the chief complaint ("cc: Fall", "CC: Syncope"): an item with a title or a credential, or two items or more of
-    known names in capitals or Title case."""
+    known names in capitals or Title case, the latter only at a letter's end (`letter`: below a valediction or a
+    greeting, or letter_end; "CC: BURNS, FALL" opening a clinical note is its chief complaint)."""
     if j >= len(toks) or toks[j] != ":":
         return []
     a, b = _span(starts, ends[j], le)
@@ -239,7 +280,13 @@ def _copies(toks, low, starts, ends, text, j: int, le: int, cues: LetterCues, wo
             known = known and all(word_ok(i) & KNOWN for i, _ in got)
             out.extend(got)
             item = k + 1
-    return out if strong or (items >= 2 and known) else []
+    if strong:
+        return out
+    if items < 2 or not known:
+        return []
+    if cues.chief_complaint_guard and not letter and not letter_end(text, starts[j - 1], le):
+        return []
+    return out
 
 
 def _dash_signature(toks, low, starts, ends, text, cues: LetterCues, word_ok) -> list[tuple[int, str]]:

@@ -26,7 +26,7 @@ from deid_core.config import NameNet as NameNetOptions
 from deid_core.doc import Doc
 from deid_core.engine.contract import NoteState, PerNoteStage
 from deid_core.engine.generations import Generations
-from deid_core.engine.letter_names import GIVEN, KNOWN, UNLISTED, LetterCues, letter_names
+from deid_core.engine.letter_names import GIVEN, KNOWN, UNLISTED, WORD, LetterCues, letter_names
 from deid_core.engine.propagation import abbreviation_shape
 from deid_core.gazetteers import is_frequent, is_function_word, words
 from deid_core.spans import Span
@@ -107,9 +107,10 @@ class NameNet(PerNoteStage):
         self._strongest_cue = max([0.0] + [cue[0] for cue in self.phrase_cues.values()])  # the most a cue adds
         self._letters = LetterCues.of_cues(opts.cues.greetings, opts.cues.valedictions, opts.cues.copy_keys,
                                            opts.cues.addressees, c.titles, c.doctor_titles, c.credentials | c.line_credentials,
-                                           opts.cues.clinician_valedictions)
+                                           opts.cues.clinician_valedictions, opts.frames)
         self._addressees = self._letters.addressees
         self._service_endings = tuple(w.lower() for w in opts.cues.service_endings)  # "Nephrology", "Intensivist"
+        self._bracket_says = _bracket_pattern(self._kin_words, c.credentials)  # round 17: "(daughter)", "(86 M)"
         # lexical() per token string, at most cache_size ([crf.tagging] cache_size: token types per cache)
         self._lex: Generations[str, float | None] = Generations(cache_size)
 
@@ -186,6 +187,10 @@ class NameNet(PerNoteStage):
         if not self._kin_words.isdisjoint(present):  # dictionary-word names after a kin word ("her mother Ginger,")
             for i in self._kin_framed(toks, low, lex, starts, ends, text, present):
                 scores[i], labels[i], proposed[i] = thr, "PATIENT", True
+        if not self._kin_words.isdisjoint(present) and self.opts.frames.possessive_kin:
+            for i in self._possessive_kin(toks, low, lex, starts, ends, present):  # "Hope's husband at bedside"
+                if not proposed[i]:
+                    scores[i], labels[i], proposed[i] = thr, "PATIENT", True
         if "covering" in present:  # a nurses' break cover ("ann covering bo's pts")
             for i in self._covering(toks, low, starts, ends, text):
                 scores[i], labels[i], proposed[i] = thr, "DOCTOR", True
@@ -202,6 +207,12 @@ class NameNet(PerNoteStage):
                 scores[i], labels[i], proposed[i] = thr, "DOCTOR", True
             for i in self._credited_pairs(toks, low, starts, ends, text, present):  # "Quell MD and ping rn"
                 scores[i], labels[i], proposed[i] = thr, "DOCTOR", True
+            for i in self._worded_signers(toks, low, lex, starts, ends, text, present):  # "Major Bell, MD"
+                scores[i], labels[i], proposed[i] = thr, "DOCTOR", True
+        if "(" in text and self.opts.frames.brackets:  # "IRYA DE (PARTNER)", "DIIRK (86YO M)", "ryfosuk (PA-C)"
+            for i, label in self._bracketed(toks, low, lex, starts, ends, text):
+                if not proposed[i]:  # another frame's label stands ("Dr. Lee (son)")
+                    scores[i], labels[i], proposed[i] = thr, label, True
         if True not in proposed:  # nothing proposed: no neighbour to carry a word, no span
             return []
         for i in scored:  # a name-like word beside a proposed one ("jon peters"), left to right
@@ -211,8 +222,9 @@ class NameNet(PerNoteStage):
                     if j is not None and proposed[j] and s + w.neighbour >= thr:
                         proposed[i], labels[i] = True, labels[j]
                         break
-        for i, j in self._inverted(proposed, toks, low, starts, ends, text):  # "Referring provider: Vole, Harriet"
-            scores[i], labels[i], proposed[i] = thr, labels[j], True
+        if self.opts.frames.inverted_fields:
+            for i, j in self._inverted(proposed, toks, low, starts, ends, text):  # "Referring provider: Vole, Harriet"
+                scores[i], labels[i], proposed[i] = thr, labels[j], True
         return self._spans(proposed, labels, scores, toks, starts, ends, text)
 
     def _frame_words(self, toks: list[str], low: list[str]) -> list[int]:
@@ -279,7 +291,12 @@ class NameNet(PerNoteStage):
                 return True
             # round 16: after "by" ("Referred by: P. Man", "REF BY I. PAGE") to the line end, a ',' or ';', in the
             # initial's case ("by K. Long", not "by K. long walks"); no function, cue or clinical word
-            return (_BY_BEFORE.search(text, max(0, starts[i - 2] - 8), starts[i - 2]) is not None
+            # round 17: or alone in a line's last column ("trazodone 50 mg po given  V. Best"; a flowsheet's signer)
+            return ((_BY_BEFORE.search(text, max(0, starts[i - 2] - 8), starts[i - 2]) is not None
+                     or (_COLUMN_BEFORE.search(text, max(0, starts[i - 2] - 4), starts[i - 2]) is not None
+                         and _LINE_END.match(text, ends[i]) is not None
+                         # review 17: a known name only ("Hep  B. Surface", a lab's column, is no signer)
+                         and (low[i] in self.first or low[i] in self.last)))
                     and _LINE_CLOSE.match(text, ends[i]) is not None and (t[0].isupper() and (t[1:].islower() or t.isupper()))
                     and not (is_function_word(low[i]) or low[i] in self._all_cues or low[i] in self._medical))
         return False
@@ -439,10 +456,14 @@ class NameNet(PerNoteStage):
             unlisted = (w[0].isupper() and w[1:].islower() and lex[i] is not None and lex[i] > 0
                         and lw not in self.english  # round 16: a name in no list ("Identifying data: Éimle is a 53")
                         and not lw.endswith(self._service_endings))  # not "Cardiomyopathy is a 45 yo"
-            if not (lw in self.first or lw in self.last or unlisted) or is_function_word(lw) or lw in self._medical \
-                    or lw in self._all_cues or text[ends[i]:starts[k]] not in (" ", "\t"):
+            # round 17: after a title any word but a function, clinical or cue word ("id: mr. down is a 89yo man")
+            t = i - 2 if i >= 2 and toks[i - 1] == "." else i - 1
+            titled = t >= 0 and low[t] in self.cues.titles and text[ends[t]:starts[i]].strip(". \t") == ""
+            if not (lw in self.first or lw in self.last or unlisted or titled) or is_function_word(lw) \
+                    or lw in self._medical or lw in self._all_cues or text[ends[i]:starts[k]] not in (" ", "\t"):
                 continue
-            if _SUBJECT_BEFORE.search(text, max(0, starts[i] - 40), starts[i]) and _AGE_NEXT.match(text, ends[k]):
+            if ((titled or _SUBJECT_BEFORE.search(text, max(0, starts[i] - 40), starts[i]))
+                    and _AGE_NEXT.match(text, ends[k])):
                 out.append(i)
         return out
 
@@ -470,6 +491,35 @@ class NameNet(PerNoteStage):
                 out.extend((j, i))
         return out
 
+    def _worded_signers(self, toks, low, lex, starts, ends, text, present: frozenset[str]) -> list[int]:
+        """A dictionary word opening a signature line before a known name and a credential ("Major Bell, MD",
+        "HONOR PAGE RN"; round 17, DOCTOR): the line holds the two words in the same case, then credentials only;
+        never a function, medical, cue, addressee or relative's-state word ("Charge Nurse RN", "Wound Care, RN")."""
+        out: list[int] = []
+        for c in _positions(low, self.cues.credentials, present):
+            i = c - 2 if c >= 1 and toks[c - 1] == "," else c - 1
+            j = i - 1
+            if j < 0 or text[ends[i]:starts[c]] not in (" ", ", ", ",") or text[ends[j]:starts[i]] != " ":
+                continue
+            wi, wj, li, lj = toks[i], toks[j], low[i], low[j]
+            if not (wi.isalpha() and wj.isalpha() and len(wj) >= 3) or (li not in self.first and li not in self.last):
+                continue
+            if lj in self.first or lj in self.last or lj not in self.english:
+                continue  # a known or unlisted name: the other frames' (_credential_pairs, the score)
+            if not ((wi.isupper() and wj.isupper()) or (wi.istitle() and wj.istitle())):
+                continue
+            if (is_function_word(lj) or lj in self._medical or lj in self._all_cues or lj in self._addressees
+                    or lj in self._kin_states or li in self._medical or li in self._all_cues
+                    or lj.endswith(self._service_endings) or lj.endswith(_NOT_NAME_ENDINGS) or _verb_form(lj)):
+                continue  # nor a verb's form ("Discussed Hill, MD")
+            lo = max(0, starts[j] - SIGNATURE_REACH)  # bounded: linear over a long one-line note
+            nl = text.rfind("\n", lo, starts[j])
+            ls = nl + 1 if nl >= 0 else lo
+            if (nl >= 0 or lo == 0) and text[ls:starts[j]].strip(" \t-") == "" \
+                    and _CREDENTIAL_TAIL.match(text, ends[c]) is not None:
+                out.extend((j, i))  # the line holds the name and credentials only
+        return out
+
     def _inverted(self, proposed, toks, low, starts, ends, text) -> list[tuple[int, int]]:
         """(surname, given name) of an inverted name opening a field (round 16): a word, ',' and a proposed known
         given name in the same case, after a field key's ':', a column break or the line start and before the line
@@ -495,15 +545,81 @@ class NameNet(PerNoteStage):
                 out.append((i, j))
         return out
 
+    def _bracketed(self, toks, low, lex, starts, ends, text) -> list[tuple[int, str]]:
+        """(token, label) of the name words right before a bracket that says who they are (round 17): a relative
+        ("IRYA DE (PARTNER)", "Ruth Kimball (daughter)": PATIENT), an age and a sex ("DIIRK (86YO M) here with",
+        "Quorn (72 F)": PATIENT) or only a credential ("ryfosuk (PA-C), Device Clinic": DOCTOR). One to three
+        words, back from the bracket over blanks, initials and particles, each a known name or a word in no
+        dictionary (_letter_word) and no clinical word ("Diabetes (mother)", "CT head (55 M)" stay clear)."""
+        out: list[tuple[int, str]] = []
+        for m in self._bracket_says.finditer(text):
+            k = bisect_left(starts, m.start(1))
+            label = "PATIENT" if m.group("who") is not None else "DOCTOR"
+            names: list[int] = []
+            run: list[int] = []  # name words and particles, right to left
+            j = k - 1
+            while j >= 0 and len(names) < 3 and k - j <= 8 and text[ends[j]:starts[j + 1]] in ("", " ", "\t"):
+                t, lw = toks[j], low[j]
+                if t == "." and j >= 1 and len(toks[j - 1]) == 1 and toks[j - 1].isalpha():
+                    j -= 2  # an initial
+                    continue
+                if not t.isalpha() or j + 1 < k and text[ends[j]:starts[j + 1]] == "" and toks[j + 1] != ".":
+                    break
+                if lw in self._particles:
+                    run.append(j)
+                    j -= 1
+                    continue
+                if lw in self._medical or not (self._letter_word(lw, lex[j]) & (KNOWN | UNLISTED)
+                                               or self._unlisted_caps(t, lw, lex[j])):
+                    break
+                names.append(j)
+                run.append(j)
+                j -= 1
+            while run and run[-1] not in names:
+                run.pop()  # a particle opening the run is a word before the name ("de")
+            if m.group("bare") is not None and len(names) < 2 and not any(low[i] in self.first for i in names):
+                continue  # "Cordis (8 F)", "Impella (14 F)", "Replogle (10 F)": a device's size (review 17)
+            if len(run) == 1 and (self._unlisted_caps(toks[run[0]], low[run[0]], lex[run[0]])
+                                  or (m.group("kin") is not None and low[run[0]] not in self.first)):
+                continue  # one word alone: a given name before a relative's ("Hope (daughter)", not "Graves
+                # (mother)"), and no abbreviation's shape ("CAD (father)", "HCM (55 M)")
+            out.extend((i, label) for i in run)
+        return out
+
+    def _possessive_kin(self, toks, low, lex, starts, ends, present: frozenset[str]) -> list[int]:
+        """A name word whose relative the note names (round 17, PATIENT): "Hope's husband at bedside", "GRACE'S
+        MOTHER"; the word capitalised, a known name or a word in no dictionary, no clinical word ("Patient's wife",
+        "Parkinson's father" stay clear)."""
+        out: list[int] = []
+        for k in _positions(low, self._kin_words, present):
+            i = k - 3
+            if i < 0 or toks[k - 1] not in ("s", "S") or toks[k - 2] not in ("'", "’"):
+                continue
+            if not (ends[i] == starts[k - 2] and ends[k - 2] == starts[k - 1] and text_gap(ends[k - 1], starts[k])):
+                continue
+            t, lw = toks[i], low[i]
+            if (t[0].isupper() and t.isalpha() and lw not in self._medical
+                    and self._letter_word(lw, lex[i]) & (KNOWN | UNLISTED)):
+                out.append(i)
+        return out
+
+    def _unlisted_caps(self, t: str, lw: str, lex: float | None) -> bool:
+        """A word of 3+ letters with an abbreviation's shape (no lexical score) in no list ("IRYA"): a name only
+        beside another name word or a particle ("IRYA DE (PARTNER)")."""
+        return (lex is None and len(t) >= 3 and t.isalpha() and not is_frequent(lw) and lw not in self.english
+                and lw not in self._medical and lw not in self._all_cues and lw not in self.first and lw not in self.last)
+
     def _letter_word(self, lw: str, lex: float | None) -> int:
         """A word a letter's frame may name (round 16), as letter_names' evidence bits: a known name, even a word
         ("Rose Little", "Hope"), or a word in no dictionary; 0 for a function, cue, relative's-state or addressee
-        word, and a clinical one unless a known name."""
+        word, and a clinical one unless a known name; WORD alone for another dictionary word ("Major")."""
         if len(lw) < 2 or is_function_word(lw) or lw in self._all_cues or lw in self._kin_states or lw in self._addressees:
             return 0
         known = lw in self.first or lw in self.last
         if not known and (lex is None or lex <= 0 or lw in self._medical or lw.endswith(self._service_endings)):
-            return 0  # not a service or a role in no dictionary ("Hi Nephrology,", "Thanks,\nIntensivist")
+            # not a service or a role in no dictionary ("Hi Nephrology,", "Thanks,\nIntensivist")
+            return WORD if (lw in self.english and lw not in self._medical
+                            and not lw.endswith(self._service_endings)) else 0
         return (KNOWN if known else 0) | (UNLISTED if lw not in self.english else 0) | (GIVEN if lw in self.first else 0)
 
     def _frequent_not_given(self, lw: str) -> bool:
@@ -833,6 +949,8 @@ _COVER_HEAD = regex.compile(r"(?:^|[;,:]|--)[ \t]*(?P<name>\p{L}[\p{L}-]*(?:[ \t
 _FIELD_OPEN = regex.compile(r"(?:^|:|\||\t| {2})[ \t]*\Z", regex.MULTILINE)
 _FIELD_CLOSE = regex.compile(r"(?:[ \t]+\p{Lu}\.?)?(?:[ \t]*(?:[,(|\t\r\n]|\Z)| {2})")
 _BY_BEFORE = regex.compile(r"(?<![\p{L}\d])(?i:by)[ \t]*:?[ \t]+\Z")  # "Referred by: ", "REF BY "
+_COLUMN_BEFORE = regex.compile(r"\S(?:[ ]{2,}|\t)\Z")  # a column break before a line's last column
+_LINE_END = regex.compile(r"[ \t]*(?:\r?\n|\Z)")
 _LINE_CLOSE = regex.compile(r"[ \t]*(?:[,;]|\.?[ \t]*(?:\r?\n|\Z))")  # a name's end: the line's, a ',' or ';'
 _COPULAS = frozenset(("is", "was"))  # "pearl is a 44 yo"
 _AGE_NEXT = regex.compile(r"[ \t]+(?i:an?)[ \t]+\d{1,3}[ \t-]*(?i:years?|yrs?|yo|y/o|y\.o\.)(?![\p{L}\d])")
@@ -843,6 +961,26 @@ _NAME_MARKS = frozenset((".", "'", "’", "-", "--"))  # between the name words 
 # a bracket, a time or a number
 _CREDENTIAL_TAIL = regex.compile(r"(?:-\p{L}{1,3})?(?:[ \t]*,?[ \t]*\p{Lu}{2,6}(?:-\p{L}{1,3})?)*[ \t]*"
                                  r"(?:\([^\n]*\)|\d{1,5})?[ \t]*(?=\n|\Z)")
+
+
+# review 17: a bare number and a letter ("(8 F)", "(72 F)", "(101 F)") is as often a catheter's French size or a
+# temperature as an age and a sex (group bare, read only before a name's two words or a given name)
+_AGE_SEX = (r"(?P<bare>\d{1,3}[ \t-]*[mf](?=[ \t]*\)))|\d{1,3}[ \t]*(?:-?[ \t]*(?:y|yo|y/o|y\.o\.|yrs?|years?(?:[ \t-]old)?|year-old))?[ \t,/-]*"
+            r"(?:m|f|male|female|man|woman)|(?:m|f|male|female)[ \t]*[/,][ \t]*\d{1,3}(?:[ \t]*(?:y|yo|y/o|yrs?))?")
+
+
+def _bracket_pattern(kin: frozenset[str], credentials: frozenset[str]) -> regex.Pattern:
+    """A bracket right after a word saying who the person is: a relative (`kin`, "(his daughter)"), an age and a sex
+    ("(86YO M)", "(M/55)"; group who), or only a credential ("(LICSW)", "(PA-C)")."""
+    alt = "|".join(regex.escape(w) for w in sorted(kin, key=len, reverse=True))
+    cred = "|".join(regex.escape(w) for w in sorted(credentials, key=len, reverse=True))
+    return regex.compile(r"(?<=\p{L}[ \t]?)(\()[ \t]*(?:(?P<who>(?P<kin>(?:(?:his|her|pt'?s|patient'?s)[ \t]+)?(?:" + alt
+                         + r"))|" + _AGE_SEX + r")|(?:" + cred + r"|pa-c|np-c|anp-bc|fnp-bc))[ \t]*\)", regex.IGNORECASE)
+
+
+def text_gap(end: int, start: int) -> bool:
+    """One blank between two tokens (their offsets)."""
+    return start - end == 1
 
 
 def _positions(low: list[str], wanted: frozenset[str], present: frozenset[str]) -> list[int]:

@@ -157,7 +157,7 @@ def known_place(word: str) -> bool:
 
 
 def propagation_strings(spans: Sequence[Span], text: str, opts: MergeOptions, *,
-                        across_notes: bool = False) -> dict[str, str]:
+                        across_notes: bool = False, cased: dict[str, str] | None = None) -> dict[str, str]:
     """Surface string (lower case) -> label of the spans propagation may repeat elsewhere.
 
     Whole strings of the propagated categories, then (`propagate_parts`) each word of a person's
@@ -165,6 +165,8 @@ def propagation_strings(spans: Sequence[Span], text: str, opts: MergeOptions, *,
     dictionary or clinical words ("Bay", "Holy Cross") stay inside the note where they were found
     (but a person's name of known names found by context: "GRACE LONG AWARE"),
     and single words need context support (`supported`, or a known name or place).
+    A two-word person name's other order (`propagate_inverted`) goes to `cased` instead when both its words are
+    dictionary words: it spreads only capitalised there ("LITTLE, ROSE", not "a little, rose from bed").
     """
     cats = set(opts.propagate_categories)
     min_len = opts.propagate_min_length
@@ -188,10 +190,16 @@ def propagation_strings(spans: Sequence[Span], text: str, opts: MergeOptions, *,
         phrase = across_notes and person and not supported(s) and phrase_shaped(found)
         if not phrase:
             strings.setdefault(surface.lower(), s.label)
-            if person and len(found) == 2 and all(len(w) > 1 and not is_function_word(w.lower()) for w in found):
+            if (opts.propagate_inverted and person and len(found) == 2
+                    and all(len(w) > 1 and not is_function_word(w.lower()) for w in found)):
                 # round 16: the same name inverted ("Rose Little" ... "LITTLE, ROSE"); not an initial or a function
-                # word, whose other order is prose ("A. Page": "page, a"; "Will Page": "page, will")
-                strings.setdefault(inverted_name(surface, found), s.label)
+                # word, whose other order is prose ("A. Page": "page, a"; "Will Page": "page, will"); round 17: of
+                # dictionary words, capitalised only ("ate a little, rose from bed")
+                common = all(is_common(w) for w in found)
+                if not common:
+                    strings.setdefault(inverted_name(surface, found), s.label)
+                elif cased is not None:
+                    cased.setdefault(inverted_name(surface, found), s.label)
         pieces = name_parts(found) if person else []
         if opts.propagate_parts and len(pieces) > 1:
             for w in pieces:
@@ -275,6 +283,31 @@ def person_cue_word(text: str, start: int, opts: MergeOptions) -> tuple[str, str
     return None
 
 
+@lru_cache(maxsize=8)
+def _subject_verbs(verbs: tuple[str, ...]) -> regex.Pattern | None:
+    if not verbs:
+        return None
+    return regex.compile(r"[ \t]+(?:" + "|".join(regex.escape(v) for v in sorted(verbs, key=len, reverse=True))
+                         + r")(?![\p{L}\d'’-])", regex.IGNORECASE)
+
+
+_SUBJECT_OPEN = regex.compile(r"(?:^|:|[.!?;][ \t])[ \t]*\Z", regex.MULTILINE)  # a line, a field or a sentence opens
+
+
+def subject_of_verb(text: str, start: int, end: int, opts: MergeOptions) -> bool:
+    """The word at start..end is a clause's subject before one of [merge] propagate_subject_verbs, opening a line,
+    following a field key's ':' or a sentence's end ("IMPRESSION: Glass has PTSD", "... pain. Hope reports")."""
+    verbs = _subject_verbs(tuple(opts.propagate_subject_verbs))
+    m = verbs.match(text, end) if verbs is not None else None
+    return (m is not None and _PERFECT.match(text, m.end()) is None
+            and _SUBJECT_OPEN.search(text, max(0, start - 20), start) is not None)
+
+
+# review 17: a verb before "been" or a past participle is a perfect tense a thing takes as well ("Stone has passed",
+# "Page has been sent", "Rash has resolved"): no subject's evidence
+_PERFECT = regex.compile(r"[ \t]+(?:(?i:been)|\p{L}+(?i:ed))(?![\p{L}\d'’-])")
+
+
 def person_cue_before(text: str, start: int, opts: MergeOptions) -> str | None:
     """The kind of person cue right before the word at `start` (person_cue_word), None without one."""
     found = person_cue_word(text, start, opts)
@@ -307,14 +340,16 @@ _WORD_NOT_NAME = regex.compile(r"[ \t]+(?i:to|that)(?![\p{L}\d'’-])")
 def add_occurrences(spans: list[Span], text: str, strings: dict[str, str], source: str,
                     found: Occurrences | None = None, dosing: regex.Pattern | None = None,
                     opts: MergeOptions | None = None, cued: bool = False,
-                    kin: Mapping[str, set[str]] | None = None) -> list[Span]:
+                    kin: Mapping[str, set[str]] | None = None, capitalised: bool = False) -> list[Span]:
     """`spans` plus every untagged whole-word occurrence of `strings` in `text` (label from the map),
     but those a dose, route or frequency follows (`dosing`: "flovent bid", "Celebrex 400 mg": a drug)
     and, with `opts`, those in a not-name context (`not_name_context`: "very SOB", "Fio2"); `cued`
     (with `opts`): only capitalised ones right after a person cue (`person_cue_word`; "son pebble" is
-    as likely the word itself), PATIENT after a kin word; a lower-case one only after the very kin word
+    as likely the word itself) or as a clause's subject before a [merge] propagate_subject_verbs verb
+    (subject_of_verb), PATIENT after a kin word; a lower-case one only after the very kin word
     that stands before a tagged mention of the name (`kin`, kin_of_names: "father Royal" ... "father royal")
-    and not before "to" or "that" (_WORD_NOT_NAME: "daughter hope to arrange").
+    and not before "to" or "that" (_WORD_NOT_NAME: "daughter hope to arrange"); `capitalised`: only occurrences
+    whose every word opens with a capital ("LITTLE, ROSE", "Little, Rose").
 
     Linear in the text: one Aho-Corasick pass (engine/occurrences.py), not a regex alternation."""
     if not strings:
@@ -329,8 +364,12 @@ def add_occurrences(spans: list[Span], text: str, strings: dict[str, str], sourc
             continue
         if opts is not None and not_name_context(text, a, b, opts, person=taxonomy.category_of(label) == "NAME"):
             continue
+        if capitalised and not all(w[0].isupper() for w in WORD.findall(text, a, b)):
+            continue
         if cued:
             cue = person_cue_word(text, a, opts) if opts is not None else None
+            if cue is None and opts is not None and text[a].isupper() and subject_of_verb(text, a, b, opts):
+                cue = ("cue", "")  # round 17: "IMPRESSION: Glass has PTSD"; the label stays
             if cue is None or not (text[a].isupper() or (cue[1] in (kin or {}).get(text[a:b].lower(), ())
                                                          and not _WORD_NOT_NAME.match(text, b))):
                 continue
@@ -343,9 +382,12 @@ def add_occurrences(spans: list[Span], text: str, strings: dict[str, str], sourc
 def propagate_note(spans: list[Span], text: str, opts: MergeOptions) -> list[Span]:
     """Within one note: untagged repeats of its names and places (and of the words of its names), and
     of its name words that are dictionary words where a person cue stands before them."""
-    strings = propagation_strings(spans, text, opts)
+    cased: dict[str, str] = {}
+    strings = propagation_strings(spans, text, opts, cased=cased)
     dosing = dosing_context(opts)
     spans = add_occurrences(spans, text, strings, "crf:propagate", dosing=dosing, opts=opts)
+    if cased:  # the other order of a name of dictionary words, capitalised only
+        spans = add_occurrences(spans, text, cased, "crf:propagate", dosing=dosing, opts=opts, capitalised=True)
     cued = cued_strings(spans, text, opts, strings)
     if not cued:
         return spans  # no name word waits for a cue: the kin words before the names are not read
@@ -362,8 +404,9 @@ def propagate_patient(notes: Sequence[tuple[str, list[Span]]], opts: MergeOption
     the initials of the patient's names where a note makes them its subject (engine/initials.py).
     """
     strings: dict[str, str] = {}
+    cased: dict[str, str] = {}
     for text, spans in notes:
-        for k, v in propagation_strings(spans, text, opts, across_notes=True).items():
+        for k, v in propagation_strings(spans, text, opts, across_notes=True, cased=cased).items():
             strings.setdefault(k, v)
     cued: dict[str, str] = {}
     kin: dict[str, set[str]] = {}
@@ -375,6 +418,7 @@ def propagate_patient(notes: Sequence[tuple[str, list[Span]]], opts: MergeOption
             kin.setdefault(k, set()).update(words_)
     found = Occurrences(strings) if strings else None  # built once for the patient's notes
     found_cued = Occurrences(cued) if cued else None
+    found_cased = Occurrences(cased) if cased else None
     dosing = dosing_context(opts)
     initials: set[str] = set()
     clinicians: set[str] = set()
@@ -385,6 +429,8 @@ def propagate_patient(notes: Sequence[tuple[str, list[Span]]], opts: MergeOption
     out = []
     for text, spans in notes:
         spans = add_occurrences(list(spans), text, strings, "patient:propagate", found, dosing, opts)
+        if cased:
+            spans = add_occurrences(spans, text, cased, "patient:propagate", found_cased, dosing, opts, capitalised=True)
         spans = add_occurrences(spans, text, cued, "patient:propagate", found_cued, dosing, opts, cued=True, kin=kin)
         if initials:
             spans = patient_initials(spans, text, opts.patient_initials_verbs, opts.not_initials, initials)

@@ -38,6 +38,8 @@ _MEASURE = regex.compile(r"[ \t]*=[ \t]*\d")  # "VT= 500", "PF=150": a measured 
 # Name shapes a typo in a name keeps: an initial before ("K. WONDR"), a role in brackets after ("leavng (partner)").
 _NAME_BEFORE = regex.compile(r"(?<![\p{L}])\p{L}\.[ \t]*\Z")
 _NAME_AFTER = regex.compile(r"[ \t]*\(")
+# round 17: a letter's addressee ("Dear Faize,", "Dear Dr. Faize:"): a name, however close to a word
+_ADDRESSEE_BEFORE = regex.compile(r"(?:^|\n)[ \t]*(?i:dear)[ \t]+(?:\p{L}{1,4}\.?[ \t]+)?\Z")
 PERSON = frozenset({"PATIENT", "DOCTOR"})
 _NAMED = frozenset({"NAME", "LOCATION"})  # what a not-name context rules out: any person or place label
 PLACE = frozenset({"LOCATION-OTHER", "HOSPITAL", "ORGANIZATION", "DEPARTMENT", "STREET"})  # no gazetteer places
@@ -176,7 +178,8 @@ def guard_crf_context(spans: Sequence[Span], text: str, opts: MergeOptions) -> l
                 or (person and (_clinical_list_item(text, s) or _after_list_label(text, s, labels)))):
             continue
         if (person and _guess(s) and guessed_only(s) and not _NAME_BEFORE.search(text, max(0, s.start - 4), s.start)
-                and not _NAME_AFTER.match(text, s.end) and misspelt(text[s.start:s.end])):
+                and not _NAME_AFTER.match(text, s.end) and misspelt(text[s.start:s.end])
+                and not _ADDRESSEE_BEFORE.search(text, max(0, s.start - 12), s.start)):
             continue
         out.append(s)
     return out
