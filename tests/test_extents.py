@@ -1,0 +1,148 @@
+"""Round 17: i2b2 2014 extents after the merge (engine/extents.py, conf/rules/words/extents.toml); invented text."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from deid_core.config import ConfigError, load_config
+from deid_core.doc import Doc
+from deid_core.engine.extents import extent_table, load_extent_table, strict_extents
+from deid_core.engine.merge import union_merge
+from deid_core.notes import Note
+from deid_core.spans import Span
+
+
+def _span(text: str, piece: str, label: str, source: str = "crf:single", nth: int = 0) -> Span:
+    start = -1
+    for _ in range(nth + 1):
+        start = text.index(piece, start + 1)
+    return Span(start, start + len(piece), label, source)
+
+
+def _got(spans: list[Span], text: str) -> list[tuple[str, str]]:
+    return [(text[s.start:s.end], s.label) for s in spans]
+
+
+@pytest.mark.parametrize(("text", "piece", "want"), [
+    ("Spoke with HOSPITALIST ANN QUELLER at noon.", "HOSPITALIST ANN QUELLER", "ANN QUELLER"),
+    ("Results called to LPN Quellis at noon.", "LPN Quellis", "Quellis"),
+    ("Transport set; ANN QUELLER BSN, RN to follow.", "ANN QUELLER BSN", "ANN QUELLER"),
+    ("Nurse report to ann quell rn at 7.", "ann quell rn", "ann quell"),
+    ("Reviewer: S. Quellby, RN, CCM.", "S. Quellby, RN, CCM", "S. Quellby"),
+    ("KITTIE QUELL MA to follow.", "KITTIE QUELL MA", "KITTIE QUELL"),
+    ("Questions? Call Dr. Quellmann's office.", "Quellmann's", "Quellmann"),
+    ("Per OTR/L Quellby the pt ambulated.", "L Quellby", "Quellby"),
+    ("Per EMT-P Quell at the scene.", "P Quell", "Quell"),
+    ("REFERRING PROVIDER: DR. ANN QUELL   NPI: 1234567", "ANN QUELL   NPI", "ANN QUELL"),
+])
+def test_person_spans_lose_roles_credentials_keys_and_possessives(text, piece, want):
+    for label in ("DOCTOR", "PATIENT"):
+        out = strict_extents([_span(text, piece, label)], text)
+        assert _got(out, text) == [(want, label)], text
+
+
+@pytest.mark.parametrize(("text", "piece"), [
+    ("Seen with Li Ma today.", "Li Ma"),  # 'Ma' is a credential only in capitals
+    ("Pt Sam Do seen.", "Sam Do"),
+    ("PCP: Dr. CM (St. Quell)", "CM"),  # initials that spell a credential stay when nothing else is left
+    ("Georges Cousin visited.", "Georges Cousin"),  # no kin word is cut in capitals: a surname
+    ("Met ANN NURSE, the pt.", "ANN NURSE"),  # 'nurse' is no lead or trail word here: a surname
+    ("Dr. Ann Rose Smith", "Ann Rose Smith"),
+])
+def test_names_that_look_like_credentials_or_roles_stay_whole(text, piece):
+    s = _span(text, piece, "DOCTOR")
+    assert strict_extents([s], text) == [s]
+
+
+def test_a_span_that_is_a_credential_or_key_alone_is_dropped():
+    text = "Reviewer: S. Quellby, RN, CCM. Ann Quell, MD, PHD. ASSISTANTS: A. Quell"
+    spans = [_span(text, "CCM", "DOCTOR", "name-clinician-role"), _span(text, "PHD", "DOCTOR"),
+             _span(text, "ASSISTANTS", "DOCTOR"), _span(text, "A. Quell", "DOCTOR")]
+    assert _got(strict_extents(spans, text), text) == [("A. Quell", "DOCTOR")]
+
+
+def test_a_weekday_after_a_name_or_place_is_a_date_of_its_own():
+    text = "PT eval by Ann Quell Thursday. F/U DR QUELLBY FRIDAY. Seen at Quell Health Monday."
+    spans = [_span(text, "Ann Quell Thursday", "DOCTOR"), _span(text, "QUELLBY FRIDAY", "DOCTOR"),
+             _span(text, "Quell Health Monday", "HOSPITAL")]
+    assert _got(strict_extents(spans, text), text) == [
+        ("Ann Quell", "DOCTOR"), ("Thursday", "DATE"), ("QUELLBY", "DOCTOR"), ("FRIDAY", "DATE"),
+        ("Quell Health", "HOSPITAL"), ("Monday", "DATE")]
+    # a weekday span already there stands alone; a weekday that is the whole span stays (a name: 'Ann Monday')
+    text = "F/u Ann Quell Friday. Pt Monday seen."
+    spans = [_span(text, "Ann Quell Friday", "DOCTOR"), _span(text, "Friday", "DATE", "date-weekday"),
+             _span(text, "Monday", "PATIENT")]
+    assert _got(strict_extents(spans, text), text) == [("Ann Quell", "DOCTOR"), ("Friday", "DATE"),
+                                                       ("Monday", "PATIENT")]
+
+
+def test_a_date_span_over_a_name_and_a_weekday_is_cut_and_the_name_kept():
+    text = "FAMILY MEETING W/ DR QUELLBY SATURDAY. Was seen at Good Quell Thursday. The thoracentesis Friday"
+    spans = [_span(text, "QUELLBY SATURDAY", "DATE"), _span(text, "Good Quell Thursday", "DATE"),
+             _span(text, "thoracentesis Friday", "DATE")]
+    assert _got(strict_extents(spans, text), text) == [
+        ("QUELLBY", "DOCTOR"), ("SATURDAY", "DATE"), ("Good Quell Thursday", "DATE"), ("thoracentesis Friday", "DATE")]
+
+
+@pytest.mark.parametrize(("text", "piece", "want"), [
+    ("ED NOTE\nTUES 3/31/2009 2 PM", "TUES 3/31/2009", ["TUES", "3/31/2009"]),
+    ("Seen Fri, 11/22/2019.", "Fri, 11/22/2019", ["Fri", "11/22/2019"]),
+    ("Seen Tue. 3/4 at noon", "Tue. 3/4", ["Tue.", "3/4"]),
+    ("Seen Saturday (8/7) at noon", "Saturday (8/7", ["Saturday", "8/7"]),
+    ("Seen Friday, March 4, 2021.", "Friday, March 4, 2021", ["Friday", "March 4, 2021"]),
+])
+def test_a_weekday_and_its_date_are_two_date_spans(text, piece, want):
+    out = strict_extents([_span(text, piece, "DATE", "date-weekday-day")], text)
+    assert _got(out, text) == [(w, "DATE") for w in want]
+
+
+@pytest.mark.parametrize(("text", "piece"), [("Seen Friday.", "Friday"), ("seen in March 2019", "March 2019"),
+                                             ("Sun exposure", "Sun")])
+def test_other_dates_stand(text, piece):
+    s = _span(text, piece, "DATE")
+    assert strict_extents([s], text) == [s]
+
+
+def test_names_and_places_stay_within_one_column_of_one_line():
+    text = ("Dr. Charles\nhaloperidol 5 mg\nResident: DR YARROW   SCRIBE: ANN QUELL\nQuell Hospital\nQuellton\n"
+            "Dr. Ann Lee\nRose Quell RN")
+    spans = [_span(text, "Charles\nhaloperidol", "DOCTOR"), _span(text, "YARROW   SCRIBE", "DOCTOR"),
+             _span(text, "Quell Hospital\nQuellton", "HOSPITAL"), _span(text, "Ann Lee\nRose Quell RN", "DOCTOR")]
+    assert _got(strict_extents(spans, text), text) == [
+        ("Charles", "DOCTOR"), ("YARROW", "DOCTOR"), ("Quell Hospital", "HOSPITAL"), ("Quellton", "HOSPITAL"),
+        ("Ann Lee", "DOCTOR"), ("Rose Quell", "DOCTOR")]
+
+
+def test_other_labels_keep_their_extent():
+    text = "Lives at 12 Oak St\nApt 4, Quellton   MA 01234; phone 555-201-3344 ext 12"
+    spans = [_span(text, "12 Oak St\nApt 4", "STREET"), _span(text, "555-201-3344 ext 12", "PHONE")]
+    assert strict_extents(spans, text) == spans
+
+
+def test_default_merge_cuts_the_extents_and_labels_the_clinician():
+    config = load_config()
+    assert config.merge.strict_extents
+    text = "Dispo: home. F/u Dr. Ann Quellby Monday. Spoke with HOSPITALIST JO QUELL at noon.\n"
+    doc = Doc(Note("n", text))
+    out = union_merge(config)([_span(text, "Ann Quellby Monday", "PATIENT"),
+                               _span(text, "HOSPITALIST JO QUELL", "DOCTOR")], doc)
+    got = {text[s.start:s.end]: s.label for s in out}
+    assert got["Ann Quellby"] == "DOCTOR"  # the title decides once the weekday is cut
+    assert got["Monday"] == "DATE"
+    assert got["JO QUELL"] == "DOCTOR"
+    off = load_config({"merge": {"strict_extents": False}})
+    assert {text[s.start:s.end] for s in union_merge(off)([_span(text, "Ann Quellby Monday", "PATIENT")],
+                                                         Doc(Note("n", text)))} == {"Ann Quellby Monday"}
+
+
+def test_the_table_is_checked(tmp_path: Path):
+    assert "bsn" in extent_table().person_trail and "DOCTOR" in extent_table().person_labels
+    bad = tmp_path / "extents.toml"
+    bad.write_text('[extents]\nperson_labels = ["Doctor"]\n')
+    with pytest.raises(ConfigError):
+        load_extent_table(bad)
+    bad.write_text("[words]\n")
+    with pytest.raises(ConfigError, match="no \\[extents\\]"):
+        load_extent_table(bad)
