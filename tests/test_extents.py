@@ -83,7 +83,7 @@ def test_a_date_span_over_a_name_and_a_weekday_is_cut_and_the_name_kept():
     spans = [_span(text, "QUELLBY SATURDAY", "DATE"), _span(text, "Good Quell Thursday", "DATE"),
              _span(text, "thoracentesis Friday", "DATE")]
     assert _got(strict_extents(spans, text), text) == [
-        ("QUELLBY", "DOCTOR"), ("SATURDAY", "DATE"), ("Good Quell Thursday", "DATE"), ("thoracentesis Friday", "DATE")]
+        ("QUELLBY", "DOCTOR"), ("SATURDAY", "DATE"), ("Good Quell Thursday", "DATE"), ("Friday", "DATE")]
 
 
 @pytest.mark.parametrize(("text", "piece", "want"), [
@@ -146,3 +146,70 @@ def test_the_table_is_checked(tmp_path: Path):
     bad.write_text("[words]\n")
     with pytest.raises(ConfigError, match="no \\[extents\\]"):
         load_extent_table(bad)
+
+
+@pytest.mark.parametrize(("text", "piece", "want"), [
+    ("Updated cousin phillip at bedside; PHILLIP tearful, support given.", "PHILLIP tearful", ["PHILLIP"]),
+    ("HISTORY: MS. QUELLBY IS A 49-YEAR-OLD", "QUELLBY IS", ["QUELLBY"]),
+    ("caregiver fiancee harmony.", "fiancee harmony", ["harmony"]),
+    ("records with aunt janice today", "aunt janice", ["janice"]),
+    ("FROM PT AND HER PARTNER KINUBI. MAHALI NOTED", "KINUBI. MAHALI", ["KINUBI", "MAHALI"]),
+])
+def test_person_spans_lose_words_no_name_ends_with_and_split_at_a_sentence_end(text, piece, want):
+    out = strict_extents([_span(text, piece, "PATIENT")], text)
+    assert _got(out, text) == [(w, "PATIENT") for w in want]
+
+
+@pytest.mark.parametrize(("text", "piece"), [
+    ("Granddaughter: Linda Nurse, 57", "Linda Nurse"),  # a capitalised dictionary word may be a surname
+    ("Seen with Ann Baker today", "Ann Baker"),
+    ("Pt Sam Do seen.", "Sam Do"),
+    ("Patient: QUELL, CARMELIA I   DOB", "QUELL, CARMELIA I"),  # a middle initial
+    ("Mother: Manuela St. Pierre, 66", "Manuela St. Pierre"),  # 'St.' is no sentence end
+    ("Seen by Dr. Ann Quell Jr. today", "Ann Quell Jr"),
+    ("Cousin COUSIN, GEORGES here", "COUSIN, GEORGES"),
+])
+def test_names_ending_in_dictionary_words_or_initials_stay_whole(text, piece):
+    s = _span(text, piece, "PATIENT")
+    assert strict_extents([s], text) == [s]
+
+
+def test_a_lower_case_kin_word_alone_read_as_a_name_is_dropped():
+    text = "Lives with fiancee. Fiancee Quell visits. Son Quell."
+    spans = [_span(text, "fiancee", "PATIENT", "patient:propagate"), _span(text, "Fiancee Quell", "PATIENT"),
+             _span(text, "Son", "PATIENT")]
+    assert _got(strict_extents(spans, text), text) == [("Fiancee Quell", "PATIENT"), ("Son", "PATIENT")]
+
+
+def test_places_are_cut_at_a_spaced_dash_and_a_generic_part_is_left_out():
+    text = ("progress note - quellton general hospital - calvin building 10\nQUELL - receiving Quellby Memorial\n"
+            "Baptist - Hospital Medicine Consult\nQuell-Smith Clinic")
+    spans = [_span(text, "quellton general hospital - calvin building 10", "HOSPITAL"),
+             _span(text, "QUELL - receiving Quellby Memorial", "HOSPITAL"),
+             _span(text, "Baptist - Hospital", "HOSPITAL"), _span(text, "Quell-Smith Clinic", "ORGANIZATION")]
+    assert _got(strict_extents(spans, text), text) == [
+        ("quellton general hospital", "HOSPITAL"), ("calvin building 10", "HOSPITAL"), ("QUELL", "HOSPITAL"),
+        ("receiving Quellby Memorial", "HOSPITAL"), ("Baptist", "HOSPITAL"), ("Quell-Smith Clinic", "ORGANIZATION")]
+
+
+@pytest.mark.parametrize(("text", "piece", "want"), [
+    ("COMPARISON: 11-DEC-13, 03-DEC-11 (OUTSIDE)", "11-DEC-13, 03-DEC-11", ["11-DEC-13", "03-DEC-11"]),
+    ("Admitted 3/4/2021 - 3/9/2021.", "3/4/2021 - 3/9/2021", ["3/4/2021", "3/9/2021"]),
+    ("Signed: D. Quell 6/26 2000", "6/26 2000", ["6/26"]),
+    ("Signed 8/24/2012 1930", "8/24/2012 1930", ["8/24/2012"]),
+    ("NSTEMI; thoracentesis June 2014. hope", "thoracentesis June 2014", ["June 2014"]),
+    ("repeat Ca 89 Wednesday. Discussed", "89 Wednesday", ["Wednesday"]),
+])
+def test_date_spans_are_cut_to_their_dates(text, piece, want):
+    out = strict_extents([_span(text, piece, "DATE")], text)
+    assert _got(out, text) == [(w, "DATE") for w in want]
+
+
+@pytest.mark.parametrize(("text", "piece"), [
+    ("Seen June 5, 2020 in clinic", "June 5, 2020"), ("Seen 12/10 2015 in clinic", "12/10"),
+    ("since early March 2019", "early March 2019"), ("on the 3rd of May", "the 3rd of May"),
+    ("seen 5 Jan 2020 here", "5 Jan 2020"), ("seen 03-DEC-11 here", "03-DEC-11"),
+])
+def test_whole_dates_stand(text, piece):
+    s = _span(text, piece, "DATE")
+    assert strict_extents([s], text) == [s]

@@ -14,14 +14,17 @@ from pathlib import Path
 import regex
 
 from deid_core.config import ConfigError, conf_dir, load_toml
-from deid_core.gazetteers import is_common, is_name
+from deid_core.gazetteers import is_common, is_function_word, is_name
 from deid_core.spans import Span
 
 EXTENTS_FILE = "rules/words/extents.toml"
 _LISTS = ("person_labels", "column_labels", "place_labels", "person_lead", "person_trail", "person_trail_upper",
-          "weekdays", "weekday_abbreviations")
+          "weekdays", "weekday_abbreviations", "person_lead_lower", "dash_labels", "months", "date_lead_words")
 _WORD = regex.compile(r"[^\s,;()\[\]]+")
 _BREAK = regex.compile(r"\n|\t|[ ]{2,}|\r")  # a line break, a tab, two blanks: the next column or line
+# a sentence end inside a person span: '.' after a word of two letters or more that is no title, then a capital
+_SENTENCE = regex.compile(r"(?<=\p{L}{2})(?<!(?<![\p{L}'’-])(?i:dr|mr|mrs|ms|st|jr|sr|prof|mt|ft))\.[ \t]+(?=\p{Lu})")
+_DASH = regex.compile(r"[ \t]+[-–—][ \t]+")  # a spaced dash between two places
 _POSSESSIVE = regex.compile(r"['’]s\Z", regex.IGNORECASE)
 _SEP = ".:,;-–/&'’"  # punctuation stripped off a word before it is looked up
 
@@ -38,6 +41,10 @@ class ExtentTable:
     person_trail_upper: frozenset[str]
     weekdays: frozenset[str]
     weekday_abbreviations: frozenset[str]
+    person_lead_lower: frozenset[str]
+    dash_labels: frozenset[str]
+    months: frozenset[str]
+    date_lead_words: frozenset[str]
 
 
 def load_extent_table(path: Path) -> ExtentTable:
@@ -77,14 +84,18 @@ def strict_extents(spans: Sequence[Span], text: str, table: ExtentTable | None =
     out: list[Span] = []
     dates: list[Span] = []
     for s in spans:
-        pieces = _columns(s, text) if s.label in t.column_labels else [s]
+        pieces = _columns(s, text, _BREAK) if s.label in t.column_labels else [s]
+        if s.label in t.person_labels:
+            pieces = [q for p in pieces for q in _columns(p, text, _SENTENCE)]
+        elif s.label in t.dash_labels:
+            pieces = [q for p in pieces for q in _columns(p, text, _DASH, capitalised=False)]
         for p in pieces:
             if p.label in t.person_labels:
                 p, day = _person(p, text, t)
             elif p.label in t.place_labels:
                 p, day = _trail_weekday(p, text, t)
             elif p.label == "DATE":
-                out.extend(_weekday_date(p, text, t))
+                out.extend(q for d in _date_pieces(p, text, t) for q in _weekday_date(d, text, t))
                 continue
             else:
                 day = None
@@ -98,24 +109,25 @@ def strict_extents(spans: Sequence[Span], text: str, table: ExtentTable | None =
     return sorted(out, key=lambda s: (s.start, s.end))
 
 
-def _columns(s: Span, text: str) -> list[Span]:
+def _columns(s: Span, text: str, breaks: regex.Pattern, capitalised: bool = True) -> list[Span]:
     """The first column of `s` and any later column that holds a name-like word (_name_word: the tokens
     stay tagged): 'Ann Lee   NPI' -> 'Ann Lee'; 'Charles\\nhaloperidol' -> 'Charles'; 'Lee\\nRose Quell' -> two spans."""
-    if not _BREAK.search(text, s.start, s.end):
+    if not breaks.search(text, s.start, s.end):
         return [s]
     out, pos = [], s.start
-    bounds = [(m.start(), m.end()) for m in _BREAK.finditer(text, s.start, s.end)]
+    bounds = [(m.start(), m.end()) for m in breaks.finditer(text, s.start, s.end)]
     for i, (a, b) in enumerate([*bounds, (s.end, s.end)]):
         part = _bounds(text, pos, a)
-        if part and (i == 0 or _name_word(text[part[0]:part[1]])):
+        if part and (i == 0 or _name_word(text[part[0]:part[1]], capitalised)):
             out.append(Span(part[0], part[1], s.label, s.source, s.confidence))
         pos = b
     return out
 
 
-def _name_word(piece: str) -> bool:
-    """A capitalised word of two letters or more, no common or clinical word unless a known name ('Rose')."""
-    return any(len(w) > 1 and w[0].isupper() and (is_name(w) or not is_common(w))
+def _name_word(piece: str, capitalised: bool = True) -> bool:
+    """A word of two letters or more (capitalised unless not `capitalised`), no common or clinical word unless a known
+    name ('Rose')."""
+    return any(len(w) > 1 and (w[0].isupper() or not capitalised) and (is_name(w) or not is_common(w))
                for w in regex.findall(r"\p{L}+", piece))
 
 
@@ -138,11 +150,14 @@ def _person(s: Span, text: str, t: ExtentTable) -> tuple[Span | None, Span | Non
     words = _words(text, s.start, s.end)
     if not words:
         return s, None
+    if len(words) == 1 and (w := text[s.start:s.end]).islower() and _key(w) in t.person_lead_lower | t.person_lead:
+        return None, None  # 'with fiancee.' read as a name (propagation would spread it)
     i, j = 0, len(words)
     if s.start > 0 and text[s.start - 1] in "-/" and s.start > 1 and text[s.start - 2].isalnum() and j > 1 \
             and words[0][1] - words[0][0] == 1:
         i = 1  # 'OTR/[L Kuper]', 'EMT-[P Wood]': a credential's last letter is no initial
-    while i < j and _key(text[words[i][0]:words[i][1]]) in t.person_lead:
+    while i < j - 1 and (_key(w := text[words[i][0]:words[i][1]]) in t.person_lead or (
+            w.islower() and _key(w) in t.person_lead_lower)):
         i += 1
     day = None
     while j > i:
@@ -152,6 +167,8 @@ def _person(s: Span, text: str, t: ExtentTable) -> tuple[Span | None, Span | Non
             j -= 1
         elif k in t.weekdays and j - 1 > i:
             day = Span(words[j - 1][0], words[j - 1][0] + len(w.rstrip(_SEP)), "DATE", s.source, s.confidence)
+            j -= 1
+        elif j - 1 > i and _not_name(w, text[words[i][0]:words[i][1]]):
             j -= 1
         else:
             break
@@ -167,6 +184,16 @@ def _person(s: Span, text: str, t: ExtentTable) -> tuple[Span | None, Span | Non
     if part == (s.start, s.end):
         return s, day
     return Span(part[0], part[1], s.label, s.source, s.confidence), day
+
+
+def _not_name(word: str, first: str) -> bool:
+    """A last word that no name ends with: a function word or note verb ('KHANNA IS', 'Ann Quell says'), or a
+    lower-case dictionary word after a capitalised name ('PHILLIP tearful'); never a known name ('Ann Rose') nor a
+    capitalised dictionary word (surnames: 'Linda Nurse', 'Ann Baker', 'Sam Do')."""
+    w = word.strip(_SEP)
+    if not w.isalpha() or len(w) < 2 or is_name(w):  # 'Ann Quell I': a middle initial
+        return False
+    return (is_function_word(w) and not w.istitle()) or (w.islower() and not first.islower() and is_common(w))
 
 
 def _trail_weekday(s: Span, text: str, t: ExtentTable) -> tuple[Span | None, Span | None]:
@@ -218,3 +245,47 @@ def _weekday_date(s: Span, text: str, t: ExtentTable) -> list[Span]:
                 out.insert(0, Span(name[0], name[1], "DOCTOR", s.source, s.confidence))
             return out
     return [s]
+
+
+_TIME_AFTER = regex.compile(r"(\d{1,2}/\d{1,2}(?:/\d{2,4})?)[ \t]+(?:[01]\d|2[0-3])[0-5]\d\Z")  # '6/26 2000': a time
+_FULL_DATE = regex.compile(r"\d{1,4}[-/.](?:\d{1,2}|\p{L}{3,9})[-/.]\d{2,4}")
+_LIST = regex.compile(r"[ \t]*(?:[-–—]|,|;|and|to)[ \t]+")
+_NUMBER_DAY = regex.compile(r"\d{1,3}[ \t]+(?=\p{L}+\Z)")
+
+
+def _date_pieces(s: Span, text: str, t: ExtentTable) -> list[Span]:
+    """A DATE span cut to its dates: two full dates ('11-DEC-13, 03-DEC-11', '3/4/2021 - 3/9/2021') are two spans, a
+    time written after a date left out ('6/26 2000', '8/24/2012 1930'), the lower-case words it opens with that
+    are no date words nor known names left out ('thoracentesis [June 2014]'), and a count before a weekday ('Ca 89 [Wednesday]')."""
+    span = text[s.start:s.end]
+    if not any(c.isspace() for c in span):
+        return [s]
+    pieces = [(s.start, s.end)]
+    dates = list(_FULL_DATE.finditer(text, s.start, s.end))
+    if len(dates) > 1:
+        pieces, pos = [], s.start
+        for d0, d1 in zip(dates, dates[1:], strict=False):
+            if _LIST.fullmatch(text, d0.end(), d1.start()):
+                pieces.append((pos, d0.end()))
+                pos = d1.start()
+        pieces.append((pos, s.end))
+    out: list[Span] = []
+    for a, b in pieces:
+        if m := _TIME_AFTER.search(text, a, b):
+            b = m.end(1)
+        words = _words(text, a, b)
+        k = 0
+        while k < len(words) - 1:
+            w = text[words[k][0]:words[k][1]]
+            if not (w.isalpha() and w.islower() and _key(w) not in t.months and _key(w) not in t.weekdays
+                    and _key(w) not in t.date_lead_words and not is_name(w)):
+                break
+            k += 1
+        if k:
+            a = words[k][0]
+        if (m := _NUMBER_DAY.match(text, a, b)) and _key(text[m.end():b]) in t.weekdays:
+            a = m.end()
+        part = _bounds(text, a, b) if (a, b) != (s.start, s.end) else (a, b)
+        if part:
+            out.append(s if part == (s.start, s.end) else Span(part[0], part[1], s.label, s.source, s.confidence))
+    return out
