@@ -213,3 +213,31 @@ def test_date_spans_are_cut_to_their_dates(text, piece, want):
 def test_whole_dates_stand(text, piece):
     s = _span(text, piece, "DATE")
     assert strict_extents([s], text) == [s]
+
+
+@pytest.mark.parametrize(("text", "piece", "want"), [
+    ("ASSISTANTS: T. QUELLBY; ANN LEE", "QUELLBY", "T. QUELLBY"),
+    ("family mtg planned w W. QUELL SUNDAY.", "QUELL", "W. QUELL"),
+    ("(S. Quell)", "Quell", "S. Quell"),
+])
+def test_a_person_span_takes_in_the_initial_it_left_out(text, piece, want):
+    assert _got(strict_extents([_span(text, piece, "DOCTOR")], text), text) == [(want, "DOCTOR")]
+
+
+@pytest.mark.parametrize(("text", "piece"), [("with vitamin D. Quell", "Quell"), ("Quell, A. Lee", "A. Lee"),
+                                             ("seen by AB. Quell", "Quell")])
+def test_no_initial_is_taken_from_a_word(text, piece):
+    s = _span(text, piece, "DOCTOR")
+    assert strict_extents([s], text) == [s]
+
+
+@pytest.mark.parametrize(("text", "piece", "want"), [
+    ("sent in from the Quell Hospital of Quellton clinic for pain", "Quell Hospital of Quellton clinic",
+     "Quell Hospital of Quellton"),
+    ("Progress Note - Quell Heart Institute - Quell Wing B", "Quell Heart Institute -", "Quell Heart Institute"),
+    ("f/u in Neurology clinic at 3", "Neurology clinic", "Neurology clinic"),  # generic words alone: as they are
+    ("Transfer center call", "Transfer center", "Transfer center"),
+    ("Seen at Quell Memorial Hospital", "Quell Memorial Hospital", "Quell Memorial Hospital"),
+])
+def test_place_spans_lose_a_generic_lower_case_tail(text, piece, want):
+    assert _got(strict_extents([_span(text, piece, "HOSPITAL")], text), text) == [(want, "HOSPITAL")]

@@ -24,6 +24,8 @@ _WORD = regex.compile(r"[^\s,;()\[\]]+")
 _BREAK = regex.compile(r"\n|\t|[ ]{2,}|\r")  # a line break, a tab, two blanks: the next column or line
 # a sentence end inside a person span: '.' after a word of two letters or more that is no title, then a capital
 _SENTENCE = regex.compile(r"(?<=\p{L}{2})(?<!(?<![\p{L}'’-])(?i:dr|mr|mrs|ms|st|jr|sr|prof|mt|ft))\.[ \t]+(?=\p{Lu})")
+_WORD_BEFORE = regex.compile(r"(\p{L}+)[ \t]+\Z")
+_INITIAL_BEFORE = regex.compile(r"(?<![^\s:;,(\[/])\p{Lu}\.[ ]\Z")  # a capital's initial right before a name
 _DASH = regex.compile(r"[ \t]+[-–—][ \t]+")  # a spaced dash between two places
 _POSSESSIVE = regex.compile(r"['’]s\Z", regex.IGNORECASE)
 _SEP = ".:,;-–/&'’"  # punctuation stripped off a word before it is looked up
@@ -93,7 +95,7 @@ def strict_extents(spans: Sequence[Span], text: str, table: ExtentTable | None =
             if p.label in t.person_labels:
                 p, day = _person(p, text, t)
             elif p.label in t.place_labels:
-                p, day = _trail_weekday(p, text, t)
+                p, day = _place(p, text, t)
             elif p.label == "DATE":
                 out.extend(q for d in _date_pieces(p, text, t) for q in _weekday_date(d, text, t))
                 continue
@@ -175,6 +177,8 @@ def _person(s: Span, text: str, t: ExtentTable) -> tuple[Span | None, Span | Non
     if i >= j:
         return None, day
     start, end = words[i][0], words[j - 1][1]
+    if i == 0 and (m := _INITIAL_BEFORE.search(text, max(0, start - 3), start)) and _opens_name(text, m.start()):
+        start = m.start()  # 'ASSISTANTS: [T.] GIXKRZ': the initial the span left out
     m = _POSSESSIVE.search(text, start, end)
     if m and m.start() > start:
         end = m.start()
@@ -184,6 +188,13 @@ def _person(s: Span, text: str, t: ExtentTable) -> tuple[Span | None, Span | Non
     if part == (s.start, s.end):
         return s, day
     return Span(part[0], part[1], s.label, s.source, s.confidence), day
+
+
+def _opens_name(text: str, at: int) -> bool:
+    """May an initial at `at` open a name: after a line start or punctuation, or after a function word or a word of
+    two letters at most ('with T. Quell', 'w W. QUELL', 'Dr A. Quell'; not 'vitamin D. Quell', 'Hepatitis B. Lee')."""
+    m = _WORD_BEFORE.search(text, max(0, at - 24), at)
+    return m is None or len(m.group(1)) <= 2 or is_function_word(m.group(1))
 
 
 def _not_name(word: str, first: str) -> bool:
@@ -196,19 +207,28 @@ def _not_name(word: str, first: str) -> bool:
     return (is_function_word(w) and not w.istitle()) or (w.islower() and not first.islower() and is_common(w))
 
 
-def _trail_weekday(s: Span, text: str, t: ExtentTable) -> tuple[Span | None, Span | None]:
-    """A place span without the weekday written after its name ('[Quell Health] [Monday]')."""
-    words = _words(text, s.start, s.end)
-    if len(words) < 2:
-        return s, None
-    a, b = words[-1]
-    w = text[a:b].rstrip(_SEP)
-    if _key(w) not in t.weekdays:
-        return s, None
-    part = _bounds(text, s.start, words[-2][1])
-    if part is None:
-        return s, None
-    return Span(part[0], part[1], s.label, s.source, s.confidence), Span(a, a + len(w), "DATE", s.source, s.confidence)
+def _place(s: Span, text: str, t: ExtentTable) -> tuple[Span | None, Span | None]:
+    """A place span without the weekday written after its name ('[Quell Health] [Monday]'), without a lower-case
+    dictionary word after a capitalised name ('the [Quell Hospital] clinic') and without a dash or comma it ends with
+    ('[Quell Medical Center] -')."""
+    end = s.end
+    while end > s.start and text[end - 1] in " \t-–—,:;":
+        end -= 1
+    words = _words(text, s.start, end)
+    day = None
+    if len(words) >= 2:
+        a, b = words[-1]
+        w = text[a:b]
+        if _key(w) in t.weekdays:
+            day = Span(a, a + len(w.rstrip(_SEP)), "DATE", s.source, s.confidence)
+            end = words[-2][1]
+        elif w.isalpha() and w.islower() and is_common(w) and not is_name(w) and any(
+                text[x].isupper() for x, _ in words[:-1]) and _name_word(text[s.start:words[-2][1]], False):
+            end = words[-2][1]  # not when only generic words are left ('Neurology clinic' stands as it is)
+    if end == s.end:
+        return s, day
+    part = _bounds(text, s.start, end) if day else (s.start, end)
+    return (Span(part[0], part[1], s.label, s.source, s.confidence) if part else s), day
 
 
 _DATE_REST = regex.compile(r"[\d]|\p{L}{3,}")
