@@ -241,3 +241,32 @@ def test_no_initial_is_taken_from_a_word(text, piece):
 ])
 def test_place_spans_lose_a_generic_lower_case_tail(text, piece, want):
     assert _got(strict_extents([_span(text, piece, "HOSPITAL")], text), text) == [(want, "HOSPITAL")]
+
+
+@pytest.mark.parametrize(("text", "piece"), [
+    ("Toes: Babinski downgoing bilaterally.", "Babinski"), ("Hemostasis with Bovie cautery.", "Bovie"),
+    ("Jackson-Pratt drain to bulb suction.", "Jackson"), ("Hx of Addison's disease.", "Addison"),
+    ("Prepped for Nissen fundoplication.", "Nissen"), ("Teisha Quell, RN, Case Manager, 4 East", "Case"),
+    ("Austin Flint murmur heard.", "Austin Flint"),
+])
+def test_eponyms_and_role_words_read_as_names_are_dropped(text, piece):
+    for label in ("DOCTOR", "PATIENT"):
+        assert strict_extents([_span(text, piece, label)], text) == [], text
+
+
+@pytest.mark.parametrize(("text", "piece"), [
+    ("Per Dr. Quell sign-out overnight", "Quell"), ("Seen by Dr. Babinski test today", "Babinski"),
+    ("Ann Quell Manager of the unit", "Ann Quell"), ("Son Jackson at bedside", "Jackson"),
+    ("Called Ann Quell's office", "Ann Quell"),
+])
+def test_names_before_other_words_stay(text, piece):
+    s = _span(text, piece, "DOCTOR")
+    assert strict_extents([s], text) == [s]
+    known = _span(text, piece, "PATIENT", "metadata")
+    assert strict_extents([known], text) == [known]
+
+
+def test_a_metadata_name_before_an_eponym_head_stays():
+    text = "Pt Ann Babinski: sign here."
+    s = _span(text, "Babinski", "PATIENT", "metadata")
+    assert strict_extents([s], text) == [s]

@@ -19,7 +19,8 @@ from deid_core.spans import Span
 
 EXTENTS_FILE = "rules/words/extents.toml"
 _LISTS = ("person_labels", "column_labels", "place_labels", "person_lead", "person_trail", "person_trail_upper",
-          "weekdays", "weekday_abbreviations", "person_lead_lower", "dash_labels", "months", "date_lead_words")
+          "weekdays", "weekday_abbreviations", "person_lead_lower", "dash_labels", "months", "date_lead_words",
+          "not_name_before", "role_heads")
 _WORD = regex.compile(r"[^\s,;()\[\]]+")
 _BREAK = regex.compile(r"\n|\t|[ ]{2,}|\r")  # a line break, a tab, two blanks: the next column or line
 # a sentence end inside a person span: '.' after a word of two letters or more that is no title, then a capital
@@ -47,6 +48,8 @@ class ExtentTable:
     dash_labels: frozenset[str]
     months: frozenset[str]
     date_lead_words: frozenset[str]
+    not_name_before: frozenset[str]
+    role_heads: frozenset[str]
 
 
 def load_extent_table(path: Path) -> ExtentTable:
@@ -93,7 +96,7 @@ def strict_extents(spans: Sequence[Span], text: str, table: ExtentTable | None =
             pieces = [q for p in pieces for q in _columns(p, text, _DASH, capitalised=False)]
         for p in pieces:
             if p.label in t.person_labels:
-                p, day = _person(p, text, t)
+                p, day = _person(p, text, t) if not _eponym(p, text, t) else (None, None)
             elif p.label in t.place_labels:
                 p, day = _place(p, text, t)
             elif p.label == "DATE":
@@ -188,6 +191,28 @@ def _person(s: Span, text: str, t: ExtentTable) -> tuple[Span | None, Span | Non
     if part == (s.start, s.end):
         return s, day
     return Span(part[0], part[1], s.label, s.source, s.confidence), day
+
+
+_NEXT_WORD = regex.compile(r"(?:['’]s)?(?:-\p{L}+)?[ \t]+(\p{L}+)")
+_TITLED = regex.compile(r"(?<![\p{L}\d])(?i:dr|doctor|mr|mrs|ms|miss|prof)\.?[ \t]*\Z")
+_KNOWN = ("metadata",)  # the note's own names (exact metadata matches) are never an eponym
+
+
+def _eponym(s: Span, text: str, t: ExtentTable) -> bool:
+    """A person span of one or two words followed by an eponym's or role's head word ('[Babinski] downgoing',
+    '[Jackson]-Pratt drain', "[Addison]'s disease", 'RN, [Case] Manager'); not after a title ('Dr. [Quell] sign-out'
+    has no head: 'sign' must be a word of its own) nor a span of the note's metadata. A role head follows a
+    dictionary word only ('Ann Quell Manager' is a name)."""
+    if s.source.startswith(_KNOWN) or len(_words(text, s.start, s.end)) > 2:
+        return False
+    m = _NEXT_WORD.match(text, s.end, min(len(text), s.end + 40))
+    head = m.group(1).lower() if m else ""
+    if not head or (m.end() < len(text) and text[m.end()] == "-"):
+        return False
+    if head not in t.not_name_before and not (head in t.role_heads and all(
+            is_common(w) for w in regex.findall(r"\p{L}+", text[s.start:s.end]))):
+        return False
+    return not _TITLED.search(text, max(0, s.start - 10), s.start)
 
 
 def _opens_name(text: str, at: int) -> bool:
