@@ -270,3 +270,20 @@ def test_a_metadata_name_before_an_eponym_head_stays():
     text = "Pt Ann Babinski: sign here."
     s = _span(text, "Babinski", "PATIENT", "metadata")
     assert strict_extents([s], text) == [s]
+
+
+@pytest.mark.parametrize(("text", "piece", "want"), [
+    ("E-signed by JENNIFER.M 5/24/2008", "JENNIFER", "JENNIFER.M"), ("10:45 jennifer.c printed AVS", "jennifer",
+                                                                     "jennifer.c"),
+    ("Discharged by Ann PharmD (charlette.49)", "charlette", "charlette.49"), ("user ann_quell2 logged", "ann",
+                                                                             "ann_quell2"),
+])
+def test_a_name_cut_out_of_a_dotted_login_is_the_login(text, piece, want):
+    assert _got(strict_extents([_span(text, piece, "DOCTOR")], text), text) == [(want, "USERNAME")]
+
+
+@pytest.mark.parametrize(("text", "piece"), [("mail ann.quell@quell.org now", "ann"), ("Seen by Dr.Quell today", "Quell"),
+                                             ("Seen by Quell. Next visit", "Quell"), ("Seen by Quell.", "Quell")])
+def test_no_login_from_an_address_a_title_or_a_sentence_end(text, piece):
+    s = _span(text, piece, "DOCTOR")
+    assert strict_extents([s], text) == [s]

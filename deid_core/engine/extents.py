@@ -95,7 +95,9 @@ def strict_extents(spans: Sequence[Span], text: str, table: ExtentTable | None =
         elif s.label in t.dash_labels:
             pieces = [q for p in pieces for q in _columns(p, text, _DASH, capitalised=False)]
         for p in pieces:
-            if p.label in t.person_labels:
+            if p.label in t.person_labels and (login := _login(p, text)):
+                p, day = login, None
+            elif p.label in t.person_labels:
                 p, day = _person(p, text, t) if not _eponym(p, text, t) else (None, None)
             elif p.label in t.place_labels:
                 p, day = _place(p, text, t)
@@ -196,6 +198,19 @@ def _person(s: Span, text: str, t: ExtentTable) -> tuple[Span | None, Span | Non
 _NEXT_WORD = regex.compile(r"(?:['’]s)?(?:-\p{L}+)?[ \t]+(\p{L}+)")
 _TITLED = regex.compile(r"(?<![\p{L}\d])(?i:dr|doctor|mr|mrs|ms|miss|prof)\.?[ \t]*\Z")
 _KNOWN = ("metadata",)  # the note's own names (exact metadata matches) are never an eponym
+
+
+_LOGIN_TAIL = regex.compile(r"(?:[._][\p{L}\d]+)+(?![\p{L}\d@._-])")
+
+
+def _login(s: Span, text: str) -> Span | None:
+    """A one-word person span cut out of a dotted login ('[jennifer].c', '[LAWRENCE].B', '[charlette].49'): the whole
+    word as USERNAME (never an e-mail address: '@' after it; never after a word character: 'Dr.[Quell]')."""
+    if not (s.end - s.start >= 2 and text[s.start:s.end].isalpha()) or (s.start and (
+            text[s.start - 1].isalnum() or text[s.start - 1] in "._@-")):
+        return None
+    m = _LOGIN_TAIL.match(text, s.end, min(len(text), s.end + 24))
+    return Span(s.start, m.end(), "USERNAME", s.source, s.confidence) if m else None
 
 
 def _eponym(s: Span, text: str, t: ExtentTable) -> bool:
