@@ -235,9 +235,8 @@ def test_no_initial_is_taken_from_a_word(text, piece):
     ("sent in from the Quell Hospital of Quellton clinic for pain", "Quell Hospital of Quellton clinic",
      "Quell Hospital of Quellton"),
     ("Progress Note - Quell Heart Institute - Quell Wing B", "Quell Heart Institute -", "Quell Heart Institute"),
-    ("f/u in Neurology clinic at 3", "Neurology clinic", "Neurology clinic"),  # generic words alone: as they are
-    ("Transfer center call", "Transfer center", "Transfer center"),
     ("Seen at Quell Memorial Hospital", "Quell Memorial Hospital", "Quell Memorial Hospital"),
+    ("transferred from Quell hospital today", "Quell hospital", "Quell hospital"),
 ])
 def test_place_spans_lose_a_generic_lower_case_tail(text, piece, want):
     assert _got(strict_extents([_span(text, piece, "HOSPITAL")], text), text) == [(want, "HOSPITAL")]
@@ -283,7 +282,25 @@ def test_a_name_cut_out_of_a_dotted_login_is_the_login(text, piece, want):
 
 
 @pytest.mark.parametrize(("text", "piece"), [("mail ann.quell@quell.org now", "ann"), ("Seen by Dr.Quell today", "Quell"),
-                                             ("Seen by Quell. Next visit", "Quell"), ("Seen by Quell.", "Quell")])
+                                             ("Seen by Quell. Next visit", "Quell"), ("Seen by Quell.", "Quell"),
+                                             ("signed Quellby.PADS 4/5", "Quellby"), ("per quell.stv", "quell")])
 def test_no_login_from_an_address_a_title_or_a_sentence_end(text, piece):
     s = _span(text, piece, "DOCTOR")
+    assert strict_extents([s], text) == [s]
+
+
+@pytest.mark.parametrize(("text", "piece"), [("f/u in Neurology clinic at 3", "Neurology clinic"),
+                                             ("Transfer center call 3/4", "Transfer center"),
+                                             ("Device Clinic", "Device Clinic"), ("Funeral home: Quell", "Funeral home")])
+def test_a_kind_of_service_is_no_place(text, piece):
+    for label in ("HOSPITAL", "ORGANIZATION"):
+        assert strict_extents([_span(text, piece, label)], text) == []
+    s = _span(text, piece, "DEPARTMENT")  # a department's gold may be a service: left to the taggers
+    assert strict_extents([s], text) == [s]
+
+
+@pytest.mark.parametrize(("text", "piece"), [("f/u in Quell Neurology Clinic", "Quell Neurology Clinic"),
+                                             ("at Mercy Clinic", "Mercy Clinic"), ("Quell Home", "Quell Home")])
+def test_a_named_service_stays(text, piece):
+    s = _span(text, piece, "HOSPITAL")
     assert strict_extents([s], text) == [s]

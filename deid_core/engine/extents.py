@@ -20,7 +20,7 @@ from deid_core.spans import Span
 EXTENTS_FILE = "rules/words/extents.toml"
 _LISTS = ("person_labels", "column_labels", "place_labels", "person_lead", "person_trail", "person_trail_upper",
           "weekdays", "weekday_abbreviations", "person_lead_lower", "dash_labels", "months", "date_lead_words",
-          "not_name_before", "role_heads")
+          "not_name_before", "role_heads", "service_words", "service_heads")
 _WORD = regex.compile(r"[^\s,;()\[\]]+")
 _BREAK = regex.compile(r"\n|\t|[ ]{2,}|\r")  # a line break, a tab, two blanks: the next column or line
 # a sentence end inside a person span: '.' after a word of two letters or more that is no title, then a capital
@@ -50,6 +50,8 @@ class ExtentTable:
     date_lead_words: frozenset[str]
     not_name_before: frozenset[str]
     role_heads: frozenset[str]
+    service_words: frozenset[str]
+    service_heads: frozenset[str]
 
 
 def load_extent_table(path: Path) -> ExtentTable:
@@ -99,6 +101,8 @@ def strict_extents(spans: Sequence[Span], text: str, table: ExtentTable | None =
                 p, day = login, None
             elif p.label in t.person_labels:
                 p, day = _person(p, text, t) if not _eponym(p, text, t) else (None, None)
+            elif p.label in _SERVICE_LABELS and _service(p, text, t):
+                continue
             elif p.label in t.place_labels:
                 p, day = _place(p, text, t)
             elif p.label == "DATE":
@@ -200,7 +204,9 @@ _TITLED = regex.compile(r"(?<![\p{L}\d])(?i:dr|doctor|mr|mrs|ms|miss|prof)\.?[ \
 _KNOWN = ("metadata",)  # the note's own names (exact metadata matches) are never an eponym
 
 
-_LOGIN_TAIL = regex.compile(r"(?:[._][\p{L}\d]+)+(?![\p{L}\d@._-])")
+# a login's tail: '.' and up to two letters or digits ('.c', '.ho', '.49'), or '_' and letters or digits; not a
+# word glued on after a dot ('Healey.PADS', 'quell.stv')
+_LOGIN_TAIL = regex.compile(r"(?:\.(?:\p{L}{1,2}|\d+)|_[\p{L}\d]+)+(?![\p{L}\d@._-])")
 
 
 def _login(s: Span, text: str) -> Span | None:
@@ -247,9 +253,19 @@ def _not_name(word: str, first: str) -> bool:
     return (is_function_word(w) and not w.istitle()) or (w.islower() and not first.islower() and is_common(w))
 
 
+_SERVICE_LABELS = frozenset({"HOSPITAL", "ORGANIZATION"})
+
+
+def _service(s: Span, text: str, t: ExtentTable) -> bool:
+    """Only service words before a facility head ('Neurology clinic', 'Transfer center', 'Funeral home')?"""
+    words = [w.lower() for w in regex.findall(r"[\p{L}'’-]+", text[s.start:s.end])]
+    return len(words) >= 2 and words[-1] in t.service_heads and all(w in t.service_words for w in words[:-1])
+
+
 def _place(s: Span, text: str, t: ExtentTable) -> tuple[Span | None, Span | None]:
     """A place span without the weekday written after its name ('[Quell Health] [Monday]'), without a lower-case
-    dictionary word after a capitalised name ('the [Quell Hospital] clinic') and without a dash or comma it ends with
+    dictionary word after a capitalised name of two words or more ('the [Quell Hospital] clinic'; 'Quell hospital' stays
+    whole) and without a dash or comma it ends with
     ('[Quell Medical Center] -')."""
     end = s.end
     while end > s.start and text[end - 1] in " \t-–—,:;":
@@ -262,7 +278,7 @@ def _place(s: Span, text: str, t: ExtentTable) -> tuple[Span | None, Span | None
         if _key(w) in t.weekdays:
             day = Span(a, a + len(w.rstrip(_SEP)), "DATE", s.source, s.confidence)
             end = words[-2][1]
-        elif w.isalpha() and w.islower() and is_common(w) and not is_name(w) and any(
+        elif len(words) > 2 and w.isalpha() and w.islower() and is_common(w) and not is_name(w) and any(
                 text[x].isupper() for x, _ in words[:-1]) and _name_word(text[s.start:words[-2][1]], False):
             end = words[-2][1]  # not when only generic words are left ('Neurology clinic' stands as it is)
     if end == s.end:
