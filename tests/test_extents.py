@@ -304,3 +304,10 @@ def test_a_kind_of_service_is_no_place(text, piece):
 def test_a_named_service_stays(text, piece):
     s = _span(text, piece, "HOSPITAL")
     assert strict_extents([s], text) == [s]
+
+
+@pytest.mark.parametrize(("text", "piece"), [("Seen by CNM today", "CNM"), ("(CNM) at bedside", "CNM"),
+                                             ("MD (CM) updated", "CM")])
+def test_initials_that_spell_a_credential_stay_alone(text, piece):
+    s = _span(text, piece, "DOCTOR")
+    assert strict_extents([s], text) == [s]

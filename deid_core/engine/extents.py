@@ -20,7 +20,7 @@ from deid_core.spans import Span
 EXTENTS_FILE = "rules/words/extents.toml"
 _LISTS = ("person_labels", "column_labels", "place_labels", "person_lead", "person_trail", "person_trail_upper",
           "weekdays", "weekday_abbreviations", "person_lead_lower", "dash_labels", "months", "date_lead_words",
-          "not_name_before", "role_heads", "service_words", "service_heads")
+          "not_name_before", "role_heads", "service_words", "service_heads", "column_keys")
 _WORD = regex.compile(r"[^\s,;()\[\]]+")
 _BREAK = regex.compile(r"\n|\t|[ ]{2,}|\r")  # a line break, a tab, two blanks: the next column or line
 # a sentence end inside a person span: '.' after a word of two letters or more that is no title, then a capital
@@ -52,6 +52,7 @@ class ExtentTable:
     role_heads: frozenset[str]
     service_words: frozenset[str]
     service_heads: frozenset[str]
+    column_keys: frozenset[str]
 
 
 def load_extent_table(path: Path) -> ExtentTable:
@@ -174,7 +175,7 @@ def _person(s: Span, text: str, t: ExtentTable) -> tuple[Span | None, Span | Non
     while j > i:
         w = text[words[j - 1][0]:words[j - 1][1]]
         k = _key(w)
-        if k in t.person_trail or (k in t.person_trail_upper and w.strip(_SEP).isupper() and j - 1 > i):
+        if k in t.person_trail or k in t.column_keys or (k in t.person_trail_upper and w.strip(_SEP).isupper() and j - 1 > i):
             j -= 1
         elif k in t.weekdays and j - 1 > i:
             day = Span(words[j - 1][0], words[j - 1][0] + len(w.rstrip(_SEP)), "DATE", s.source, s.confidence)
@@ -184,7 +185,7 @@ def _person(s: Span, text: str, t: ExtentTable) -> tuple[Span | None, Span | Non
         else:
             break
     if i >= j:
-        return None, day
+        return (None, day) if len(words) > 1 or _credential_alone(s, text, t) else (s, None)
     start, end = words[i][0], words[j - 1][1]
     if i == 0 and (m := _INITIAL_BEFORE.search(text, max(0, start - 3), start)) and _opens_name(text, m.start()):
         start = m.start()  # 'ASSISTANTS: [T.] GIXKRZ': the initial the span left out
@@ -234,6 +235,28 @@ def _eponym(s: Span, text: str, t: ExtentTable) -> bool:
             is_common(w) for w in regex.findall(r"\p{L}+", text[s.start:s.end]))):
         return False
     return not _TITLED.search(text, max(0, s.start - 10), s.start)
+
+
+_CRED_BEFORE = regex.compile(r"([\p{L}.]+)[ \t]*[,(/][ \t]*\Z")
+_CRED_AFTER = regex.compile(r"[ \t]*(?::|[,)/-][ \t]*([\p{L}.]+))")
+
+
+def _credential_alone(s: Span, text: str, t: ExtentTable) -> bool:
+    """Is a one-word span that is a credential or key word no name's initials: a word of four letters or more
+    ('Hospitalist', 'SCRIBE'), a column key ('NPI:'), or one of a list of credentials ('RN, CCM', 'MD, PHD', 'PGY-2';
+    a lone 'CNM' may be a clinician's initials)?"""
+    if s.end - s.start >= 4 or _key(text[s.start:s.end]) in t.column_keys:
+        return True
+    after = _CRED_AFTER.match(text, s.end, min(len(text), s.end + 16))
+    if after and (after.group(1) is None or _credential(after.group(1), t) or after.group(1).isdigit()):
+        return True
+    before = _CRED_BEFORE.search(text, max(0, s.start - 16), s.start)
+    return before is not None and _credential(before.group(1), t)
+
+
+def _credential(word: str, t: ExtentTable) -> bool:
+    k = _key(word)
+    return k in t.person_trail or k in t.person_trail_upper or k == "pgy"
 
 
 def _opens_name(text: str, at: int) -> bool:
