@@ -283,7 +283,8 @@ def test_a_name_cut_out_of_a_dotted_login_is_the_login(text, piece, want):
 
 @pytest.mark.parametrize(("text", "piece"), [("mail ann.quell@quell.org now", "ann"), ("Seen by Dr.Quell today", "Quell"),
                                              ("Seen by Quell. Next visit", "Quell"), ("Seen by Quell.", "Quell"),
-                                             ("signed Quellby.PADS 4/5", "Quellby"), ("per quell.stv", "quell")])
+                                             ("signed Quellby.PADS 4/5", "Quellby"), ("per quell.stv", "quell"),
+                                             ("seen by Quell.7/5 plan", "Quell")])
 def test_no_login_from_an_address_a_title_or_a_sentence_end(text, piece):
     s = _span(text, piece, "DOCTOR")
     assert strict_extents([s], text) == [s]

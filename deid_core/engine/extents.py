@@ -162,7 +162,7 @@ def _person(s: Span, text: str, t: ExtentTable) -> tuple[Span | None, Span | Non
     words = _words(text, s.start, s.end)
     if not words:
         return s, None
-    if len(words) == 1 and (w := text[s.start:s.end]).islower() and _key(w) in t.person_lead_lower | t.person_lead:
+    if len(words) == 1 and (w := text[s.start:s.end]).islower() and _key(w) in t.person_lead_lower:
         return None, None  # 'with fiancee.' read as a name (propagation would spread it)
     i, j = 0, len(words)
     if s.start > 0 and text[s.start - 1] in "-/" and s.start > 1 and text[s.start - 2].isalnum() and j > 1 \
@@ -207,7 +207,7 @@ _KNOWN = ("metadata",)  # the note's own names (exact metadata matches) are neve
 
 # a login's tail: '.' and up to two letters or digits ('.c', '.ho', '.49'), or '_' and letters or digits; not a
 # word glued on after a dot ('Healey.PADS', 'quell.stv')
-_LOGIN_TAIL = regex.compile(r"(?:\.(?:\p{L}{1,2}|\d+)|_[\p{L}\d]+)+(?![\p{L}\d@._-])")
+_LOGIN_TAIL = regex.compile(r"(?:\.(?:\p{L}{1,2}|\d+)|_[\p{L}\d]+)+(?![\p{L}\d@._/:-])")
 
 
 def _login(s: Span, text: str) -> Span | None:
