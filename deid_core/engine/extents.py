@@ -28,6 +28,7 @@ _SENTENCE = regex.compile(r"(?<=\p{L}{2})(?<!(?<![\p{L}'’-])(?i:dr|mr|mrs|ms|s
 _WORD_BEFORE = regex.compile(r"(\p{L}+)[ \t]+\Z")
 _INITIAL_BEFORE = regex.compile(r"(?<![^\s:;,(\[/])\p{Lu}\.[ ]\Z")  # a capital's initial right before a name
 _DASH = regex.compile(r"[ \t]+[-–—][ \t]+")  # a spaced dash between two places
+_CAPITAL_NEXT = regex.compile(r"[ \t]+\p{Lu}")
 _POSSESSIVE = regex.compile(r"['’]s\Z", regex.IGNORECASE)
 _SEP = ".:,;-–/&'’"  # punctuation stripped off a word before it is looked up
 
@@ -92,11 +93,11 @@ def strict_extents(spans: Sequence[Span], text: str, table: ExtentTable | None =
     out: list[Span] = []
     dates: list[Span] = []
     for s in spans:
-        pieces = _columns(s, text, _BREAK) if s.label in t.column_labels else [s]
+        pieces = _columns(s, text, _BREAK, person=s.label in t.person_labels) if s.label in t.column_labels else [s]
         if s.label in t.person_labels:
             pieces = [q for p in pieces for q in _columns(p, text, _SENTENCE)]
         elif s.label in t.dash_labels:
-            pieces = [q for p in pieces for q in _columns(p, text, _DASH, capitalised=False)]
+            pieces = [q for p in pieces for q in _columns(p, text, _DASH, person=False)]
         for p in pieces:
             if p.label in t.person_labels and (login := _login(p, text)):
                 p, day = login, None
@@ -121,16 +122,17 @@ def strict_extents(spans: Sequence[Span], text: str, table: ExtentTable | None =
     return sorted(out, key=lambda s: (s.start, s.end))
 
 
-def _columns(s: Span, text: str, breaks: regex.Pattern, capitalised: bool = True) -> list[Span]:
-    """The first column of `s` and any later column that holds a name-like word (_name_word: the tokens
-    stay tagged): 'Ann Lee   NPI' -> 'Ann Lee'; 'Charles\\nhaloperidol' -> 'Charles'; 'Lee\\nRose Quell' -> two spans."""
+def _columns(s: Span, text: str, breaks: regex.Pattern, person: bool = True) -> list[Span]:
+    """The columns of `s`, each a span of its own; a person span's later columns only when they hold a name-like word
+    (_name_word): 'Ann Lee   NPI' -> 'Ann Lee'; 'Charles\\nhaloperidol' -> 'Charles'; 'Lee\\nRose Quell' -> two spans;
+    a place's columns all stay ('15   9E Oncology' -> two spans: no token of a place is left untagged)."""
     if not breaks.search(text, s.start, s.end):
         return [s]
     out, pos = [], s.start
     bounds = [(m.start(), m.end()) for m in breaks.finditer(text, s.start, s.end)]
     for i, (a, b) in enumerate([*bounds, (s.end, s.end)]):
         part = _bounds(text, pos, a)
-        if part and (i == 0 or _name_word(text[part[0]:part[1]], capitalised)):
+        if part and (i == 0 or not person or _name_word(text[part[0]:part[1]])):
             out.append(Span(part[0], part[1], s.label, s.source, s.confidence))
         pos = b
     return out
@@ -190,7 +192,7 @@ def _person(s: Span, text: str, t: ExtentTable) -> tuple[Span | None, Span | Non
     if i == 0 and (m := _INITIAL_BEFORE.search(text, max(0, start - 3), start)) and _opens_name(text, m.start()):
         start = m.start()  # 'ASSISTANTS: [T.] GIXKRZ': the initial the span left out
     m = _POSSESSIVE.search(text, start, end)
-    if m and m.start() > start:
+    if m and m.start() > start and not _CAPITAL_NEXT.match(text, end):  # "[Quell]'s office", not "Quell's Drug Store"
         end = m.start()
     part = _bounds(text, start, end)
     if part is None:
@@ -377,7 +379,8 @@ def _date_pieces(s: Span, text: str, t: ExtentTable) -> list[Span]:
         while k < len(words) - 1:
             w = text[words[k][0]:words[k][1]]
             if not (w.isalpha() and w.islower() and _key(w) not in t.months and _key(w) not in t.weekdays
-                    and _key(w) not in t.date_lead_words and not is_name(w)):
+                    and _key(w) not in t.weekday_abbreviations and _key(w) not in t.date_lead_words
+                    and not is_name(w)):
                 break
             k += 1
         if k:
