@@ -208,7 +208,7 @@ _KNOWN = ("metadata",)  # the note's own names (exact metadata matches) are neve
 
 
 # a login's tail: '.' and up to two letters or digits ('.c', '.ho', '.49'), or '_' and letters or digits; not a
-# word glued on after a dot ('Healey.PADS', 'quell.stv')
+# word glued on after a dot ('Quellby.PADS', 'quell.stv')
 _LOGIN_TAIL = regex.compile(r"(?:\.(?:\p{L}{1,2}|\d+)|_[\p{L}\d]+)+(?![\p{L}\d@._/:-])")
 
 
