@@ -14,13 +14,13 @@ from pathlib import Path
 import regex
 
 from deid_core.config import ConfigError, conf_dir, load_toml
-from deid_core.gazetteers import is_common, is_function_word, is_name
+from deid_core.gazetteers import is_common, is_function_word, is_name, words
 from deid_core.spans import Span
 
 EXTENTS_FILE = "rules/words/extents.toml"
 _LISTS = ("person_labels", "column_labels", "place_labels", "person_lead", "person_trail", "person_trail_upper",
           "weekdays", "weekday_abbreviations", "person_lead_lower", "dash_labels", "months", "date_lead_words",
-          "not_name_before", "role_heads", "service_words", "service_heads", "column_keys")
+          "not_name_before", "role_heads", "service_words", "service_heads", "column_keys", "verb_objects")
 _WORD = regex.compile(r"[^\s,;()\[\]]+")
 _BREAK = regex.compile(r"\n|\t|[ ]{2,}|\r")  # a line break, a tab, two blanks: the next column or line
 # a sentence end inside a person span: '.' after a word of two letters or more that is no title, then a capital
@@ -54,6 +54,7 @@ class ExtentTable:
     service_words: frozenset[str]
     service_heads: frozenset[str]
     column_keys: frozenset[str]
+    verb_objects: frozenset[str]
 
 
 def load_extent_table(path: Path) -> ExtentTable:
@@ -226,16 +227,20 @@ def _eponym(s: Span, text: str, t: ExtentTable) -> bool:
     """A person span of one or two words followed by an eponym's or role's head word ('[Babinski] downgoing',
     '[Jackson]-Pratt drain', "[Addison]'s disease", 'RN, [Case] Manager'); not after a title ('Dr. [Quell] sign-out'
     has no head: 'sign' must be a word of its own) nor a span of the note's metadata. A role head follows a
-    dictionary word only ('Ann Quell Manager' is a name)."""
+    dictionary word that is no first name only ('Ann Quell Manager', 'Rose Coordinator' are names); a head followed
+    by an object is a verb ('have Ann Quell sign the consent')."""
     if s.source.startswith(_KNOWN) or len(_words(text, s.start, s.end)) > 2:
         return False
     m = _NEXT_WORD.match(text, s.end, min(len(text), s.end + 40))
     head = m.group(1).lower() if m else ""
     if not head or (m.end() < len(text) and text[m.end()] == "-"):
         return False
+    if (after := _NEXT_WORD.match(text, m.end(), min(len(text), m.end() + 40))) and after.group(1).lower() in t.verb_objects:
+        return False  # 'have [Ann Quell] sign the consent', 'had [Quell] test his sugar': a verb, no eponym
+    name_words = regex.findall(r"\p{L}+", text[s.start:s.end])
     if head not in t.not_name_before and not (head in t.role_heads and all(
-            is_common(w) for w in regex.findall(r"\p{L}+", text[s.start:s.end]))):
-        return False
+            is_common(w) and w.lower() not in words("first_name") for w in name_words)):
+        return False  # 'Spoke with [Rose] Coordinator': a first name before a role head is a person
     return not _TITLED.search(text, max(0, s.start - 10), s.start)
 
 
