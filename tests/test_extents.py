@@ -340,3 +340,15 @@ def test_a_name_before_a_head_word_used_as_a_verb_or_a_first_name_before_a_role_
     for label in ("DOCTOR", "PATIENT"):
         s = _span(text, piece, label)
         assert strict_extents([s], text) == [s], text
+
+
+# review17: a person span's later column was dropped unless it held a capitalised name-like word: a lower-case name
+# wrapped onto the next line and an address or phone line the span ran into were left untagged (leaks).
+@pytest.mark.parametrize(("text", "piece", "want"), [
+    ("seen by dr. ann\nquellberg on the ward.", "ann\nquellberg", ["ann", "quellberg"]),
+    ("Seen by Dr. Ann Quellman\n123 Main St\nSpringfield", "Ann Quellman\n123 Main St", ["Ann Quellman", "123 Main St"]),
+    ("Contact: Ann Quellman\n555-1234", "Ann Quellman\n555-1234", ["Ann Quellman", "555-1234"]),
+])
+def test_a_person_span_keeps_a_lower_case_name_or_a_number_column(text, piece, want):
+    out = strict_extents([_span(text, piece, "DOCTOR")], text)
+    assert [text[s.start:s.end] for s in out] == want

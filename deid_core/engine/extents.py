@@ -125,15 +125,18 @@ def strict_extents(spans: Sequence[Span], text: str, table: ExtentTable | None =
 
 def _columns(s: Span, text: str, breaks: regex.Pattern, person: bool = True) -> list[Span]:
     """The columns of `s`, each a span of its own; a person span's later columns only when they hold a name-like word
-    (_name_word): 'Ann Lee   NPI' -> 'Ann Lee'; 'Charles\\nhaloperidol' -> 'Charles'; 'Lee\\nRose Quell' -> two spans;
+    (_name_word, lower-case after a lower-case first column) or a digit: 'Ann Lee   NPI' -> 'Ann Lee'; 'Charles\\nhaloperidol'
+    -> 'Charles'; 'Lee\\nRose Quell', 'ann\\nquellberg', 'Ann Lee\\n555-1234' -> two spans;
     a place's columns all stay ('15   9E Oncology' -> two spans: no token of a place is left untagged)."""
     if not breaks.search(text, s.start, s.end):
         return [s]
     out, pos = [], s.start
     bounds = [(m.start(), m.end()) for m in breaks.finditer(text, s.start, s.end)]
+    lower = text[s.start:bounds[0][0]].islower()  # 'dr. ann\nquellberg': a lower-case name's columns may be lower-case
     for i, (a, b) in enumerate([*bounds, (s.end, s.end)]):
         part = _bounds(text, pos, a)
-        if part and (i == 0 or not person or _name_word(text[part[0]:part[1]])):
+        if part and (i == 0 or not person or _name_word(piece := text[part[0]:part[1]], not lower)
+                     or any(c.isdigit() for c in piece)):  # an address or phone line the span ran into stays tagged
             out.append(Span(part[0], part[1], s.label, s.source, s.confidence))
         pos = b
     return out
