@@ -356,7 +356,10 @@ def _weekday_date(s: Span, text: str, t: ExtentTable) -> list[Span]:
     return [s]
 
 
-_TIME_AFTER = regex.compile(r"(\d{1,2}/\d{1,2}(?:/\d{2,4})?)[ \t]+(?:[01]\d|2[0-3])[0-5]\d\Z")  # '6/26 2000': a time
+# a time after a date ('8/24/2012 1930', '6/26 2130'); after a date without its year, never four digits that may be
+# the year ('6/26 2012', '6/26 2000': 19xx or 20xx)
+_TIME_AFTER = regex.compile(
+    r"(\d{1,2}/\d{1,2}/\d{2,4}|\d{1,2}/\d{1,2}(?![ \t]+(?:19|20)\d\d))[ \t]+(?:[01]\d|2[0-3])[0-5]\d\Z")
 _FULL_DATE = regex.compile(r"\d{1,4}[-/.](?:\d{1,2}|\p{L}{3,9})[-/.]\d{2,4}")
 _LIST = regex.compile(r"[ \t]*(?:[-–—]|,|;|and|to)[ \t]+")
 _NUMBER_DAY = regex.compile(r"\d{1,3}[ \t]+(?=\p{L}+\Z)")
