@@ -181,12 +181,14 @@ def _person(s: Span, text: str, t: ExtentTable) -> tuple[Span | None, Span | Non
     while j > i:
         w = text[words[j - 1][0]:words[j - 1][1]]
         k = _key(w)
-        if k in t.person_trail or k in t.column_keys or (k in t.person_trail_upper and w.strip(_SEP).isupper() and j - 1 > i):
+        if k in t.person_trail or k in t.column_keys or (k in t.person_trail_upper and w.strip(_SEP).isupper() and j - 1 > i
+                                                          and _set_off(text, words[i][0], words[j - 2][1], words[j - 1][0])):
             j -= 1
         elif k in t.weekdays and j - 1 > i:
             day = Span(words[j - 1][0], words[j - 1][0] + len(w.rstrip(_SEP)), "DATE", s.source, s.confidence)
             j -= 1
-        elif j - 1 > i and _not_name(w, text[words[i][0]:words[i][1]]):
+        elif j - 1 > i and _not_name(w, text[words[i][0]:words[i][1]]) and not (
+                k in t.person_trail_upper and not _set_off(text, words[i][0], words[j - 2][1], words[j - 1][0])):
             j -= 1
         else:
             break
@@ -204,6 +206,12 @@ def _person(s: Span, text: str, t: ExtentTable) -> tuple[Span | None, Span | Non
     if part == (s.start, s.end):
         return s, day
     return Span(part[0], part[1], s.label, s.source, s.confidence), day
+
+
+def _set_off(text: str, start: int, end: int, at: int) -> bool:
+    """Is a capitals-only credential at `at` set off from the name text[start:end] before it: by a comma or slash, or by
+    the name's case ('Kittie Quell MA'; in 'NGUYEN VAN DO', 'LI MA' it is the name's own word)?"""
+    return any(c in ",/" for c in text[end:at]) or not text[start:end].isupper()
 
 
 _NEXT_WORD = regex.compile(r"(?:['’]s)?(?:-\p{L}+)?[ \t]+(\p{L}+)")
