@@ -13,7 +13,9 @@ from pathlib import Path
 
 import regex
 
-from deid_core.config import ConfigError, conf_dir, load_toml
+from deid_core.config import conf_dir
+from deid_core.engine.label_decisions import trimmed as _bounds
+from deid_core.engine.rules.place_words import load_word_lists
 from deid_core.gazetteers import is_common, is_function_word, is_name, words
 from deid_core.spans import Span
 
@@ -59,22 +61,9 @@ class ExtentTable:
 
 def load_extent_table(path: Path) -> ExtentTable:
     """The file's [extents] table; ConfigError names a missing or unknown list or a bad entry."""
-    table = load_toml(path).get("extents")
-    if not isinstance(table, dict):
-        raise ConfigError(f"{path}: no [extents] table")
-    if unknown := sorted(set(table) - set(_LISTS)):
-        raise ConfigError(f"{path}: unknown [extents] list(s) {', '.join(unknown)}; known: {', '.join(_LISTS)}")
-    out: dict[str, frozenset[str]] = {}
-    for name in _LISTS:
-        entries = table.get(name)
-        if not isinstance(entries, list) or not entries:
-            raise ConfigError(f"{path}: [extents] {name} must be a non-empty list of strings")
-        for e in entries:
-            if not isinstance(e, str) or not e or e != " ".join(e.lower().split()):
-                raise ConfigError(f"{path}: [extents] {name}: every entry must be a non-empty, lower-case, "
-                                  "single-spaced string")
-        out[name] = frozenset(e.upper() if name.endswith("_labels") else e.strip(_SEP) for e in entries)
-    return ExtentTable(**out)
+    lists = load_word_lists(path, "extents", _LISTS)
+    return ExtentTable(**{name: frozenset(e.upper() if name.endswith("_labels") else e.strip(_SEP) for e in entries)
+                          for name, entries in lists.items()})
 
 
 @cache
@@ -147,15 +136,6 @@ def _name_word(piece: str, capitalised: bool = True) -> bool:
     name ('Rose')."""
     return any(len(w) > 1 and (w[0].isupper() or not capitalised) and (is_name(w) or not is_common(w))
                for w in regex.findall(r"\p{L}+", piece))
-
-
-def _bounds(text: str, a: int, b: int) -> tuple[int, int] | None:
-    """text[a:b] without blanks and punctuation around it (a closing '.' of an initial stays out too)."""
-    while a < b and not text[a].isalnum():
-        a += 1
-    while b > a and not text[b - 1].isalnum():
-        b -= 1
-    return (a, b) if b > a else None
 
 
 def _words(text: str, start: int, end: int) -> list[tuple[int, int]]:
