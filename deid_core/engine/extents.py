@@ -22,7 +22,7 @@ from deid_core.spans import Span
 EXTENTS_FILE = "rules/words/extents.toml"
 _LISTS = ("person_labels", "column_labels", "place_labels", "person_lead", "person_trail", "person_trail_upper",
           "weekdays", "weekday_abbreviations", "person_lead_lower", "dash_labels", "months", "date_lead_words",
-          "not_name_before", "role_heads", "service_words", "service_heads", "column_keys", "verb_objects")
+          "not_name_before", "role_heads", "service_words", "service_heads", "column_keys", "verb_objects", "tail_cut_labels")
 _WORD = regex.compile(r"[^\s,;()\[\]]+")
 _BREAK = regex.compile(r"\n|\t|[ ]{2,}|\r")  # a line break, a tab, two blanks: the next column or line
 # a sentence end inside a person span: '.' after a word of two letters or more that is no title, then a capital
@@ -32,7 +32,8 @@ _INITIAL_BEFORE = regex.compile(r"(?<![^\s:;,(\[/])\p{Lu}\.[ ]\Z")  # a capital'
 _DASH = regex.compile(r"[ \t]+[-–—][ \t]+")  # a spaced dash between two places
 _CAPITAL_NEXT = regex.compile(r"[ \t]+\p{Lu}")
 _POSSESSIVE = regex.compile(r"['’]s\Z", regex.IGNORECASE)
-_SEP = ".:,;-–/&'’"  # punctuation stripped off a word before it is looked up
+_SEP = ".:,;-–/&'’"
+_CAPS_GOES_ON = regex.compile(r"[ \t]+\p{Lu}[\p{Lu}\d-]*(?![\p{Ll}])")  # 'QUELLBY IS A 49-YEAR-OLD': a sentence in capitals  # punctuation stripped off a word before it is looked up
 
 
 @dataclass(frozen=True)
@@ -57,6 +58,7 @@ class ExtentTable:
     service_heads: frozenset[str]
     column_keys: frozenset[str]
     verb_objects: frozenset[str]
+    tail_cut_labels: frozenset[str]
 
 
 def load_extent_table(path: Path) -> ExtentTable:
@@ -168,7 +170,8 @@ def _person(s: Span, text: str, t: ExtentTable) -> tuple[Span | None, Span | Non
             day = Span(words[j - 1][0], words[j - 1][0] + len(w.rstrip(_SEP)), "DATE", s.source, s.confidence)
             j -= 1
         elif j - 1 > i and _not_name(w, text[words[i][0]:words[i][1]]) and not (
-                k in t.person_trail_upper and not _set_off(text, words[i][0], words[j - 2][1], words[j - 1][0])):
+                k in t.person_trail_upper and not _set_off(text, words[i][0], words[j - 2][1], words[j - 1][0])) and (
+                not w.isupper() or _CAPS_GOES_ON.match(text, words[j - 1][1])):  # 'JOHN AN', 'ANN SO': a surname
             j -= 1
         else:
             break
@@ -299,7 +302,8 @@ def _place(s: Span, text: str, t: ExtentTable) -> tuple[Span | None, Span | None
         if _key(w) in t.weekdays:
             day = Span(a, a + len(w.rstrip(_SEP)), "DATE", s.source, s.confidence)
             end = words[-2][1]
-        elif len(words) > 2 and w.isalpha() and w.islower() and is_common(w) and not is_name(w) and any(
+        elif s.label in t.tail_cut_labels and len(words) > 2 and w.isalpha() and w.islower() and is_common(w) \
+                and not is_name(w) and any(
                 text[x].isupper() for x, _ in words[:-1]) and _name_word(text[s.start:words[-2][1]], False):
             end = words[-2][1]  # not when only generic words are left ('Neurology clinic' stands as it is)
     if end == s.end:
