@@ -400,3 +400,9 @@ def test_a_street_or_a_place_keeps_its_lower_case_last_word(text, piece, label):
 ])
 def test_a_function_word_in_capitals_is_cut_only_inside_a_sentence_in_capitals(text, piece, want):
     assert _got(strict_extents([_span(text, piece, "PATIENT")], text), text) == [(want, "PATIENT")]
+
+
+def test_a_street_loses_a_lower_case_word_after_a_semicolon():
+    text = "Pt lives alone at 306 Quell Knolls; friend checks in daily"
+    assert _got(strict_extents([_span(text, "306 Quell Knolls; friend", "STREET")], text), text) == [
+        ("306 Quell Knolls", "STREET")]

@@ -302,7 +302,7 @@ def _place(s: Span, text: str, t: ExtentTable) -> tuple[Span | None, Span | None
         if _key(w) in t.weekdays:
             day = Span(a, a + len(w.rstrip(_SEP)), "DATE", s.source, s.confidence)
             end = words[-2][1]
-        elif s.label in t.tail_cut_labels and len(words) > 2 and w.isalpha() and w.islower() and is_common(w) \
+        elif (s.label in t.tail_cut_labels or _LIST_MARK.search(text, words[-2][1], a)) and len(words) > 2 and w.isalpha() and w.islower() and is_common(w) \
                 and not is_name(w) and any(
                 text[x].isupper() for x, _ in words[:-1]) and _name_word(text[s.start:words[-2][1]], False):
             end = words[-2][1]  # not when only generic words are left ('Neurology clinic' stands as it is)
@@ -312,6 +312,7 @@ def _place(s: Span, text: str, t: ExtentTable) -> tuple[Span | None, Span | None
     return (Span(part[0], part[1], s.label, s.source, s.confidence) if part else s), day
 
 
+_LIST_MARK = regex.compile(r"[,;]")  # '306 Quell Knolls; friend': a street's name ends before ',' or ';'
 _DATE_REST = regex.compile(r"[\d]|\p{L}{3,}")
 _PLACE_BEFORE = regex.compile(r"(?<![\p{L}\d])(?i:at|in|from|to|into)[ \t]+\Z")  # 'seen at [Good Sam] Thursday'
 
