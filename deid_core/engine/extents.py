@@ -302,8 +302,8 @@ def _place(s: Span, text: str, t: ExtentTable) -> tuple[Span | None, Span | None
         if _key(w) in t.weekdays:
             day = Span(a, a + len(w.rstrip(_SEP)), "DATE", s.source, s.confidence)
             end = words[-2][1]
-        elif (s.label in t.tail_cut_labels or _LIST_MARK.search(text, words[-2][1], a)) and len(words) > 2 and w.isalpha() and w.islower() and is_common(w) \
-                and not is_name(w) and any(
+        elif len(words) > 2 and w.isalpha() and w.islower() and is_common(w) and (
+                _LIST_MARK.search(text, words[-2][1], a) or s.label in t.tail_cut_labels and not is_name(w)) and any(
                 text[x].isupper() for x, _ in words[:-1]) and _name_word(text[s.start:words[-2][1]], False):
             end = words[-2][1]  # not when only generic words are left ('Neurology clinic' stands as it is)
     if end == s.end:
