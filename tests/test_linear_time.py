@@ -466,3 +466,18 @@ def test_round16_organization_kinds_and_field_values_are_linear():
                        "fields": lambda n: ("Company: Quellco\n" * n)[:n]}.items():
         ratio = min(growth(run, make, 100_000, 400_000, 2, large_repeats=k)[2] for k in (1, 2))
         assert ratio < 7.0, f"round 16 organization decision on {kind}: x{ratio:.1f} from 100k to 400k characters"
+
+
+def test_strict_extents_is_linear():
+    """review17: each weekday cut off a name was checked against every span of the note (quadratic on a note of many
+    'Dr. Quellby Friday' lines); fails with that loop."""
+    import regex
+
+    from deid_core.engine.extents import strict_extents
+    from deid_core.spans import Span
+
+    def run(text: str) -> None:
+        spans = [Span(m.start(), m.end(), "DOCTOR", "crf:single") for m in regex.finditer(r"Ann Quellby Friday", text)]
+        strict_extents(spans, text)
+
+    assert_linear(run, "strict_extents", {"weekdays after names": lambda n: ("f/u Dr. Ann Quellby Friday. " * n)[:n]})

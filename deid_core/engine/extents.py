@@ -6,9 +6,11 @@ line ('Dr. [Ann Lee]   NPI: 123'). A span cut to nothing is dropped ('Ann Lee, R
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
+from itertools import accumulate
 from pathlib import Path
 
 import regex
@@ -108,9 +110,10 @@ def strict_extents(spans: Sequence[Span], text: str, table: ExtentTable | None =
                 out.append(p)
             if day is not None:
                 dates.append(day)
-    if dates:
+    if dates:  # a weekday where no span stands: the spans starting before its end all end at or before its start
         taken = sorted((s.start, s.end) for s in out)
-        out.extend(d for d in dates if not any(a < d.end and d.start < b for a, b in taken))
+        starts, reach = [a for a, _ in taken], list(accumulate((b for _, b in taken), max))
+        out.extend(d for d in dates if not ((k := bisect_left(starts, d.end)) and reach[k - 1] > d.start))
     return sorted(out, key=lambda s: (s.start, s.end))
 
 
