@@ -406,3 +406,12 @@ def test_a_street_loses_a_lower_case_word_after_a_semicolon():
     text = "Pt lives alone at 306 Quellby Knolls; friend checks in daily"
     assert _got(strict_extents([_span(text, "306 Quellby Knolls; friend", "STREET")], text), text) == [
         ("306 Quellby Knolls", "STREET")]
+
+
+# review17: a CRF place span over a street ('Address: [14 Quellby avenue]' read ORGANIZATION) lost its suffix to the
+# lower-case tail cut, so street_numbers no longer saw a street ('14 Quellby' stayed ORGANIZATION, 'avenue' untagged).
+def test_a_street_suffix_is_no_generic_tail():
+    text = "Address: 14 Quellby avenue\nQuellton, MA 02134"
+    for label in ("ORGANIZATION", "HOSPITAL"):
+        s = _span(text, "14 Quellby avenue", label)
+        assert strict_extents([s], text) == [s]

@@ -17,7 +17,7 @@ import regex
 
 from deid_core.config import conf_dir
 from deid_core.engine.label_decisions import trimmed as _bounds
-from deid_core.engine.rules.place_words import load_word_lists
+from deid_core.engine.rules.place_words import load_word_lists, place_words
 from deid_core.gazetteers import is_common, is_function_word, is_name, words
 from deid_core.spans import Span
 
@@ -305,7 +305,7 @@ def _place(s: Span, text: str, t: ExtentTable) -> tuple[Span | None, Span | None
         if _key(w) in t.weekdays:
             day = Span(a, a + len(w.rstrip(_SEP)), "DATE", s.source, s.confidence)
             end = words[-2][1]
-        elif len(words) > 2 and w.isalpha() and w.islower() and is_common(w) and (
+        elif len(words) > 2 and w.isalpha() and w.islower() and is_common(w) and w not in place_words("street_suffixes") and (
                 _LIST_MARK.search(text, words[-2][1], a) or s.label in t.tail_cut_labels and not is_name(w)) and any(
                 text[x].isupper() for x, _ in words[:-1]) and _name_word(text[s.start:words[-2][1]], False):
             end = words[-2][1]  # not when only generic words are left ('Neurology clinic' stands as it is)
