@@ -415,3 +415,15 @@ def test_a_street_suffix_is_no_generic_tail():
     for label in ("ORGANIZATION", "HOSPITAL"):
         s = _span(text, "14 Quellby avenue", label)
         assert strict_extents([s], text) == [s]
+
+
+@pytest.mark.parametrize("text", ["-", " - ", ",;", "Seen at \t- today"])
+@pytest.mark.parametrize("label", ["STREET", "CITY", "HOSPITAL", "LOCATION-OTHER"])
+def test_a_place_span_of_separators_only_is_never_cut_to_an_empty_span(text, label):
+    """Integration (round 17): a place span of only dashes or commas was cut to [a, a), and span validation then
+    quarantined the whole note (tests/test_linear_time.py's 'word junk' note); it now stays as it was."""
+    piece = text.strip(" \t") if text.strip(" \t") in {"-", ",;"} else "-"
+    start = text.index(piece)
+    out = strict_extents([Span(start, start + len(piece), label, "crf:single")], text)
+    assert all(s.end > s.start for s in out), out
+    assert [(s.start, s.end) for s in out] == [(start, start + len(piece))]

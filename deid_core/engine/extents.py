@@ -297,6 +297,8 @@ def _place(s: Span, text: str, t: ExtentTable) -> tuple[Span | None, Span | None
     end = s.end
     while end > s.start and text[end - 1] in " \t-–—,:;":
         end -= 1
+    if end == s.start:  # a span of separators only ('-' a model read as a street) stays as it was: no empty span
+        return s, None
     words = _words(text, s.start, end)
     day = None
     if len(words) >= 2:
