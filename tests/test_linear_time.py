@@ -506,3 +506,17 @@ def test_round17_lower_case_list_names_on_one_long_line_are_linear():
     line = "resources given: elder services, alcoholics anonymous, united way, "
     ratio = min(growth(run, lambda n: (line * n)[:n], 20_000, 80_000, 2, large_repeats=k)[2] for k in (1, 2))
     assert ratio < 7.0, f"round 17 lower-case line: x{ratio:.1f} from 20k to 80k characters"
+
+def test_strict_extents_is_linear():
+    """review17: each weekday cut off a name was checked against every span of the note (quadratic on a note of many
+    'Dr. Quellby Friday' lines); fails with that loop."""
+    import regex
+
+    from deid_core.engine.extents import strict_extents
+    from deid_core.spans import Span
+
+    def run(text: str) -> None:
+        spans = [Span(m.start(), m.end(), "DOCTOR", "crf:single") for m in regex.finditer(r"Ann Quellby Friday", text)]
+        strict_extents(spans, text)
+
+    assert_linear(run, "strict_extents", {"weekdays after names": lambda n: ("f/u Dr. Ann Quellby Friday. " * n)[:n]})

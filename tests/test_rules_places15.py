@@ -233,3 +233,18 @@ def test_a_person_span_after_a_house_number_is_a_street_in_a_note_with_no_place_
     """street_numbers reads person spans too ('12 [birch road]' read DOCTOR): its gate must not need a place span."""
     text = "Lives at 12 birch road with son."
     assert _merged(text, [_crf(text, "birch road", "DOCTOR")]) == [("STREET", "12 birch road")]
+
+
+# review17 (strict17's column cut): a letterhead line 'SHMC\n08401 QUELL FORGES   QUELLBURGH, MD' cut into columns
+# leaves the street column alone before a column gap: the town of the next column is where the address goes on, so the
+# street column read HOSPITAL is a STREET (it was one as a whole line on main; seed 40740 STREET R fell without this).
+def test_a_column_gap_after_a_house_number_street_is_where_the_address_goes_on():
+    text = "SHMC\n08401 QUELL FORGES   QUELLBURGH, MD 09253\n"
+    assert _shown(street_numbers([_crf(text, "08401 QUELL FORGES", "HOSPITAL")], text), text) == [
+        ("STREET", "08401 QUELL FORGES")]
+    tab = "08401 QUELL FORGES\tQUELLBURGH"
+    assert _shown(street_numbers([_crf(tab, "08401 QUELL FORGES", "HOSPITAL")], tab), tab) == [
+        ("STREET", "08401 QUELL FORGES")]
+    one_blank = "at 24 Hour Quellfit gym"  # one blank: the sentence goes on, no street
+    spans = [_crf(one_blank, "24 Hour Quellfit", "ORGANIZATION")]
+    assert street_numbers(spans, one_blank) == spans

@@ -165,6 +165,7 @@ class Merge:
     contact_fields: Annotated[dict[ContactLabel, tuple[Phrase, ...]], ONE_LABEL_A_WORD]
     phone_extensions: bool
     known_person_label: bool
+    strict_extents: bool
 
 
 @dataclass(frozen=True)

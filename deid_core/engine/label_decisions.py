@@ -33,7 +33,7 @@ _AND = regex.compile(r"[ \t]+(?:and|AND|&)[ \t]+")
 _LEAD = regex.compile(r"(\p{Ll}+)[ \t]+(?=\p{Lu})")
 
 
-def _trimmed(text: str, start: int, end: int) -> tuple[int, int] | None:
+def trimmed(text: str, start: int, end: int) -> tuple[int, int] | None:
     """(start, end) without surrounding blanks and punctuation, None when no letter or digit is left."""
     while start < end and not text[start].isalnum():
         start += 1
@@ -52,7 +52,7 @@ def split_crf_lines(spans: Sequence[Span], text: str) -> list[Span]:
             continue
         pos = s.start
         for line in text[s.start:s.end].split("\n"):
-            part = _trimmed(text, pos, pos + len(line))
+            part = trimmed(text, pos, pos + len(line))
             if part:
                 out.append(Span(part[0], part[1], s.label, s.source, s.confidence))
             pos += len(line) + 1
@@ -192,7 +192,7 @@ def _runs_past(s: Span, r: Span, text: str, digits: _DigitCount) -> bool:
 def _kept(text: str, a: int, b: int) -> bool:
     """Would parts_outside keep text[a:b] (nothing of it a letter or digit, or a piece of 2 characters or more)?
     A one-letter remainder ('4412983 K') would be dropped and leave a character of the id untagged."""
-    part = _trimmed(text, a, b)
+    part = trimmed(text, a, b)
     return part is None or part[1] - part[0] >= _MIN_PART
 
 
@@ -207,7 +207,7 @@ def parts_outside(s: Span, rivals: Sequence[Span], text: str) -> list[Span]:
         pieces.append((pos, s.end))
     out: list[Span] = []
     for a, b in pieces:
-        part = _trimmed(text, a, b)
+        part = trimmed(text, a, b)
         if part and part[1] - part[0] >= _MIN_PART:
             out.append(Span(part[0], part[1], s.label, s.source, s.confidence))
     return out
@@ -380,11 +380,11 @@ def recipient_names(spans: Sequence[Span], text: str, words: Sequence[str]) -> l
     out: list[Span] = []
     for s in spans:
         m = cue.search(text, s.start, s.end) if is_crf(s) and s.label not in _PERSON else None
-        name = _trimmed(text, m.end(), s.end) if m else None
+        name = trimmed(text, m.end(), s.end) if m else None
         if m is None or name is None or not _name_words(text[name[0]:name[1]]):
             out.append(s)
             continue
-        before = _trimmed(text, s.start, m.start())
+        before = trimmed(text, s.start, m.start())
         if before and before[1] - before[0] >= 2:
             out.append(Span(before[0], before[1], s.label, s.source, s.confidence))
         out.append(Span(name[0], name[1], "DOCTOR", s.source, s.confidence))

@@ -23,6 +23,7 @@ from deid_core.config import Merge as MergeOptions
 from deid_core.doc import Doc
 from deid_core.engine.contact_fields import contact_cue_labels, phone_extensions
 from deid_core.engine.contract import CrfMarginals, NoteState
+from deid_core.engine.extents import strict_extents
 from deid_core.engine.field_ids import field_id_labels, table_pairs
 from deid_core.engine.initials import (
     dictation_initials,
@@ -169,6 +170,8 @@ class Merger:
             if self.options.join_name_pieces:
                 merged = join_name_pieces(merged, doc.text, self.options.name_particles, self._roles,
                                           self.options.hyphen_eponyms)
+            if self.options.strict_extents:  # round 17: i2b2 2014 extents (conf/rules/words/extents.toml)
+                merged = strict_extents(merged, doc.text)
             merged = field_id_labels(merged, doc.text, self._id_fields, self.options.rule_label_sources)
             merged = contact_cue_labels(merged, doc.text, self._contact_fields)
             if self.options.phone_extensions:

@@ -482,7 +482,8 @@ STREET_SHAPED_LABELS = frozenset({"HOSPITAL", "ORGANIZATION", "LOCATION-OTHER", 
 _HOUSE_STREET = regex.compile(r"\d{1,6}[ \t]+(\p{L}[\p{L}'’.-]*(?:[ \t]+\p{L}[\p{L}'’.-]*){0,4})")
 _NAME_THEN_STREET = regex.compile(r"[^\n]*?\p{L},[ \t]+(?=\d)")
 _NO_STREET_END = _CARE_WORDS | place_words("ward_last_words")  # '1199 Quell Hospital', '7 Quell North'
-_ADDRESS_GOES_ON = regex.compile(r"[ \t]*(?:[,;#\n]|\Z)")  # a unit, a town or the line's end follows a street
+# a unit, a town or the line's end follows a street, or the next column (a tab or two blanks: the letterhead's town)
+_ADDRESS_GOES_ON = regex.compile(r"[ \t]*(?:[,;#\n]|\Z)|(?:\t|[ ]{2,})(?=\S)")
 _SUFFIXES = place_words("street_suffixes")
 _PERSON_SUFFIXES = place_words("person_street_suffixes")  # no common surname: 'bed 12 Ann Park' stays a person
 _STREET_WORDS = regex.compile(r"\p{L}[\p{L}'’.-]*(?:[ \t]+\p{L}[\p{L}'’.-]*){0,3}")  # a street's name and suffix

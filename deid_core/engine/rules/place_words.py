@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
 
@@ -15,19 +16,26 @@ LISTS = ("state_named_countries", "care_settings", "town_named_states", "employe
 
 def load_place_words(path: Path) -> dict[str, frozenset[str]]:
     """Each list of the file's [words] table as a frozen set; ConfigError names a missing or unknown list or a bad entry."""
-    table = load_toml(path).get("words")
+    return load_word_lists(path, "words", LISTS)
+
+
+def load_word_lists(path: Path, table_name: str, lists: Sequence[str]) -> dict[str, frozenset[str]]:
+    """Each of `lists` in the file's [table_name] table as a frozen set of non-empty, lower-case, single-spaced entries;
+    ConfigError names a missing or unknown list or a bad entry."""
+    table = load_toml(path).get(table_name)
     if not isinstance(table, dict):
-        raise ConfigError(f"{path}: no [words] table")
-    if unknown := sorted(set(table) - set(LISTS)):
-        raise ConfigError(f"{path}: unknown [words] list(s) {', '.join(unknown)}; known: {', '.join(LISTS)}")
+        raise ConfigError(f"{path}: no [{table_name}] table")
+    if unknown := sorted(set(table) - set(lists)):
+        raise ConfigError(f"{path}: unknown [{table_name}] list(s) {', '.join(unknown)}; known: {', '.join(lists)}")
     out: dict[str, frozenset[str]] = {}
-    for name in LISTS:
+    for name in lists:
         entries = table.get(name)
         if not isinstance(entries, list) or not entries:
-            raise ConfigError(f"{path}: [words] {name} must be a non-empty list of strings")
+            raise ConfigError(f"{path}: [{table_name}] {name} must be a non-empty list of strings")
         for e in entries:
             if not isinstance(e, str) or not e or e != " ".join(e.lower().split()):
-                raise ConfigError(f"{path}: [words] {name}: every entry must be a non-empty, lower-case, single-spaced string")
+                raise ConfigError(f"{path}: [{table_name}] {name}: every entry must be a non-empty, lower-case, "
+                                  "single-spaced string")
         out[name] = frozenset(entries)
     return out
 
