@@ -11,7 +11,8 @@ pure Python, same outputs.
 
 DEID_COMPILED_SKIP=name,name (a measuring switch): those modules, and the modules of a package
 named there (deid_core.engine.rules skips deid_core.engine.rules.*), load as Python even when
-their build is current; status() names how many. It times one module compiled against pure in
+their build is current; status() names how many, and the names that match no built module (a typo
+skips nothing). It times one module compiled against pure in
 the same build (docs/BENCHMARKS.md "Round 17: which modules are compiled").
 """
 
@@ -102,6 +103,7 @@ class CompiledFinder:
         self.root = root
         self.modules = modules  # module name -> {"sources": [...], "sha256", "file"}
         self.skipped = sorted(m for m in modules if is_skipped(m, skip))  # DEID_COMPILED_SKIP: loaded as Python
+        self.unmatched = [s for s in skip if not any(is_skipped(m, (s,)) for m in modules)]  # typos: status() names them
         self.active: list[str] = []  # modules whose compiled file was imported
         self.stale: list[str] = []  # sources changed since the build: imported as Python (or not at all)
 
@@ -169,6 +171,8 @@ def status() -> str:
         line += f", {len(_finder.active)} imported compiled"
     if _finder.skipped:
         line += f", {len(_finder.skipped)} skipped ({SKIP_ENV}) run as Python"
+    if _finder.unmatched:
+        line += f", {SKIP_ENV} names no built module: {','.join(_finder.unmatched)}"
     if _finder.stale:
         line += f", {len(_finder.stale)} changed since the build run as Python"
     return line

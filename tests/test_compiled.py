@@ -255,3 +255,13 @@ def test_skipped_modules_load_as_python_and_status_says_so() -> None:
     n_skipped = sum(1 for m in listed if compiled.is_skipped(m, ("deid_core.engine.rules", "deid_core.doc")))
     assert n_skipped >= 2 and f"{n_skipped} skipped (DEID_COMPILED_SKIP) run as Python" in out["status"]
     assert "changed since" not in out["status"]
+
+
+def test_skip_names_that_match_no_listed_module_are_reported() -> None:
+    """A DEID_COMPILED_SKIP typo (or a module off the list) skips nothing: the finder keeps those names for
+    status(), so an A/B run does not silently compare the build with itself."""
+    entry = {"sources": [], "sha256": "", "file": "x.so"}
+    finder = compiled.CompiledFinder(Path("."), {"deid_core.doc": entry, "deid_core.engine.rules.tagger": entry},
+                                     skip=("deid_core.engine.rules", "deid_core.engine.merge", "deid_core.docs"))
+    assert finder.skipped == ["deid_core.engine.rules.tagger"]
+    assert finder.unmatched == ["deid_core.engine.merge", "deid_core.docs"]
