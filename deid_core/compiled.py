@@ -8,6 +8,12 @@ compiled file only while its sources still hash the same: an edited module runs 
 log line names it) and never as a stale build; a fast .pyx module without a current build is not
 importable, and its caller uses the Python reference. No build, another Python or DEID_COMPILED=0:
 pure Python, same outputs.
+
+DEID_COMPILED_SKIP=name,name (a measuring switch): those modules, and the modules of a package
+named there (deid_core.engine.rules skips deid_core.engine.rules.*), load as Python even when
+their build is current; status() names how many, and the names that match no built module (a typo
+skips nothing). It times one module compiled against pure in
+the same build (docs/BENCHMARKS.md "Round 17: which modules are compiled").
 """
 
 from __future__ import annotations
@@ -28,6 +34,7 @@ _PACKAGE_DIR = Path(__file__).resolve().parent
 ROOT = _PACKAGE_DIR.parent  # the checkout (editable install) or site-packages
 BUILD_DIR = ROOT / "build" / "compiled"  # a checkout's build/; a wheel has none: pure Python
 MANIFEST = "manifest.json"
+SKIP_ENV = "DEID_COMPILED_SKIP"
 
 
 def build_tag() -> str:
@@ -63,6 +70,17 @@ def sources_sha256(name: str, root: Path = ROOT) -> str:
     return h.hexdigest()
 
 
+def skipped_names(value: str | None = None) -> tuple[str, ...]:
+    """The module or package names DEID_COMPILED_SKIP lists (comma-separated; blanks ignored)."""
+    raw = os.environ.get(SKIP_ENV, "") if value is None else value
+    return tuple(part.strip() for part in raw.split(",") if part.strip())
+
+
+def is_skipped(name: str, skip: tuple[str, ...]) -> bool:
+    """Whether a module is one of the skipped names or inside a skipped package."""
+    return any(name == s or name.startswith(s + ".") for s in skip)
+
+
 class _SourceFileExtensionLoader(importlib.machinery.ExtensionFileLoader):
     """Loads the build but gives the module its source's __file__ (modules find their data next to it)."""
 
@@ -79,17 +97,20 @@ class _SourceFileExtensionLoader(importlib.machinery.ExtensionFileLoader):
 class CompiledFinder:
     """Meta path finder: a listed module's compiled file when its sources' hash matches, else nothing."""
 
-    def __init__(self, folder: Path, modules: dict[str, dict[str, str]], root: Path = ROOT) -> None:
+    def __init__(self, folder: Path, modules: dict[str, dict[str, str]], root: Path = ROOT,
+                 skip: tuple[str, ...] = ()) -> None:
         self.folder = folder
         self.root = root
         self.modules = modules  # module name -> {"sources": [...], "sha256", "file"}
+        self.skipped = sorted(m for m in modules if is_skipped(m, skip))  # DEID_COMPILED_SKIP: loaded as Python
+        self.unmatched = [s for s in skip if not any(is_skipped(m, (s,)) for m in modules)]  # typos: status() names them
         self.active: list[str] = []  # modules whose compiled file was imported
         self.stale: list[str] = []  # sources changed since the build: imported as Python (or not at all)
 
     def find_spec(self, fullname: str, path=None, target=None):  # noqa: ANN001 - importlib protocol
         """The compiled module's spec, or None (the normal finders load the .py)."""
         entry = self.modules.get(fullname)
-        if entry is None:
+        if entry is None or fullname in self.skipped:
             return None
         binary = self.folder / entry["file"]
         if sources_sha256(fullname, self.root) != entry["sha256"]:
@@ -127,7 +148,7 @@ def install(build_dir: Path = BUILD_DIR) -> CompiledFinder | None:
         modules = json.loads((folder / MANIFEST).read_text())["modules"]
     except (OSError, ValueError, KeyError):
         return None  # no build (no compiler, a wheel, another Python): pure Python
-    _finder = CompiledFinder(folder, modules)
+    _finder = CompiledFinder(folder, modules, skip=skipped_names())
     sys.meta_path.insert(0, _finder)
     return _finder
 
@@ -148,6 +169,10 @@ def status() -> str:
     line = f"compiled modules: {current}/{len(_finder.modules)} built and current"
     if _finder.active:  # before the engine is imported (`deid --version`, the job's driver) there is no count to give
         line += f", {len(_finder.active)} imported compiled"
+    if _finder.skipped:
+        line += f", {len(_finder.skipped)} skipped ({SKIP_ENV}) run as Python"
+    if _finder.unmatched:
+        line += f", {SKIP_ENV} names no built module: {','.join(_finder.unmatched)}"
     if _finder.stale:
         line += f", {len(_finder.stale)} changed since the build run as Python"
     return line

@@ -222,3 +222,46 @@ def test_a_second_build_waits_for_the_first(tmp_path) -> None:
     done = subprocess.run([sys.executable, str(tmp / "scripts" / "compile_modules.py"), "--clean"], cwd=tmp, env=env,
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
+
+
+def test_skip_names_parse_and_cover_a_package_and_its_modules() -> None:
+    """DEID_COMPILED_SKIP: comma-separated names, blanks ignored; a package name covers its modules, not look-alikes."""
+    skip = compiled.skipped_names(" deid_core.engine.rules, ,deid_core.doc ")
+    assert skip == ("deid_core.engine.rules", "deid_core.doc")
+    assert compiled.is_skipped("deid_core.engine.rules", skip)
+    assert compiled.is_skipped("deid_core.engine.rules.tagger", skip)
+    assert compiled.is_skipped("deid_core.doc", skip)
+    assert not compiled.is_skipped("deid_core.docs", skip)
+    assert not compiled.is_skipped("deid_core.engine.rules_extra", skip)
+    assert compiled.skipped_names("") == ()
+
+
+@needs_build
+def test_skipped_modules_load_as_python_and_status_says_so() -> None:
+    """With DEID_COMPILED_SKIP a current build is not loaded for the skipped modules (the others still are), and
+    compiled.status() says how many were skipped."""
+    code = ("import json, importlib\nfrom deid_core import compiled\n"
+            "names = ['deid_core.engine.rules.tagger', 'deid_core.engine.crf.labels', 'deid_core.doc']\n"
+            "mods = {n: compiled.is_compiled(importlib.import_module(n)) for n in names}\n"
+            "print(json.dumps({'mods': mods, 'status': compiled.status()}))\n")
+    env = {k: v for k, v in os.environ.items() if k != "DEID_COMPILED"}
+    env.update(PYTHONPATH=str(ROOT), DEID_COMPILED_SKIP="deid_core.engine.rules,deid_core.doc")
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    assert out["mods"] == {"deid_core.engine.rules.tagger": False, "deid_core.engine.crf.labels": True,
+                           "deid_core.doc": False}
+    listed = json.loads((BUILD / compiled.MANIFEST).read_text())["modules"]
+    n_skipped = sum(1 for m in listed if compiled.is_skipped(m, ("deid_core.engine.rules", "deid_core.doc")))
+    assert n_skipped >= 2 and f"{n_skipped} skipped (DEID_COMPILED_SKIP) run as Python" in out["status"]
+    assert "changed since" not in out["status"]
+
+
+def test_skip_names_that_match_no_listed_module_are_reported() -> None:
+    """A DEID_COMPILED_SKIP typo (or a module off the list) skips nothing: the finder keeps those names for
+    status(), so an A/B run does not silently compare the build with itself."""
+    entry = {"sources": [], "sha256": "", "file": "x.so"}
+    finder = compiled.CompiledFinder(Path("."), {"deid_core.doc": entry, "deid_core.engine.rules.tagger": entry},
+                                     skip=("deid_core.engine.rules", "deid_core.engine.merge", "deid_core.docs"))
+    assert finder.skipped == ["deid_core.engine.rules.tagger"]
+    assert finder.unmatched == ["deid_core.engine.merge", "deid_core.docs"]
