@@ -291,6 +291,18 @@ def test_match_case_fast_path_is_the_letter_loop(template, value):
         assert match_case(t, value) == _match_any(t, value)
 
 
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet="aAbZzqJjsSmMÉé'’ -.1", min_size=1, max_size=9),
+       st.sets(st.sampled_from(["smith", "jones", "mary", "jo", "dr", "x"]), max_size=3))
+def test_one_token_name_fast_path_is_the_token_loop(sur, original, forbidden):
+    # replace() takes one-token spans straight to token(): the same answer as the general loop
+    names = sur.names
+    for text in (original, original.strip(" -.1"), "Dr", "DDS", "JS", "O'Brien", "MCDONALD", "j"):
+        if text:
+            assert names.replace(DEMO_KEY, "p:1", text, frozenset(forbidden)) == \
+                names._replace_tokens(DEMO_KEY, "p:1", text, frozenset(forbidden))
+
+
 def test_same_text_other_note_same_patient_same_surrogates(sur):
     text = "John Smith 3/4/2019 (617) 555-1234 Boston"
     items = [("John Smith", "PATIENT"), ("3/4/2019", "DATE"), ("(617) 555-1234", "PHONE"), ("Boston", "CITY")]

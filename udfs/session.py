@@ -8,14 +8,21 @@ from __future__ import annotations
 
 import logging
 import os
+import re
+import shlex
 import sys
+from pathlib import Path
 from typing import Any
 
-from deid_core.config import ConfigError, conf_dir
+from deid_core.config import ConfigError, conf_dir, load_toml
 
 log = logging.getLogger("deid.job")
 REMOTE_ENV = "SPARK_REMOTE"
 MASTER_ENV = "DEID_SPARK_MASTER"
+JAVA_OPTIONS = "spark.driver.extraJavaOptions"
+# Where else a user gives the driver JVM options (their options win over the local defaults).
+USER_JAVA_ENVS = ("JAVA_TOOL_OPTIONS", "JDK_JAVA_OPTIONS", "_JAVA_OPTIONS", "PYSPARK_SUBMIT_ARGS")
+_PROPERTY = re.compile(r"([^\s=:]+)\s*[\s=:]\s*(.*)")  # a spark-defaults.conf line: key, then whitespace, = or :
 
 
 def is_connect(spark: Any) -> bool:
@@ -56,17 +63,58 @@ def get_spark(app_name: str, remote: str | None = None, confs: dict[str, str] | 
         _set_confs(active, confs or {})
         return active, False
     builder = SparkSession.builder.appName(app_name)
+    confs = dict(confs or {})
     if "PYSPARK_GATEWAY_PORT" not in os.environ:  # not under spark-submit: local mode, this interpreter
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
         os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
-        log4j = conf_dir() / "spark" / "log4j2-local.properties"
-        builder = (builder.master(os.environ.get(MASTER_ENV, "local[*]"))
-                   .config("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile={log4j.as_uri()}")
+        master = os.environ.get(MASTER_ENV, "local[*]")
+        builder = (builder.master(master)
+                   .config(JAVA_OPTIONS, driver_java_options(master, confs.pop(JAVA_OPTIONS, "")))
                    .config("spark.ui.showConsoleProgress", "false")
                    .config("spark.sql.session.timeZone", "UTC"))
-    for key, value in (confs or {}).items():
+    for key, value in confs.items():
         builder = builder.config(key, value)
     return builder.getOrCreate(), True
+
+
+def driver_java_options(master: str, user: str = "") -> str:
+    """spark.driver.extraJavaOptions for a session this script starts: the quiet log4j configuration, in local
+    mode the JVM defaults of conf/spark/local.toml the user's JVM options leave unset, then spark-defaults.conf's
+    and the user's own (`--conf spark.driver.extraJavaOptions=...`, last: they win)."""
+    log4j = conf_dir() / "spark" / "log4j2-local.properties"
+    admin = spark_defaults().get(JAVA_OPTIONS, "")
+    given = " ".join([user, admin, *(os.environ.get(v, "") for v in USER_JAVA_ENVS)])
+    local = local_java_defaults(given) if master.startswith("local") else []
+    return " ".join(x for x in (f"-Dlog4j2.configurationFile={log4j.as_uri()}", *local, admin, user) if x)
+
+
+def local_java_defaults(given: str, table: dict[str, Any] | None = None) -> list[str]:
+    """The [[jvm]] options of conf/spark/local.toml (or `table`) none of whose `unless` prefixes starts one
+    of the JVM options in `given` (the user's)."""
+    table = load_toml(conf_dir() / "spark" / "local.toml") if table is None else table
+    try:
+        tokens = shlex.split(given)
+    except ValueError:  # unbalanced quotes: whitespace-separated is enough to find an option's prefix
+        tokens = given.split()
+    tokens = [t.strip("'\"") for t in tokens]
+    return [item["option"] for item in table.get("jvm", [])
+            if not any(t.startswith(tuple(item.get("unless", ()))) for t in tokens)]
+
+
+def spark_defaults() -> dict[str, str]:
+    """spark-defaults.conf of $SPARK_CONF_DIR or $SPARK_HOME/conf ({} when there is none): the builder's
+    spark.driver.extraJavaOptions replaces the file's, so driver_java_options carries the file's over."""
+    folder = os.environ.get("SPARK_CONF_DIR") or (Path(os.environ["SPARK_HOME"]) / "conf"
+                                                   if os.environ.get("SPARK_HOME") else None)
+    path = Path(folder) / "spark-defaults.conf" if folder else None
+    out: dict[str, str] = {}
+    if path is None or not path.is_file():
+        return out
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        m = _PROPERTY.match(line.strip())
+        if m and not line.lstrip().startswith(("#", "!")):
+            out[m.group(1)] = m.group(2).strip()
+    return out
 
 
 def _set_confs(active: Any, confs: dict[str, str]) -> None:

@@ -1,0 +1,78 @@
+"""The job's local SparkSession: JVM defaults of conf/spark/local.toml, the user's JVM options winning."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from deid_core.config import conf_dir, load_toml
+from deid_spark.udfs.session import JAVA_OPTIONS, driver_java_options, local_java_defaults
+
+ROOT = conf_dir().parent
+TABLE = {"jvm": [{"option": "-XX:TieredStopAtLevel=1", "unless": ["-XX:TieredStopAtLevel", "-Xint"]},
+                 {"option": "-XX:+UseSerialGC", "unless": ["-XX:+UseSerialGC", "-XX:+UseG1GC"]}]}
+
+
+def test_defaults_only_where_the_user_sets_nothing_of_their_kind():
+    assert local_java_defaults("", TABLE) == ["-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"]
+    assert local_java_defaults("-Xmx2g -XX:+UseG1GC", TABLE) == ["-XX:TieredStopAtLevel=1"]
+    assert local_java_defaults("'-XX:TieredStopAtLevel=4' -Xint", TABLE) == ["-XX:+UseSerialGC"]
+    assert local_java_defaults("--driver-java-options \"-XX:+UseG1GC\" pyspark-shell", TABLE) == [
+        "-XX:TieredStopAtLevel=1"]
+    assert local_java_defaults("-XX:TieredStopAtLevel=1 -XX:+UseSerialGC", {"jvm": []}) == []
+
+
+def test_driver_options_local_only_user_last(monkeypatch):
+    for env in ("JAVA_TOOL_OPTIONS", "JDK_JAVA_OPTIONS", "_JAVA_OPTIONS", "PYSPARK_SUBMIT_ARGS", "SPARK_CONF_DIR",
+                "SPARK_HOME"):
+        monkeypatch.delenv(env, raising=False)
+    configured = [item["option"] for item in load_toml(conf_dir() / "spark" / "local.toml").get("jvm", [])]
+    local = driver_java_options("local[2]").split()
+    assert local[0].startswith("-Dlog4j2.configurationFile=") and local[1:] == configured
+    assert driver_java_options("yarn").split() == local[:1]  # a cluster master: no local defaults
+    mine = driver_java_options("local[*]", "-XX:+UseG1GC -Dx=1").split()
+    assert mine[-2:] == ["-XX:+UseG1GC", "-Dx=1"] and "-XX:+UseSerialGC" not in mine
+    monkeypatch.setenv("JAVA_TOOL_OPTIONS", "-XX:TieredStopAtLevel=4")
+    assert "-XX:TieredStopAtLevel=1" not in driver_java_options("local[2]")
+
+
+def test_spark_defaults_file_is_carried_over(monkeypatch, tmp_path):
+    (tmp_path / "spark-defaults.conf").write_text(f"# admin\n{JAVA_OPTIONS}  -XX:+UseG1GC -Da=b\nspark.x=1\n")
+    monkeypatch.setenv("SPARK_CONF_DIR", str(tmp_path))
+    opts = driver_java_options("local[2]")
+    assert opts.endswith("-XX:+UseG1GC -Da=b") and "-XX:+UseSerialGC" not in opts
+
+
+SCRIPT = """
+import json, sys
+from deid_spark.udfs.session import get_spark, spark_confs
+spark, _ = get_spark("deid-jvm-options-test", confs=spark_confs(sys.argv[1:]))
+bean = spark.sparkContext._jvm.java.lang.management.ManagementFactory.getRuntimeMXBean()
+print(json.dumps(list(bean.getInputArguments())))
+spark.stop()
+"""
+
+
+@pytest.mark.spark
+def test_the_options_reach_the_local_jvm_and_the_users_win(tmp_path):
+    # the JVM's own input arguments: the configured JIT default is there, the user's GC replaces the default one
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("JAVA_TOOL_OPTIONS", "JDK_JAVA_OPTIONS", "_JAVA_OPTIONS", "PYSPARK_SUBMIT_ARGS",
+                        "SPARK_CONF_DIR", "SPARK_HOME")}
+    env.update(PYTHONPATH=str(ROOT), DEID_SPARK_MASTER="local[1]", PYSPARK_PYTHON=sys.executable)
+    res = subprocess.run([sys.executable, "-c", SCRIPT, f"{JAVA_OPTIONS}=-XX:+UseParallelGC -Ddeid.test=1"],
+                         capture_output=True, text=True, env=env, cwd=tmp_path, timeout=600)
+    assert res.returncode == 0, res.stderr[-3000:]
+    args = json.loads(res.stdout.strip().splitlines()[-1])
+    configured = [item["option"] for item in load_toml(conf_dir() / "spark" / "local.toml").get("jvm", [])]
+    for option in configured:
+        if "GC" in option:
+            assert option not in args, args
+        else:
+            assert option in args, args
+    assert "-XX:+UseParallelGC" in args and "-Ddeid.test=1" in args
+    assert any(a.startswith("-Dlog4j2.configurationFile=") for a in args)
