@@ -320,6 +320,21 @@ def test_surrogate_never_contains_original():
     assert collides("New Sara", "Boston", frozenset({"sara"}))
 
 
+_WORDS = st.text(alphabet="ab Sara-.1", max_size=12)
+
+
+@settings(max_examples=500, deadline=None)
+@given(_WORDS, _WORDS, st.frozensets(_WORDS, max_size=4), st.frozensets(st.sampled_from(["sara", "aab", "new"])))
+def test_collides_is_the_set_union_formula(candidate, original, forbidden, generic):
+    # collides() tests the shared words without building forbidden | words(original): the same answer
+    from deid_core.engine.surrogates.consistency import collides, contains_word, words
+
+    c, o = candidate.casefold().strip(), original.casefold().strip()
+    old = (c == o or c in forbidden or (len(o) >= 3 and contains_word(c, o))
+           or bool((words(candidate) - generic) & (forbidden | words(original))))
+    assert collides(candidate, original, forbidden, generic) == old
+
+
 def test_two_digit_year_after_apostrophe_outside_span(sur):
     r = run(sur, "ECT in '09 and 09 and CVA 74'", [("09", "DATE"), ("09", "DATE"), ("74", "DATE")])
     assert r[0].isdigit() and len(r[0]) == 2 and r[0] != "09" and r[1] == r[0]
