@@ -272,7 +272,8 @@ def one_size(n: int, a: argparse.Namespace) -> dict:
     from deid_core import compiled
 
     print(f"  {compiled.status()} (the job's Python processes see the same build and DEID_COMPILED)")
-    job_wall, jm, used = run_job(inp, work / "out-job", a.cores, extra, a.partitions)
+    out_job, out_tag = work / f"out-job-{os.getpid()}", work / f"out-tag-{os.getpid()}"  # concurrent runs apart
+    job_wall, jm, used = run_job(inp, out_job, a.cores, extra, a.partitions)
     tag_s = jm["timings_s"]["tag_s"]
     cpu = used["cpu_s"]
     print(f"spark job  local[{a.cores}]: {job_wall:7.1f} s wall (JVM start-up included) -> "
@@ -287,14 +288,14 @@ def one_size(n: int, a: argparse.Namespace) -> dict:
     figures = {"notes": n, "input": what, "chars": chars, "conf": a.conf, "spans": jm["counts"]["spans"], "cores": a.cores, "job_wall_s": job_wall, "job_cpu_s": cpu,
                "job_by_kind": used["by_kind"], "load": os.getloadavg()[0]}
     if not a.skip_tag:
-        tag_wall, tag_cpu, tm = run_tag(inp, work / "out-tag", extra)
+        tag_wall, tag_cpu, tm = run_tag(inp, out_tag, extra)
         print(f"deid tag   1 core  : {tag_wall:7.1f} s wall, {tag_cpu:.1f} CPU s -> {n / tag_cpu:7.0f} notes "
               f"per CPU second; {tm['counts']['spans']} spans")
         print(f"spark overhead: {cpu * 1e3 / n:.2f} vs {tag_cpu * 1e3 / n:.2f} CPU ms per note "
               f"(x{cpu / tag_cpu:.2f}); same spans: {jm['counts']['spans'] == tm['counts']['spans']}")
         figures.update(tag_wall_s=tag_wall, tag_cpu_s=tag_cpu)
-    shutil.rmtree(work / "out-job", ignore_errors=True)
-    shutil.rmtree(work / "out-tag", ignore_errors=True)
+    shutil.rmtree(out_job, ignore_errors=True)
+    shutil.rmtree(out_tag, ignore_errors=True)
     return figures
 
 
