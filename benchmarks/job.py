@@ -239,6 +239,8 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--corpus", default=None, metavar="DIR",
                     help="real notes: a PhysioNet-format folder (id.text, patients.tsv) cycled to --notes, new ids "
                          "per copy (built outside the repository); default: the template notes")
+    ap.add_argument("--config", default=None, metavar="FILE",
+                    help="the job's --config (e.g. tests/data/literal.toml: a cheap Python side, to see the JVM's share)")
     ap.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE",
                     help="a Spark setting passed to the job's --conf (repeatable), e.g. spark.driver.extraJavaOptions=...")
     ap.add_argument("--json", default=None, help="also write the figures to this JSON file")
@@ -260,7 +262,7 @@ def main(argv: list[str]) -> int:
 def one_size(n: int, a: argparse.Namespace) -> dict:
     """The job (and `deid tag`) on n notes: prints and returns the figures."""
     extra = (["--mode", a.mode] if a.mode else []) + (["--batch-size", str(a.batch_size)] if a.batch_size else [])
-    extra += [x for c in a.conf for x in ("--conf", c)]
+    extra += [x for c in a.conf for x in ("--conf", c)] + (["--config", a.config] if a.config else [])
     inp, work, what = bench_input(n, a.corpus)
     import pyarrow.parquet as pq
 
@@ -285,7 +287,7 @@ def one_size(n: int, a: argparse.Namespace) -> dict:
     for kind, k in sorted(used["by_kind"].items()):
         print(f"  {kind:14s} {int(k['processes']):3d} process(es), {k['cpu_s']:8.1f} CPU s (sampled), "
               f"peak RSS {k['peak_rss_mb']:7.0f} MB")
-    figures = {"notes": n, "input": what, "chars": chars, "conf": a.conf, "spans": jm["counts"]["spans"], "cores": a.cores, "job_wall_s": job_wall, "job_cpu_s": cpu,
+    figures = {"notes": n, "input": what, "chars": chars, "conf": a.conf, "config": a.config, "spans": jm["counts"]["spans"], "cores": a.cores, "job_wall_s": job_wall, "job_cpu_s": cpu,
                "job_by_kind": used["by_kind"], "load": os.getloadavg()[0]}
     if not a.skip_tag:
         tag_wall, tag_cpu, tm = run_tag(inp, out_tag, extra)
