@@ -76,3 +76,18 @@ def test_the_options_reach_the_local_jvm_and_the_users_win(tmp_path):
             assert option in args, args
     assert "-XX:+UseParallelGC" in args and "-Ddeid.test=1" in args
     assert any(a.startswith("-Dlog4j2.configurationFile=") for a in args)
+
+
+def test_launcher_sources_of_driver_options_count_as_the_users(monkeypatch, tmp_path):
+    # Spark's launcher also puts $SPARK_SUBMIT_OPTS and spark.driver.defaultJavaOptions on the driver's command
+    # line: a GC there plus the GC default is "Conflicting collector combinations" and the JVM does not start.
+    for env in ("JAVA_TOOL_OPTIONS", "JDK_JAVA_OPTIONS", "_JAVA_OPTIONS", "PYSPARK_SUBMIT_ARGS", "SPARK_HOME"):
+        monkeypatch.delenv(env, raising=False)
+    monkeypatch.setenv("SPARK_CONF_DIR", str(tmp_path))
+    monkeypatch.setenv("SPARK_SUBMIT_OPTS", "-XX:+UseG1GC")
+    assert "-XX:+UseSerialGC" not in driver_java_options("local[2]")
+    monkeypatch.delenv("SPARK_SUBMIT_OPTS")
+    (tmp_path / "spark-defaults.conf").write_text("spark.driver.defaultJavaOptions -XX:+UseParallelGC\n")
+    assert "-XX:+UseSerialGC" not in driver_java_options("local[2]")
+    (tmp_path / "spark-defaults.conf").unlink()
+    assert "-XX:+UseSerialGC" not in driver_java_options("local[2]", default="-XX:+UseZGC")

@@ -20,8 +20,10 @@ log = logging.getLogger("deid.job")
 REMOTE_ENV = "SPARK_REMOTE"
 MASTER_ENV = "DEID_SPARK_MASTER"
 JAVA_OPTIONS = "spark.driver.extraJavaOptions"
-# Where else a user gives the driver JVM options (their options win over the local defaults).
-USER_JAVA_ENVS = ("JAVA_TOOL_OPTIONS", "JDK_JAVA_OPTIONS", "_JAVA_OPTIONS", "PYSPARK_SUBMIT_ARGS")
+DEFAULT_JAVA_OPTIONS = "spark.driver.defaultJavaOptions"  # Spark's launcher puts these before extraJavaOptions
+# Where else a user gives the driver JVM options (their options win over the local defaults). SPARK_SUBMIT_OPTS:
+# the launcher adds it to the driver's command line too.
+USER_JAVA_ENVS = ("JAVA_TOOL_OPTIONS", "JDK_JAVA_OPTIONS", "_JAVA_OPTIONS", "PYSPARK_SUBMIT_ARGS", "SPARK_SUBMIT_OPTS")
 _PROPERTY = re.compile(r"([^\s=:]+)\s*[\s=:]\s*(.*)")  # a spark-defaults.conf line: key, then whitespace, = or :
 
 
@@ -69,7 +71,8 @@ def get_spark(app_name: str, remote: str | None = None, confs: dict[str, str] | 
         os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
         master = os.environ.get(MASTER_ENV, "local[*]")
         builder = (builder.master(master)
-                   .config(JAVA_OPTIONS, driver_java_options(master, confs.pop(JAVA_OPTIONS, "")))
+                   .config(JAVA_OPTIONS, driver_java_options(master, confs.pop(JAVA_OPTIONS, ""),
+                                                             default=confs.get(DEFAULT_JAVA_OPTIONS, "")))
                    .config("spark.ui.showConsoleProgress", "false")
                    .config("spark.sql.session.timeZone", "UTC"))
     for key, value in confs.items():
@@ -77,13 +80,16 @@ def get_spark(app_name: str, remote: str | None = None, confs: dict[str, str] | 
     return builder.getOrCreate(), True
 
 
-def driver_java_options(master: str, user: str = "") -> str:
+def driver_java_options(master: str, user: str = "", *, default: str = "") -> str:
     """spark.driver.extraJavaOptions for a session this script starts: the quiet log4j configuration, in local
     mode the JVM defaults of conf/spark/local.toml the user's JVM options leave unset, then spark-defaults.conf's
-    and the user's own (`--conf spark.driver.extraJavaOptions=...`, last: they win)."""
+    and the user's own (`--conf spark.driver.extraJavaOptions=...`, last: they win). `default`: the user's
+    --conf spark.driver.defaultJavaOptions (the launcher passes it itself; it only counts as given)."""
     log4j = conf_dir() / "spark" / "log4j2-local.properties"
-    admin = spark_defaults().get(JAVA_OPTIONS, "")
-    given = " ".join([user, admin, *(os.environ.get(v, "") for v in USER_JAVA_ENVS)])
+    conf_file = spark_defaults()
+    admin = conf_file.get(JAVA_OPTIONS, "")
+    given = " ".join([user, admin, default, conf_file.get(DEFAULT_JAVA_OPTIONS, ""),
+                      *(os.environ.get(v, "") for v in USER_JAVA_ENVS)])
     local = local_java_defaults(given) if master.startswith("local") else []
     return " ".join(x for x in (f"-Dlog4j2.configurationFile={log4j.as_uri()}", *local, admin, user) if x)
 
