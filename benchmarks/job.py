@@ -71,7 +71,8 @@ def _samples_schema():
 
 def corpus_input(n: int, corpus: Path, work: Path = CORPUS_WORK) -> Path:
     """n notes of a PhysioNet-format folder cycled (copy k: note id "k<k>-<id>", patient id "k<k>-<patient>",
-    the patient's first and last name from patients.tsv as columns), cached by the folder's content and size."""
+    the patient's first and last name from patients.tsv as columns), written privately (0700 folder, 0600
+    file) for this run only: drop_corpus_input removes it."""
     import hashlib
 
     import pyarrow as pa
@@ -84,15 +85,14 @@ def corpus_input(n: int, corpus: Path, work: Path = CORPUS_WORK) -> Path:
     for name in ("id.text", "patients.tsv"):
         if (corpus / name).is_file():
             h.update((corpus / name).read_bytes())
-    path = work / f"corpus-{h.hexdigest()[:12]}-{n}.parquet"
-    if path.is_file():
-        return path
+    path = work / f"corpus-{h.hexdigest()[:12]}-{n}-{os.getpid()}.parquet"  # this run's: removed after it
     notes = read_physionet(corpus, with_metadata=False).notes
     if not notes:
         raise SystemExit(f"--corpus {corpus}: no notes")
     names = {pid: [v for v, _ in pairs] for pid, pairs in read_patients(corpus / "patients.tsv").items()}
     schema = _samples_schema()
     work.mkdir(parents=True, exist_ok=True)
+    work.chmod(0o700)  # real notes: readable by this user only
     tmp = path.with_suffix(".part")
     with pq.ParquetWriter(tmp, schema) as writer:
         for a in range(0, n, CHUNK):
@@ -106,8 +106,15 @@ def corpus_input(n: int, corpus: Path, work: Path = CORPUS_WORK) -> Path:
                              "text": note.text, "patient_first_name": first, "patient_last_name": last,
                              "attending_name": None, "encounter_type": "nursing"})
             writer.write_table(pa.Table.from_pylist(rows, schema=schema), row_group_size=20_000)
+    tmp.chmod(0o600)
     tmp.rename(path)
     return path
+
+
+def drop_corpus_input(path: Path) -> None:
+    """Remove a --corpus copy of real notes (corpus_input's file); the template notes' input is kept."""
+    if path.name.startswith("corpus-") and path.suffix == ".parquet":
+        path.unlink(missing_ok=True)
 
 
 def bench_input(n: int, corpus: str | None) -> tuple[Path, Path, str]:
@@ -264,6 +271,18 @@ def one_size(n: int, a: argparse.Namespace) -> dict:
     extra = (["--mode", a.mode] if a.mode else []) + (["--batch-size", str(a.batch_size)] if a.batch_size else [])
     extra += [x for c in a.conf for x in ("--conf", c)] + (["--config", a.config] if a.config else [])
     inp, work, what = bench_input(n, a.corpus)
+    out_job, out_tag = work / f"out-job-{os.getpid()}", work / f"out-tag-{os.getpid()}"  # concurrent runs apart
+    try:
+        return _one_size(n, a, extra, inp, what, out_job, out_tag)
+    finally:  # also when the job fails: no copy of real notes, no output of them, left behind
+        shutil.rmtree(out_job, ignore_errors=True)
+        shutil.rmtree(out_tag, ignore_errors=True)
+        drop_corpus_input(inp)
+
+
+def _one_size(n: int, a: argparse.Namespace, extra: list[str], inp: Path, what: str, out_job: Path,
+              out_tag: Path) -> dict:
+    """one_size's measuring part."""
     import pyarrow.parquet as pq
 
     meta = pq.ParquetFile(inp).metadata
@@ -274,7 +293,6 @@ def one_size(n: int, a: argparse.Namespace) -> dict:
     from deid_core import compiled
 
     print(f"  {compiled.status()} (the job's Python processes see the same build and DEID_COMPILED)")
-    out_job, out_tag = work / f"out-job-{os.getpid()}", work / f"out-tag-{os.getpid()}"  # concurrent runs apart
     job_wall, jm, used = run_job(inp, out_job, a.cores, extra, a.partitions)
     tag_s = jm["timings_s"]["tag_s"]
     cpu = used["cpu_s"]
@@ -296,8 +314,6 @@ def one_size(n: int, a: argparse.Namespace) -> dict:
         print(f"spark overhead: {cpu * 1e3 / n:.2f} vs {tag_cpu * 1e3 / n:.2f} CPU ms per note "
               f"(x{cpu / tag_cpu:.2f}); same spans: {jm['counts']['spans'] == tm['counts']['spans']}")
         figures.update(tag_wall_s=tag_wall, tag_cpu_s=tag_cpu)
-    shutil.rmtree(out_job, ignore_errors=True)
-    shutil.rmtree(out_tag, ignore_errors=True)
     return figures
 
 

@@ -36,7 +36,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from benchmarks.job import NAME_COLUMNS, bench_input
+from benchmarks.job import NAME_COLUMNS, bench_input, drop_corpus_input
 
 PHASES = ("arrow in", "decode", "engine", "cross-note", "surrogates", "replace", "digests", "staged columns",
           "arrow out", "gc")
@@ -124,7 +124,11 @@ def input_stream(n: int, batch_size: int, mode: str | None = None, corpus: str |
     from deid_core.config import load_config
     from deid_core.engine.surrogates.settings import shifts_note_date
 
-    table = pq.read_table(bench_input(n, corpus)[0])
+    inp = bench_input(n, corpus)[0]
+    try:
+        table = pq.read_table(inp)
+    finally:
+        drop_corpus_input(inp)  # a --corpus copy of real notes: read once, removed
     config = load_config({"pipeline": {"mode": mode}} if mode else None)
     spec = validate_input_schema(table.schema, parse_name_columns(NAME_COLUMNS), "bench", shifts_note_date(config))
     table = table.append_column(DUP_COLUMN, pa.array([False] * table.num_rows))
