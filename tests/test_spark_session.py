@@ -91,3 +91,16 @@ def test_launcher_sources_of_driver_options_count_as_the_users(monkeypatch, tmp_
     assert "-XX:+UseSerialGC" not in driver_java_options("local[2]")
     (tmp_path / "spark-defaults.conf").unlink()
     assert "-XX:+UseSerialGC" not in driver_java_options("local[2]", default="-XX:+UseZGC")
+
+
+def test_users_extra_options_replace_the_files_as_in_spark(monkeypatch, tmp_path):
+    # --conf spark.driver.extraJavaOptions replaces spark-defaults.conf's (Spark's own rule): both on one command
+    # line, the file's G1 and the user's Parallel GC would stop the JVM ("Conflicting collector combinations").
+    for env in ("JAVA_TOOL_OPTIONS", "JDK_JAVA_OPTIONS", "_JAVA_OPTIONS", "PYSPARK_SUBMIT_ARGS", "SPARK_SUBMIT_OPTS",
+                "SPARK_HOME"):
+        monkeypatch.delenv(env, raising=False)
+    (tmp_path / "spark-defaults.conf").write_text(f"{JAVA_OPTIONS}=-XX:+UseG1GC -Dadmin=1\n")
+    monkeypatch.setenv("SPARK_CONF_DIR", str(tmp_path))
+    opts = driver_java_options("local[2]", "-XX:+UseParallelGC").split()
+    assert opts[-1] == "-XX:+UseParallelGC" and "-XX:+UseG1GC" not in opts and "-XX:+UseSerialGC" not in opts
+    assert driver_java_options("local[2]").split()[-2:] == ["-XX:+UseG1GC", "-Dadmin=1"]  # no user's: carried over

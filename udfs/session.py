@@ -83,11 +83,12 @@ def get_spark(app_name: str, remote: str | None = None, confs: dict[str, str] | 
 def driver_java_options(master: str, user: str = "", *, default: str = "") -> str:
     """spark.driver.extraJavaOptions for a session this script starts: the quiet log4j configuration, in local
     mode the JVM defaults of conf/spark/local.toml the user's JVM options leave unset, then spark-defaults.conf's
-    and the user's own (`--conf spark.driver.extraJavaOptions=...`, last: they win). `default`: the user's
-    --conf spark.driver.defaultJavaOptions (the launcher passes it itself; it only counts as given)."""
+    (only when the user gives none: theirs replace the file's, as in Spark) or the user's own (`--conf
+    spark.driver.extraJavaOptions=...`, last: they win). `default`: the user's --conf
+    spark.driver.defaultJavaOptions (the launcher passes it itself; it only counts as given)."""
     log4j = conf_dir() / "spark" / "log4j2-local.properties"
     conf_file = spark_defaults()
-    admin = conf_file.get(JAVA_OPTIONS, "")
+    admin = "" if user.strip() else conf_file.get(JAVA_OPTIONS, "")  # the user's replace the file's (as in Spark)
     given = " ".join([user, admin, default, conf_file.get(DEFAULT_JAVA_OPTIONS, ""),
                       *(os.environ.get(v, "") for v in USER_JAVA_ENVS)])
     local = local_java_defaults(given) if master.startswith("local") else []
