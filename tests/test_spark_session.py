@@ -104,3 +104,12 @@ def test_users_extra_options_replace_the_files_as_in_spark(monkeypatch, tmp_path
     opts = driver_java_options("local[2]", "-XX:+UseParallelGC").split()
     assert opts[-1] == "-XX:+UseParallelGC" and "-XX:+UseG1GC" not in opts and "-XX:+UseSerialGC" not in opts
     assert driver_java_options("local[2]").split()[-2:] == ["-XX:+UseG1GC", "-Dadmin=1"]  # no user's: carried over
+
+
+def test_options_inside_a_submit_args_conf_count():
+    # PYSPARK_SUBMIT_ARGS='--conf "spark.driver.defaultJavaOptions=-Xss4m -XX:+UseG1GC"': the launcher adds these
+    # to our extraJavaOptions (a GC default beside them stops the JVM), so the options inside the value count.
+    given = '--conf "spark.driver.defaultJavaOptions=-Xss4m -XX:+UseG1GC" --driver-java-options=-Xint pyspark-shell'
+    assert local_java_defaults(given, TABLE) == []
+    assert local_java_defaults("--conf spark.executor.extraJavaOptions=-XX:+UseG1GC", TABLE) == [
+        "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"]  # another JVM's options: not the driver's

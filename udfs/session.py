@@ -24,6 +24,7 @@ DEFAULT_JAVA_OPTIONS = "spark.driver.defaultJavaOptions"  # Spark's launcher put
 # Where else a user gives the driver JVM options (their options win over the local defaults). SPARK_SUBMIT_OPTS:
 # the launcher adds it to the driver's command line too.
 USER_JAVA_ENVS = ("JAVA_TOOL_OPTIONS", "JDK_JAVA_OPTIONS", "_JAVA_OPTIONS", "PYSPARK_SUBMIT_ARGS", "SPARK_SUBMIT_OPTS")
+_DRIVER_OPTION_KEYS = (JAVA_OPTIONS, DEFAULT_JAVA_OPTIONS, "--driver-java-options")  # KEY=VALUE giving them
 _PROPERTY = re.compile(r"([^\s=:]+)\s*[\s=:]\s*(.*)")  # a spark-defaults.conf line: key, then whitespace, = or :
 
 
@@ -99,13 +100,24 @@ def local_java_defaults(given: str, table: dict[str, Any] | None = None) -> list
     """The [[jvm]] options of conf/spark/local.toml (or `table`) none of whose `unless` prefixes starts one
     of the JVM options in `given` (the user's)."""
     table = load_toml(conf_dir() / "spark" / "local.toml") if table is None else table
+    tokens = local_java_tokens(given)
+    return [item["option"] for item in table.get("jvm", [])
+            if not any(t.startswith(tuple(item.get("unless", ()))) for t in tokens)]
+
+
+def local_java_tokens(given: str) -> list[str]:
+    """The options of a JVM option string (shell quoting undone; unbalanced quotes: split on whitespace), and
+    those inside a `KEY=VALUE` whose KEY gives the driver's JVM options (a --conf in $PYSPARK_SUBMIT_ARGS)."""
     try:
         tokens = shlex.split(given)
     except ValueError:  # unbalanced quotes: whitespace-separated is enough to find an option's prefix
         tokens = given.split()
     tokens = [t.strip("'\"") for t in tokens]
-    return [item["option"] for item in table.get("jvm", [])
-            if not any(t.startswith(tuple(item.get("unless", ()))) for t in tokens)]
+    for t in list(tokens):
+        key, sep, value = t.partition("=")
+        if sep and key in _DRIVER_OPTION_KEYS:
+            tokens += local_java_tokens(value)
+    return tokens
 
 
 def spark_defaults() -> dict[str, str]:
