@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -113,3 +114,16 @@ def test_options_inside_a_submit_args_conf_count():
     assert local_java_defaults(given, TABLE) == []
     assert local_java_defaults("--conf spark.executor.extraJavaOptions=-XX:+UseG1GC", TABLE) == [
         "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"]  # another JVM's options: not the driver's
+
+
+def test_spark_defaults_folder_without_spark_home_is_pysparks(monkeypatch):
+    # pip's pyspark: spark-submit finds SPARK_HOME itself (the pyspark package) and reads its conf/ folder
+    from pyspark.find_spark_home import _find_spark_home
+
+    from deid_spark.udfs.session import spark_conf_folder
+
+    monkeypatch.delenv("SPARK_CONF_DIR", raising=False)
+    monkeypatch.delenv("SPARK_HOME", raising=False)
+    assert spark_conf_folder() == Path(_find_spark_home()) / "conf"
+    monkeypatch.setenv("SPARK_HOME", "/opt/spark")
+    assert spark_conf_folder() == Path("/opt/spark/conf")

@@ -120,14 +120,24 @@ def local_java_tokens(given: str) -> list[str]:
     return tokens
 
 
+def spark_conf_folder() -> Path:
+    """Where spark-submit reads spark-defaults.conf: $SPARK_CONF_DIR, else $SPARK_HOME/conf, else (pip's pyspark:
+    spark-submit finds its home itself) the pyspark package's conf/."""
+    if os.environ.get("SPARK_CONF_DIR"):
+        return Path(os.environ["SPARK_CONF_DIR"])
+    if os.environ.get("SPARK_HOME"):
+        return Path(os.environ["SPARK_HOME"]) / "conf"
+    from pyspark.find_spark_home import _find_spark_home
+
+    return Path(_find_spark_home()) / "conf"
+
+
 def spark_defaults() -> dict[str, str]:
-    """spark-defaults.conf of $SPARK_CONF_DIR or $SPARK_HOME/conf ({} when there is none): the builder's
+    """spark-defaults.conf of spark_conf_folder() ({} when there is none): the builder's
     spark.driver.extraJavaOptions replaces the file's, so driver_java_options carries the file's over."""
-    folder = os.environ.get("SPARK_CONF_DIR") or (Path(os.environ["SPARK_HOME"]) / "conf"
-                                                   if os.environ.get("SPARK_HOME") else None)
-    path = Path(folder) / "spark-defaults.conf" if folder else None
+    path = spark_conf_folder() / "spark-defaults.conf"
     out: dict[str, str] = {}
-    if path is None or not path.is_file():
+    if not path.is_file():
         return out
     for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
         m = _PROPERTY.match(line.strip())
