@@ -2,9 +2,13 @@
 
     python -m benchmarks job [--notes 100000] [--cores 2] [--mode mask] [--partitions N] [--batch-size N]
     python -m benchmarks job --notes 100000,1000000 --skip-tag    # scale: per-note CPU time and worker RSS
+    python -m benchmarks job --notes 100000 --corpus ../shared/data/physionet-deid   # real nursing notes
 
-Notes come from samples/make_samples.py (fictional, templated, ~310 characters each), written
-once to build/bench-job/. The job runs as `python jobs/deidentify.py` with master local[CORES]
+Notes come from samples/make_samples.py (fictional, templated, ~310 characters each, ~8.8 PHI spans),
+written once to build/bench-job/; or, with --corpus DIR, from a PhysioNet-format folder (id.text,
+patients.tsv: real nursing notes, ~840 characters, ~0.8 PHI each) cycled to the size asked, each copy
+with its own note and patient ids and the patient's names as columns, written at run time OUTSIDE the
+repository (CORPUS_WORK, under the temporary directory; the job's output there too). The job runs as `python jobs/deidentify.py` with master local[CORES]
 (JVM start-up included: that is what a user pays); `deid tag` runs in this process on one core.
 Prints notes/s, notes/s per core, the CPU time of the job's whole process tree (driver, JVM,
 Python workers: sampled from /proc, with peak RSS per kind) and the Spark overhead in CPU ms per note.
@@ -19,6 +23,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -26,6 +31,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 NAME_COLUMNS = "patient_first_name,patient_last_name,attending_name:DOCTOR"
 CHUNK = 200_000  # notes generated at a time for the larger inputs
+# Inputs and outputs built from a --corpus folder (real notes): outside the repository, never committed.
+CORPUS_WORK = Path(tempfile.gettempdir()) / f"deid-bench-job-{os.getuid()}"
 
 
 def make_input(n: int, work: Path) -> Path:
@@ -53,6 +60,69 @@ def make_input(n: int, work: Path) -> Path:
             writer.write_table(pa.Table.from_pylist(rows, schema=mod.SCHEMA), row_group_size=20_000)
     tmp.rename(path)
     return path
+
+
+def _samples_schema():
+    spec = importlib.util.spec_from_file_location("make_samples", ROOT / "samples" / "make_samples.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod.SCHEMA
+
+
+def corpus_input(n: int, corpus: Path, work: Path = CORPUS_WORK) -> Path:
+    """n notes of a PhysioNet-format folder cycled (copy k: note id "k<k>-<id>", patient id "k<k>-<patient>",
+    the patient's first and last name from patients.tsv as columns), written privately (0700 folder, 0600
+    file) for this run only: drop_corpus_input removes it."""
+    import hashlib
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from deid_core.io.physionet import read_patients, read_physionet
+
+    corpus = Path(corpus)
+    h = hashlib.sha256()
+    for name in ("id.text", "patients.tsv"):
+        if (corpus / name).is_file():
+            h.update((corpus / name).read_bytes())
+    path = work / f"corpus-{h.hexdigest()[:12]}-{n}-{os.getpid()}.parquet"  # this run's: removed after it
+    notes = read_physionet(corpus, with_metadata=False).notes
+    if not notes:
+        raise SystemExit(f"--corpus {corpus}: no notes")
+    names = {pid: [v for v, _ in pairs] for pid, pairs in read_patients(corpus / "patients.tsv").items()}
+    schema = _samples_schema()
+    work.mkdir(parents=True, exist_ok=True)
+    work.chmod(0o700)  # real notes: readable by this user only
+    tmp = path.with_suffix(".part")
+    with pq.ParquetWriter(tmp, schema) as writer:
+        for a in range(0, n, CHUNK):
+            rows = []
+            for i in range(a, min(a + CHUNK, n)):
+                k, j = divmod(i, len(notes))
+                note = notes[j]
+                pid = str(note.patient_id)
+                first, last = (names.get(pid, []) + [None, None])[:2]
+                rows.append({"note_id": f"k{k}-{note.note_id}", "patient_id": f"k{k}-{pid}", "note_date": None,
+                             "text": note.text, "patient_first_name": first, "patient_last_name": last,
+                             "attending_name": None, "encounter_type": "nursing"})
+            writer.write_table(pa.Table.from_pylist(rows, schema=schema), row_group_size=20_000)
+    tmp.chmod(0o600)
+    tmp.rename(path)
+    return path
+
+
+def drop_corpus_input(path: Path) -> None:
+    """Remove a --corpus copy of real notes (corpus_input's file); the template notes' input is kept."""
+    if path.name.startswith("corpus-") and path.suffix == ".parquet":
+        path.unlink(missing_ok=True)
+
+
+def bench_input(n: int, corpus: str | None) -> tuple[Path, Path, str]:
+    """(input Parquet, work folder for the outputs, what the input is) for n notes: the template notes, or
+    --corpus cycled (then both outside the repository)."""
+    if corpus:
+        return corpus_input(n, Path(corpus)), CORPUS_WORK, f"real notes of {corpus} cycled"
+    return make_input(n, ROOT / "build" / "bench-job"), ROOT / "build" / "bench-job", "template notes"
 
 
 def run_tag(inp: Path, out: Path, extra: list[str]) -> tuple[float, float, dict]:
@@ -138,12 +208,14 @@ class TreeSampler(threading.Thread):
         return out
 
 
-def run_job(inp: Path, out: Path, cores: int, extra: list[str], partitions: int = 0) -> tuple[float, dict, dict]:
+def run_job(inp: Path, out: Path, cores: int, extra: list[str], partitions: int = 0,
+            env_extra: dict[str, str] | None = None) -> tuple[float, dict, dict]:
     """The Spark job in local[cores] as a user runs it: (wall seconds, manifest, resources: CPU seconds of
     the whole process tree and, by kind, CPU and peak RSS). The JVM is not waited for by the driver, so
     getrusage cannot see it: CPU is sampled (the last half second of each process is not counted)."""
     env = dict(os.environ, DEID_SPARK_MASTER=f"local[{cores}]",
-               PYTHONPATH=os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p))
+               PYTHONPATH=os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p),
+               **(env_extra or {}))
     t = time.perf_counter()
     proc = subprocess.Popen([sys.executable, str(ROOT / "jobs" / "deidentify.py"), "--input", str(inp),
                              "--output", str(out), "--name-columns", NAME_COLUMNS, "--demo-key",
@@ -171,6 +243,13 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--mode", default=None, help="replacement mode (default: the config's)")
     ap.add_argument("--batch-size", type=int, default=None, help="--batch-size of the job (default: the config's)")
     ap.add_argument("--skip-tag", action="store_true", help="only the Spark job")
+    ap.add_argument("--corpus", default=None, metavar="DIR",
+                    help="real notes: a PhysioNet-format folder (id.text, patients.tsv) cycled to --notes, new ids "
+                         "per copy (built outside the repository); default: the template notes")
+    ap.add_argument("--config", default=None, metavar="FILE",
+                    help="the job's --config (e.g. tests/data/literal.toml: a cheap Python side, to see the JVM's share)")
+    ap.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE",
+                    help="a Spark setting passed to the job's --conf (repeatable), e.g. spark.driver.extraJavaOptions=...")
     ap.add_argument("--json", default=None, help="also write the figures to this JSON file")
     a = ap.parse_args(argv)
     sizes = [int(x) for x in a.notes.split(",")]
@@ -190,19 +269,31 @@ def main(argv: list[str]) -> int:
 def one_size(n: int, a: argparse.Namespace) -> dict:
     """The job (and `deid tag`) on n notes: prints and returns the figures."""
     extra = (["--mode", a.mode] if a.mode else []) + (["--batch-size", str(a.batch_size)] if a.batch_size else [])
-    work = ROOT / "build" / "bench-job"
-    inp = make_input(n, work)
+    extra += [x for c in a.conf for x in ("--conf", c)] + (["--config", a.config] if a.config else [])
+    inp, work, what = bench_input(n, a.corpus)
+    out_job, out_tag = work / f"out-job-{os.getpid()}", work / f"out-tag-{os.getpid()}"  # concurrent runs apart
+    try:
+        return _one_size(n, a, extra, inp, what, out_job, out_tag)
+    finally:  # also when the job fails: no copy of real notes, no output of them, left behind
+        shutil.rmtree(out_job, ignore_errors=True)
+        shutil.rmtree(out_tag, ignore_errors=True)
+        drop_corpus_input(inp)
+
+
+def _one_size(n: int, a: argparse.Namespace, extra: list[str], inp: Path, what: str, out_job: Path,
+              out_tag: Path) -> dict:
+    """one_size's measuring part."""
     import pyarrow.parquet as pq
 
     meta = pq.ParquetFile(inp).metadata
     chars = sum(len(t or "") for b in pq.ParquetFile(inp).iter_batches(columns=["text"])
                 for t in b.column(0).to_pylist())
-    print(f"input: {n} notes ({meta.num_rows} rows), {chars / 1e6:.1f} M characters ({inp.relative_to(ROOT)}); "
+    print(f"input: {n} {what} ({meta.num_rows} rows), {chars / 1e6:.1f} M characters ({inp}); "
           f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
     from deid_core import compiled
 
     print(f"  {compiled.status()} (the job's Python processes see the same build and DEID_COMPILED)")
-    job_wall, jm, used = run_job(inp, work / "out-job", a.cores, extra, a.partitions)
+    job_wall, jm, used = run_job(inp, out_job, a.cores, extra, a.partitions)
     tag_s = jm["timings_s"]["tag_s"]
     cpu = used["cpu_s"]
     print(f"spark job  local[{a.cores}]: {job_wall:7.1f} s wall (JVM start-up included) -> "
@@ -214,17 +305,15 @@ def one_size(n: int, a: argparse.Namespace) -> dict:
     for kind, k in sorted(used["by_kind"].items()):
         print(f"  {kind:14s} {int(k['processes']):3d} process(es), {k['cpu_s']:8.1f} CPU s (sampled), "
               f"peak RSS {k['peak_rss_mb']:7.0f} MB")
-    figures = {"notes": n, "chars": chars, "cores": a.cores, "job_wall_s": job_wall, "job_cpu_s": cpu,
+    figures = {"notes": n, "input": what, "chars": chars, "conf": a.conf, "config": a.config, "spans": jm["counts"]["spans"], "cores": a.cores, "job_wall_s": job_wall, "job_cpu_s": cpu,
                "job_by_kind": used["by_kind"], "load": os.getloadavg()[0]}
     if not a.skip_tag:
-        tag_wall, tag_cpu, tm = run_tag(inp, work / "out-tag", extra)
+        tag_wall, tag_cpu, tm = run_tag(inp, out_tag, extra)
         print(f"deid tag   1 core  : {tag_wall:7.1f} s wall, {tag_cpu:.1f} CPU s -> {n / tag_cpu:7.0f} notes "
               f"per CPU second; {tm['counts']['spans']} spans")
         print(f"spark overhead: {cpu * 1e3 / n:.2f} vs {tag_cpu * 1e3 / n:.2f} CPU ms per note "
               f"(x{cpu / tag_cpu:.2f}); same spans: {jm['counts']['spans'] == tm['counts']['spans']}")
         figures.update(tag_wall_s=tag_wall, tag_cpu_s=tag_cpu)
-    shutil.rmtree(work / "out-job", ignore_errors=True)
-    shutil.rmtree(work / "out-tag", ignore_errors=True)
     return figures
 
 

@@ -2,7 +2,8 @@
 
     python -m benchmarks worker [--notes 5000] [--batch-size 1000] [--mode M] [--repeat 2] [--cprofile 25]
 
-The job's notes (samples/make_samples.py templates, cached in build/bench-job/ like `bench job`),
+The job's notes (samples/make_samples.py templates, cached in build/bench-job/ like `bench job`, or
+--corpus DIR: real notes cycled, built outside the repository like `bench job --corpus`),
 given the duplicate flag and sorted by patient as the job's plan does (udfs/plan.py), cut into
 Arrow batches of --batch-size and written as one Arrow IPC stream (what the JVM sends a worker).
 Each pass reads that stream, re-cuts it by patient (patient_batches), runs process_batch (the
@@ -35,7 +36,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from benchmarks.job import NAME_COLUMNS, ROOT, make_input
+from benchmarks.job import NAME_COLUMNS, bench_input, drop_corpus_input
 
 PHASES = ("arrow in", "decode", "engine", "cross-note", "surrogates", "replace", "digests", "staged columns",
           "arrow out", "gc")
@@ -115,14 +116,19 @@ def _instrument(deid: Any, clock: PhaseClock) -> None:
         pipeline.audit_digests = clock.wrap("digests", pipeline.audit_digests)
 
 
-def input_stream(n: int, batch_size: int, mode: str | None = None) -> tuple[bytes, Any, Any]:
-    """(the IPC stream a worker receives, the run's BatchSpec, the config) for n of the job's notes."""
+def input_stream(n: int, batch_size: int, mode: str | None = None, corpus: str | None = None) -> tuple[bytes, Any, Any]:
+    """(the IPC stream a worker receives, the run's BatchSpec, the config) for n of the job's notes (or of
+    --corpus cycled, as `bench job --corpus`)."""
     from deid_core.app.options import parse_name_columns
     from deid_core.app.schema import DUP_COLUMN, validate_input_schema
     from deid_core.config import load_config
     from deid_core.engine.surrogates.settings import shifts_note_date
 
-    table = pq.read_table(make_input(n, ROOT / "build" / "bench-job"))
+    inp = bench_input(n, corpus)[0]
+    try:
+        table = pq.read_table(inp)
+    finally:
+        drop_corpus_input(inp)  # a --corpus copy of real notes: read once, removed
     config = load_config({"pipeline": {"mode": mode}} if mode else None)
     spec = validate_input_schema(table.schema, parse_name_columns(NAME_COLUMNS), "bench", shifts_note_date(config))
     table = table.append_column(DUP_COLUMN, pa.array([False] * table.num_rows))
@@ -170,6 +176,8 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--notes", type=int, default=5000)
     ap.add_argument("--batch-size", type=int, default=None, help="default: [job] batch_size")
     ap.add_argument("--mode", default=None, help="replacement mode (default: the config's)")
+    ap.add_argument("--corpus", default=None, metavar="DIR",
+                    help="real notes (PhysioNet-format folder cycled, as `bench job --corpus`); default: the template notes")
     ap.add_argument("--repeat", type=int, default=2, help="timed passes after a cold one (best is kept)")
     ap.add_argument("--gc", choices=("worker", "default"), default="worker",
                     help="garbage collector as a Spark worker sets it after the build, or CPython's defaults")
@@ -178,7 +186,7 @@ def main(argv: list[str]) -> int:
     from deid_core.config import load_config
 
     batch_size = a.batch_size or load_config().job.batch_size
-    stream, spec, config = input_stream(a.notes, batch_size, a.mode)
+    stream, spec, config = input_stream(a.notes, batch_size, a.mode, a.corpus)
     c0 = time.process_time()
     deid = make_deidentifier(config, resolve_bundle(config), DEMO_KEY)
     build_s = time.process_time() - c0
@@ -189,7 +197,7 @@ def main(argv: list[str]) -> int:
     clock = PhaseClock()
     _instrument(deid, clock)
     gc.callbacks.append(clock.on_gc)
-    print(f"worker: {a.notes} notes of the job (batches of {batch_size}), mode {config.pipeline.mode}; "
+    print(f"worker: {a.notes} {'notes of ' + a.corpus + ' cycled' if a.corpus else 'template notes'} (batches of {batch_size}), mode {config.pipeline.mode}; "
           f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
     best: dict[str, float] | None = None
     digest = ""

@@ -43,6 +43,22 @@ def load_key(key_file: str | None = None, *, env_var: str = KEY_ENV_VAR, allow_d
 PREPARED_MAX = 8  # keys whose HMAC state is kept (a process uses one or two; cleared past this)
 _PREPARED: dict[bytes, Any] = {}  # key -> HMAC-SHA256 object that has absorbed the key and nothing else
 
+try:  # CPython's OpenSSL HMAC object: copy, update and digest are C calls (hmac.HMAC wraps each in Python)
+    from _hashlib import hmac_new as _openssl_hmac
+except ImportError:  # another interpreter or a build without OpenSSL's HMAC: hmac.new below
+    _openssl_hmac = None
+
+
+def new_hmac_state(key: bytes, *, native: bool = True) -> Any:
+    """An HMAC-SHA256 object that has absorbed `key` only: OpenSSL's own object when available (`native`),
+    else hmac.new's. Both give the same bytes (tests/test_keys.py)."""
+    if native and _openssl_hmac is not None:
+        try:
+            return _openssl_hmac(key, digestmod="sha256")
+        except (ValueError, TypeError):  # e.g. an OpenSSL refusing it: the pure wrapper
+            pass
+    return hmac.new(key, digestmod=hashlib.sha256)
+
 
 def _prepared(key: bytes) -> Any:
     """The HMAC-SHA256 state of `key` before any message: copied per digest, so the key's two
@@ -51,7 +67,7 @@ def _prepared(key: bytes) -> Any:
     if h is None:
         if len(_PREPARED) >= PREPARED_MAX:
             _PREPARED.clear()
-        h = _PREPARED[key] = hmac.new(key, digestmod=hashlib.sha256)
+        h = _PREPARED[key] = new_hmac_state(key)
     return h
 
 

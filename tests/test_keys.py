@@ -43,6 +43,23 @@ def test_prepared_hmac_is_the_one_shot_hmac(key, patient, original):
     assert audit_digest(key, patient, original) == expected
 
 
+@settings(max_examples=200, deadline=None)
+@given(st.binary(min_size=16, max_size=80), st.text(max_size=8))
+def test_native_and_wrapped_hmac_states_give_the_same_bytes(key, text):
+    # keyed_bytes copies OpenSSL's HMAC object when CPython has it; hmac.new's wrapper is the fallback
+    msg = text.encode("utf-8", "surrogatepass")
+    for native in (True, False):
+        h = keys.new_hmac_state(key, native=native).copy()
+        h.update(msg)
+        assert h.digest() == hmac.digest(key, msg, hashlib.sha256)
+
+
+def test_the_native_hmac_state_is_used_where_cpython_has_it():
+    if keys._openssl_hmac is None:
+        pytest.skip("no _hashlib.hmac_new in this interpreter")
+    assert not isinstance(keys.new_hmac_state(DEMO_KEY), hmac.HMAC)
+
+
 def test_prepared_keys_are_bounded():
     for i in range(keys.PREPARED_MAX * 3):
         key = f"a key of sixteen bytes or more {i}".encode()

@@ -291,6 +291,18 @@ def test_match_case_fast_path_is_the_letter_loop(template, value):
         assert match_case(t, value) == _match_any(t, value)
 
 
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet="aAbZzqJjsSmMÉé'’ -.1", min_size=1, max_size=9),
+       st.sets(st.sampled_from(["smith", "jones", "mary", "jo", "dr", "x"]), max_size=3))
+def test_one_token_name_fast_path_is_the_token_loop(sur, original, forbidden):
+    # replace() takes one-token spans straight to token(): the same answer as the general loop
+    names = sur.names
+    for text in (original, original.strip(" -.1"), "Dr", "DDS", "JS", "O'Brien", "MCDONALD", "j"):
+        if text:
+            assert names.replace(DEMO_KEY, "p:1", text, frozenset(forbidden)) == \
+                names._replace_tokens(DEMO_KEY, "p:1", text, frozenset(forbidden))
+
+
 def test_same_text_other_note_same_patient_same_surrogates(sur):
     text = "John Smith 3/4/2019 (617) 555-1234 Boston"
     items = [("John Smith", "PATIENT"), ("3/4/2019", "DATE"), ("(617) 555-1234", "PHONE"), ("Boston", "CITY")]
@@ -306,6 +318,21 @@ def test_surrogate_never_contains_original():
     assert collides("United States Virgin Islands", "United States", frozenset())
     assert not collides("Canada", "United States", frozenset())
     assert collides("New Sara", "Boston", frozenset({"sara"}))
+
+
+_WORDS = st.text(alphabet="ab Sara-.1", max_size=12)
+
+
+@settings(max_examples=500, deadline=None)
+@given(_WORDS, _WORDS, st.frozensets(_WORDS, max_size=4), st.frozensets(st.sampled_from(["sara", "aab", "new"])))
+def test_collides_is_the_set_union_formula(candidate, original, forbidden, generic):
+    # collides() tests the shared words without building forbidden | words(original): the same answer
+    from deid_core.engine.surrogates.consistency import collides, contains_word, words
+
+    c, o = candidate.casefold().strip(), original.casefold().strip()
+    old = (c == o or c in forbidden or (len(o) >= 3 and contains_word(c, o))
+           or bool((words(candidate) - generic) & (forbidden | words(original))))
+    assert collides(candidate, original, forbidden, generic) == old
 
 
 def test_two_digit_year_after_apostrophe_outside_span(sur):

@@ -114,7 +114,8 @@ def collides(candidate: str, original: str, forbidden: frozenset[str],
         return True
     if len(o) >= 3 and contains_word(c, o):
         return True  # "United States" inside "United States Virgin Islands"
-    return bool((words(candidate) - generic) & (forbidden | words(original)))
+    shared = words(candidate) - generic  # a word shared with real PHI: no union of the note's set per call
+    return bool(shared) and (not shared.isdisjoint(forbidden) or not shared.isdisjoint(words(original)))
 
 
 def draw_distinct(

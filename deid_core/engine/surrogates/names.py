@@ -166,6 +166,12 @@ class NameSurrogates:
 
     def replace(self, key: bytes, scope: str, original: str, forbidden: frozenset[str]) -> str:
         """The surrogate of a whole name span: tokens replaced, separators and titles kept."""
+        if _TOKEN.fullmatch(original):  # one token ("Smith"), most name spans: what _replace_tokens gives
+            return self.token(key, scope, original, forbidden, original.casefold() not in self.keep)
+        return self._replace_tokens(key, scope, original, forbidden)
+
+    def _replace_tokens(self, key: bytes, scope: str, original: str, forbidden: frozenset[str]) -> str:
+        """replace() for any span: each token through token(), digits redrawn."""
         # A span made only of "title" tokens ("DDS" as initials) is a name: replace it all.
         keep = any(t.casefold() not in self.keep for t in _TOKEN.findall(original))
 
