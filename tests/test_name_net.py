@@ -696,9 +696,9 @@ def test_round17_frames_read_names_that_are_words(text, expected):
     "Mrs. Patient is a 45 yo",
     "Patient's wife at bedside", "Mother's sister", "pt's son", "Today's son",
     "Patient Ambulating in hall", "Patient Hope to go home", "patient given Xylofen", "PATIENT AMBULATED",
-    # 'patient' is no cue (tried round 17: the dev notes' "ON THIS PATIENT ACIDOTIC", "PATIENT'S NEICE")
-    "ON THIS PATIENT ACIDOTIC WITH INCREASED PCO2",
-    "Charge Nurse RN\n", "Wound Care, RN\n", "Urgent Care, MD\n", "Infection Control, RN\n", "SPOKE WITH WIFE AND PATIENT'S NEICE.",
+    # 'patient' is no cue (tried round 17: capital findings and relatives after 'patient' were read as names)
+    "PER THIS PATIENT HYPOTENSIVE WITH RISING LACTATE",
+    "Charge Nurse RN\n", "Wound Care, RN\n", "Urgent Care, MD\n", "Infection Control, RN\n", "TALKED TO SON AND PATIENT'S NEICE TODAY.",
 ])
 def test_round17_frames_without_name_evidence_propose_nothing(text):
     assert found(text, PARTICLE_NET) == []
