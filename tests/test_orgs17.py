@@ -135,7 +135,7 @@ def test_first_name_firms_splits_only_first_names_one_no_surname():
     "BIBA EMS from home.",
     "Outpatient Pharmacy called.",
     "homeless shelter placement pending.",
-    "INCISION: STERNAL INC CLEAN, STERI STRIPS ON.",
+    "SKIN: STERNAL INC C/D/I.",
     "works at home, school and church",
     "caregiver for Emma, Liam and Noah",
 ])
