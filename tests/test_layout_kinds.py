@@ -69,7 +69,7 @@ FOUND = [
     # ordinal, weekday-plus-date and dotted dates (a weekday and its date are two spans)
     ("Follow-up on the 9th with cardiology.", [("9th", "DATE")]),
     ("Return on Tuesday the 21st.", [("Tuesday", "DATE"), ("21st", "DATE")]),
-    ("Echo Wed 3.14 normal", [("Wed 3.14", "DATE")]),
+    ("Echo Wed 3.14 normal", [("Wed", "DATE"), ("3.14", "DATE")]),
     ("Labs drawn 03.14.2019", [("03.14.2019", "DATE")]),
     # employers and organizations, landmarks
     ("Works at Harbor Freight as a manager.", [("Harbor Freight", "ORGANIZATION")]),
