@@ -427,3 +427,15 @@ def test_a_place_span_of_separators_only_is_never_cut_to_an_empty_span(text, lab
     out = strict_extents([Span(start, start + len(piece), label, "crf:single")], text)
     assert all(s.end > s.start for s in out), out
     assert [(s.start, s.end) for s in out] == [(start, start + len(piece))]
+
+
+def test_the_merger_reads_the_table_when_it_is_built():
+    """Lead's read (round 17): the table was first read on the first note's merge, so a bad table quarantined every
+    note instead of stopping the run before any work; the merger now reads and checks it when built (off: not read)."""
+    from deid_core.engine.merge import Merger
+
+    extent_table.cache_clear()
+    Merger("union", load_config({"merge": {"strict_extents": False}}).merge)
+    assert extent_table.cache_info().currsize == 0
+    Merger("union", load_config().merge)
+    assert extent_table.cache_info().currsize == 1

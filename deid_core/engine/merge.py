@@ -23,7 +23,7 @@ from deid_core.config import Merge as MergeOptions
 from deid_core.doc import Doc
 from deid_core.engine.contact_fields import contact_cue_labels, phone_extensions
 from deid_core.engine.contract import CrfMarginals, NoteState
-from deid_core.engine.extents import strict_extents
+from deid_core.engine.extents import extent_table, strict_extents
 from deid_core.engine.field_ids import field_id_labels, table_pairs
 from deid_core.engine.initials import (
     dictation_initials,
@@ -109,6 +109,8 @@ class Merger:
         self._heads_of = place_heads(options.hospital_head_words, options.organization_head_words)
         self._not_clinical = not_clinician_initials(options)  # from the options: once, not per note
         self._id_fields = table_pairs(options.id_fields)
+        # the extents table is read and checked when the merger is built: a bad table stops the run before any note
+        self._extents = extent_table() if options.strict_extents else None
         self._contact_fields = table_pairs(options.contact_fields)
         self._org_frames = org_frames(options.organization_frame_words, options.organization_field_words,
                                       options.organization_store_words, options.organization_tail_words)
@@ -171,7 +173,7 @@ class Merger:
                 merged = join_name_pieces(merged, doc.text, self.options.name_particles, self._roles,
                                           self.options.hyphen_eponyms)
             if self.options.strict_extents:  # round 17: i2b2 2014 extents (conf/rules/words/extents.toml)
-                merged = strict_extents(merged, doc.text)
+                merged = strict_extents(merged, doc.text, self._extents)
             merged = field_id_labels(merged, doc.text, self._id_fields, self.options.rule_label_sources)
             merged = contact_cue_labels(merged, doc.text, self._contact_fields)
             if self.options.phone_extensions:
