@@ -73,19 +73,13 @@ def corpus_input(n: int, corpus: Path, work: Path = CORPUS_WORK) -> Path:
     """n notes of a PhysioNet-format folder cycled (copy k: note id "k<k>-<id>", patient id "k<k>-<patient>",
     the patient's first and last name from patients.tsv as columns), written privately (0700 folder, 0600
     file) for this run only: drop_corpus_input removes it."""
-    import hashlib
-
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     from deid_core.io.physionet import read_patients, read_physionet
 
     corpus = Path(corpus)
-    h = hashlib.sha256()
-    for name in ("id.text", "patients.tsv"):
-        if (corpus / name).is_file():
-            h.update((corpus / name).read_bytes())
-    path = work / f"corpus-{h.hexdigest()[:12]}-{n}-{os.getpid()}.parquet"  # this run's: removed after it
+    path = work / f"corpus-{n}-{os.getpid()}.parquet"  # this run's: removed after it
     notes = read_physionet(corpus, with_metadata=False).notes
     if not notes:
         raise SystemExit(f"--corpus {corpus}: no notes")

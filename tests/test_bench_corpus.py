@@ -7,13 +7,13 @@ import stat
 import pyarrow.parquet as pq
 
 from benchmarks.job import bench_input, corpus_input, drop_corpus_input
+from deid_core.io.physionet import Corpus, write_physionet
+from deid_core.notes import Note
 
 
 def _corpus(folder):
-    folder.mkdir()
     notes = ["Pt seen by Dr. Quillfeather today.", "Call Ms. Vantrobe at home."]  # invented
-    (folder / "id.text").write_text("".join(f"START_OF_RECORD=7||||{i}||||\n{t}||||END_OF_RECORD\n"
-                                            for i, t in enumerate(notes, 1)), encoding="utf-8")
+    write_physionet(Corpus([Note(f"7-{i}", t, patient_id="7") for i, t in enumerate(notes, 1)], {}), folder)
     (folder / "patients.tsv").write_text("patient_id\tfirst_name\tlast_name\n7\tOrla\tVantrobe\n", encoding="utf-8")
     return folder
 
