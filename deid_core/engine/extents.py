@@ -34,8 +34,8 @@ _INITIAL_BEFORE = regex.compile(r"(?<![^\s:;,(\[/])\p{Lu}\.[ ]\Z")  # a capital'
 _DASH = regex.compile(r"[ \t]+[-–—][ \t]+")  # a spaced dash between two places
 _CAPITAL_NEXT = regex.compile(r"[ \t]+\p{Lu}")
 _POSSESSIVE = regex.compile(r"['’]s\Z", regex.IGNORECASE)
-_SEP = ".:,;-–/&'’"
-_CAPS_GOES_ON = regex.compile(r"[ \t]+\p{Lu}[\p{Lu}\d-]*(?![\p{Ll}])")  # 'QUELLBY IS A 49-YEAR-OLD': a sentence in capitals  # punctuation stripped off a word before it is looked up
+_SEP = ".:,;-–/&'’"  # punctuation stripped off a word before it is looked up
+_CAPS_GOES_ON = regex.compile(r"[ \t]+\p{Lu}[\p{Lu}\d-]*(?![\p{Ll}])")  # 'QUELLBY IS A 49-YEAR-OLD': a sentence in capitals
 
 
 @dataclass(frozen=True)
