@@ -46,6 +46,8 @@ PREFIXES_FILE = "organizations_name_prefixes.txt"  # place prefixes before a str
 DEPARTMENT_HEADS_FILE = "organizations_department_heads.txt"  # a hospital unit's head: a DEPARTMENT (round 17)
 DRUG_ENDINGS_FILE = "organizations_drug_endings.txt"  # drug-name endings: no kind's name word ('ceftriaxone'; round 17)
 FAITH_WORDS_FILE = "organizations_faith_words.txt"  # faith words after 'First' ('[First Baptist]'; round 17)
+HOSPITAL_WORDS_FILE = "organizations_hospital_words.txt"  # a hospital's own name: no unit head relabels it (round 17)
+FIRM_KIN_FILE = "organizations_firm_kin.txt"  # kin words ending a firm's name ('<Name> & Sons <kind>'; round 17)
 FILES = {ANY: "organizations.txt", TITLED: "organizations_titled.txt", FRAMED: "organizations_framed.txt"}
 # merge-only lists live with the rules' word lists, outside the CRF's gazetteers: no bundle version or bench digest moves
 WORDS_DIR = "rules/words"
@@ -70,7 +72,6 @@ _SENTENCE_END = regex.compile(r"[.!?][ \t]+(?=\p{Lu})")  # 'Ford. Chase Ford': a
 _PHONE_AFTER = regex.compile(r"[ \t]*[(,:]?[ \t]*(?:\+?1[ .-]?)?\(?\d{3}\)?[ .-]?\d{3}[ .-]?\d{4}(?!\d)")  # 'CVS (+1 809 729 9919)', 'CVS (563-3452829)' (round 17)
 _PARTNERS_AFTER = regex.compile(r",[ \t]+\p{Lu}[\p{L}'’-]*(?:,?[ \t]+\p{Lu}[\p{L}'’-]*)*,?[ \t]+(?:and|AND|&)[ \t]+\p{Lu}")
 _UNIT_PLACES = frozenset({"HOSPITAL", "ORGANIZATION", "LOCATION-OTHER"})
-_HOSPITAL_WORD = regex.compile(r"(?<![\p{L}\d])(?i:hospital|hosp|medical|memorial|general|infirmary|clinic|vamc|va)(?![\p{L}\d])")
 _OF_BEFORE = regex.compile(r"(?<![\p{L}\d])(?i:of)[ \t]+\Z")
 _NEXT_NAME = regex.compile(r"[\p{L}'’.-]+[ \t]+(?=[\p{L}])")  # a name word and the blanks after it, another word next
 _UNIT_NUMBER = regex.compile(r"[ \t]+\d{1,2}[A-Z]?(?![\p{L}\d])")  # 'Behavioral Health Unit [14]'
@@ -87,7 +88,6 @@ _SAINTED = frozenset({"ORGANIZATION", "HOSPITAL"})
 _SAINT_BEFORE = regex.compile(r"(?<![\p{L}\d'’./-])((?i:st|ste|saint)\.?|First|FIRST)[ \t]+\Z")  # 'St. [Brendan's Church]'
 _SAINT_START = regex.compile(r"(?i:st|ste|saint)\.?[ \t]")  # a span with its own saint ('ST. [St. Quell Hospital]'; review17)
 _FIRM_SOURCES = frozenset({"organization16-firm-partners", "organization17-firm-work", "organization-firm-frame"})
-_FIRM_KIN = frozenset({"sons", "son", "daughters", "daughter", "brothers", "sisters"})  # '<Name> & Sons <kind>'
 _FIELD_SEP = regex.compile(r"[ \t]*:[ \t]*")  # a field's colon and the blanks around it
 _NAME_BEFORE = regex.compile(r"(?<![\p{L}\d'’.-])(\p{L}[\p{L}'’-]*\p{L}\.?|\p{L})[ \t]+\Z")  # one name word, a blank
 _JOB_LINK = regex.compile(r"[ \t]+(?i:at|for|with|from)[ \t]+(?:the[ \t]+)?\Z")  # '<PROFESSION> with Target'
@@ -253,7 +253,7 @@ def department_heads(spans: Sequence[Span], text: str) -> list[Span]:
     out: list[Span] = []
     for s in spans:
         if s.label in _UNIT_PLACES and (m := _last_head(heads, text, s.start, s.end)) is not None and (
-                m.start() > s.start) and _WORD.search(text, s.start, m.start()) and not _HOSPITAL_WORD.search(
+                m.start() > s.start) and _WORD.search(text, s.start, m.start()) and not _hospital_word().search(
                 text, s.start, s.end):
             s = s.with_label("DEPARTMENT")
         out.append(s)
@@ -272,6 +272,12 @@ def _last_head(heads: regex.Pattern, text: str, start: int, end: int) -> regex.M
 def _faith() -> regex.Pattern:
     """A faith word (organizations_faith_words.txt) opening a congregation's name after 'First' ('[First Baptist]')."""
     return regex.compile(r"(?i:" + phrase_alternation(tuple(word_set(FAITH_WORDS_FILE))) + r")(?![\p{L}\d])")
+
+
+@lru_cache(maxsize=1)
+def _hospital_word() -> regex.Pattern:
+    """A word of a hospital's own name (organizations_hospital_words.txt) anywhere in a span."""
+    return regex.compile(r"(?<![\p{L}\d])(?i:" + phrase_alternation(tuple(word_set(HOSPITAL_WORDS_FILE))) + r")(?![\p{L}\d])")
 
 
 @lru_cache(maxsize=1)
@@ -399,7 +405,7 @@ def _kind_hit(text: str, start: int, end: int) -> int | None:
         if low in word_set(PREFIXES_FILE) and strong:
             pos = first = m.start(1)
             continue
-        if low in _FIRM_KIN and (_AMPERSAND_BEFORE.search(text, max(0, m.start(1) - 4), m.start(1))
+        if low in word_set(FIRM_KIN_FILE) and (_AMPERSAND_BEFORE.search(text, max(0, m.start(1) - 4), m.start(1))
                                                        or _AND_BEFORE.search(text, max(0, m.start(1) - 6), m.start(1))):
             pos = first = m.start(1)  # '[Marrick & Sons Funeral Home]': the firm's partners before its kind (round 17)
             if (a := _AND_BEFORE.search(text, max(0, pos - 6), pos)) is not None:
