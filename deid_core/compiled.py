@@ -25,6 +25,7 @@ import logging
 import os
 import sys
 import sysconfig
+import tomllib
 from pathlib import Path
 from types import ModuleType
 
@@ -34,6 +35,7 @@ _PACKAGE_DIR = Path(__file__).resolve().parent
 ROOT = _PACKAGE_DIR.parent  # the checkout (editable install) or site-packages
 BUILD_DIR = ROOT / "build" / "compiled"  # a checkout's build/; a wheel has none: pure Python
 MANIFEST = "manifest.json"
+PYPROJECT = ROOT / "pyproject.toml"  # a checkout's list of compiled modules; a wheel has none (and no build)
 SKIP_ENV = "DEID_COMPILED_SKIP"
 
 
@@ -70,6 +72,16 @@ def sources_sha256(name: str, root: Path = ROOT) -> str:
     return h.hexdigest()
 
 
+def listed_modules(pyproject: Path = PYPROJECT) -> list[str] | None:
+    """The module names pyproject.toml [tool.deid.compiled] lists; None without a pyproject.toml (installed)."""
+    if not pyproject.is_file():
+        return None
+    try:
+        return list(tomllib.loads(pyproject.read_text())["tool"]["deid"]["compiled"]["modules"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return []  # an unreadable list compiles nothing: pure Python, same outputs
+
+
 def skipped_names(value: str | None = None) -> tuple[str, ...]:
     """The module or package names DEID_COMPILED_SKIP lists (comma-separated; blanks ignored)."""
     raw = os.environ.get(SKIP_ENV, "") if value is None else value
@@ -98,8 +110,9 @@ class CompiledFinder:
     """Meta path finder: a listed module's compiled file when its sources' hash matches, else nothing."""
 
     def __init__(self, folder: Path, modules: dict[str, dict[str, str]], root: Path = ROOT,
-                 skip: tuple[str, ...] = ()) -> None:
+                 skip: tuple[str, ...] = (), unlisted: tuple[str, ...] = ()) -> None:
         self.folder = folder
+        self.unlisted = sorted(unlisted)  # built, but off pyproject's list since: loaded as Python
         self.root = root
         self.modules = modules  # module name -> {"sources": [...], "sha256", "file"}
         self.skipped = sorted(m for m in modules if is_skipped(m, skip))  # DEID_COMPILED_SKIP: loaded as Python
@@ -148,7 +161,11 @@ def install(build_dir: Path = BUILD_DIR) -> CompiledFinder | None:
         modules = json.loads((folder / MANIFEST).read_text())["modules"]
     except (OSError, ValueError, KeyError):
         return None  # no build (no compiler, a wheel, another Python): pure Python
-    _finder = CompiledFinder(folder, modules, skip=skipped_names())
+    listed = listed_modules(build_dir.parent.parent / PYPROJECT.name)
+    unlisted = () if listed is None else tuple(name for name in modules if name not in listed)
+    # a module taken off the list runs as Python at once, not only after the next setup rewrites the manifest
+    modules = {name: entry for name, entry in modules.items() if name not in unlisted}
+    _finder = CompiledFinder(folder, modules, skip=skipped_names(), unlisted=unlisted)
     sys.meta_path.insert(0, _finder)
     return _finder
 
@@ -175,4 +192,6 @@ def status() -> str:
         line += f", {SKIP_ENV} names no built module: {','.join(_finder.unmatched)}"
     if _finder.stale:
         line += f", {len(_finder.stale)} changed since the build run as Python"
+    if _finder.unlisted:
+        line += f", {len(_finder.unlisted)} off the list since the build run as Python"
     return line

@@ -24,7 +24,6 @@ import subprocess
 import sys
 import sysconfig
 import time
-import tomllib
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -35,6 +34,7 @@ from deid_core.compiled import (  # noqa: E402
     BUILD_DIR,
     MANIFEST,
     build_tag,
+    listed_modules,
     module_source,
     module_sources,
     sources_sha256,
@@ -45,11 +45,6 @@ from deid_core.compiled import (  # noqa: E402
 DIRECTIVES = ["-X", "annotation_typing=False", "-X", "language_level=3"]
 # Portable code (Spark workers may be other machines of the same architecture): no -march=native.
 CFLAGS = ["-shared", "-fPIC", "-O2", "-fwrapv", "-fno-strict-aliasing", "-DNDEBUG"]
-
-
-def listed_modules(pyproject: Path = ROOT / "pyproject.toml") -> list[str]:
-    """The module names [tool.deid.compiled] modules lists."""
-    return list(tomllib.loads(pyproject.read_text())["tool"]["deid"]["compiled"]["modules"])
 
 
 def _compile_one(name: str, folder: Path, cc: list[str]) -> dict:
@@ -155,7 +150,7 @@ def main(argv: list[str]) -> int:
         if args.clean:
             shutil.rmtree(BUILD_DIR / build_tag(), ignore_errors=True)
             return 0
-        return build(listed_modules(), args.jobs)
+        return build(listed_modules() or [], args.jobs)
 
 
 if __name__ == "__main__":

@@ -205,6 +205,34 @@ def test_a_module_taken_off_the_list_leaves_the_manifest(tmp_path, monkeypatch) 
     assert list(json.loads((folder / compiled.MANIFEST).read_text())["modules"]) == [kept]
 
 
+@needs_build
+def test_a_module_taken_off_the_list_runs_as_python_before_the_next_setup(physionet_dir, pure_run, tmp_path) -> None:
+    """A checkout whose pyproject.toml no longer lists a module (a pull, no setup since) loads that module as
+    Python at once: the finder reads the list, not only the manifest (which still names the build); same spans."""
+    tmp = temp_checkout(tmp_path, with_build=True)
+    text = (tmp / "pyproject.toml").read_text()
+    line = '    "deid_core.engine.pipeline",\n'
+    assert line in text
+    (tmp / "pyproject.toml").write_text(text.replace(line, ""))
+    assert "deid_core.engine.pipeline" in json.loads(
+        (tmp / "build" / "compiled" / compiled.build_tag() / compiled.MANIFEST).read_text())["modules"]
+    out, _ = probe(physionet_dir, 20, root=tmp)
+    assert out["compiled"]["deid_core.engine.pipeline"] is False
+    assert out["compiled"]["deid_core.engine.crf.labels"] is True  # the listed modules still run compiled
+    assert "1 off the list since the build run as Python" in out["status"]
+    assert out["notes"] == pure_run["notes"][: 48 + 20]
+
+
+def test_listed_modules_reads_pyproject_and_refuses_nothing_silently(tmp_path) -> None:
+    """No pyproject.toml (an installed wheel): None, nothing filtered; a list: its names; no table: an empty list
+    (nothing runs compiled, which gives the same outputs)."""
+    assert compiled.listed_modules(tmp_path / "pyproject.toml") is None
+    (tmp_path / "pyproject.toml").write_text('[tool.deid.compiled]\nmodules = ["a.b", "c"]\n')
+    assert compiled.listed_modules(tmp_path / "pyproject.toml") == ["a.b", "c"]
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\n')
+    assert compiled.listed_modules(tmp_path / "pyproject.toml") == []
+
+
 def test_a_second_build_waits_for_the_first(tmp_path) -> None:
     """Two builds in one checkout run one after the other: compile_modules waits on the build lock (two at once
     wrote the same .c and .so.tmp files and could install a broken module that the manifest called current)."""
