@@ -6,7 +6,9 @@ Connect. The secret key is never in the closure (py4j logs pickled functions at 
 read on the worker from the file shipped with the job (udfs/shipping.py).
 PySpark broadcasts a pickled function over 1 MB by itself, so a large bundle still travels
 once per executor. The Deidentifier is built on first use in each Python worker and cached
-there by (bundle id, config digest, key id); workers are reused across tasks. The bundle is
+there by (bundle id, config digest, key id); workers are reused across tasks, and across the runs
+of one Spark application (a notebook, a service), so the cache keeps the WORKER_DEIDENTIFIERS
+used last: another run's config or key evicts the oldest instead of adding a Deidentifier for good. The bundle is
 unpacked into a private folder that is removed as soon as the Deidentifier is built (its models
 are in memory by then); a worker killed mid-build leaves a folder the next unpack removes.
 Once built, the worker's heap is settled (settle_heap): the models are frozen out of the
@@ -30,7 +32,8 @@ from deid_core.engine.pipeline import Deidentifier
 from deid_core.workdirs import OwnedDir
 from deid_spark.udfs.shipping import KeyRef, read_key
 
-_CACHE: dict[str, Deidentifier] = {}
+WORKER_DEIDENTIFIERS = 2  # Deidentifiers a Python worker keeps (one per payload identity), the used last
+_CACHE: dict[str, Deidentifier] = {}  # cache key -> Deidentifier, least recently used first
 BUILDS = {"count": 0}  # how many Deidentifiers this worker built (tests, diagnostics)
 BUNDLE_DIR_PREFIX = "deid-bundle-"
 
@@ -52,22 +55,30 @@ class WorkerPayload:
 
 
 def worker_deidentifier(payload: WorkerPayload) -> Deidentifier:
-    """This worker's Deidentifier for the payload, built (bundle unpacked, heap settled) on first use only.
+    """This worker's Deidentifier for the payload, built (bundle unpacked, heap settled) on first use only;
+    at most WORKER_DEIDENTIFIERS are kept, the least recently used dropped first.
 
     The state lives in this module, not in the tagging function: Spark pickles that closure by value,
     so a global it read directly (a counter, a flag) would be the pickled copy, not the worker's."""
-    deid = _CACHE.get(payload.cache_key)
+    deid = _CACHE.pop(payload.cache_key, None)
     if deid is None:
+        _evict(WORKER_DEIDENTIFIERS - 1)  # freed by reference counting, frozen heap or not (tests/test_worker_bounds.py)
         with OwnedDir(BUNDLE_DIR_PREFIX) as folder:  # removed once built: the models are in memory
             # a subfolder: the bundle's files are checked against bundle.json, the owner lock is not one
             bundle = unpack_bundle(payload.bundle_zip, folder.path / "bundle")
             if bundle.id != payload.bundle_id:
                 raise BundleError(f"shipped bundle id {bundle.id[:12]} != expected {payload.bundle_id[:12]}")
             deid = make_deidentifier(payload.config, bundle, read_key(payload.key))
-        _CACHE[payload.cache_key] = deid
         BUILDS["count"] += 1
         settle_heap()  # the worker process is ours: settled for its life
+    _CACHE[payload.cache_key] = deid  # last: the most recently used
     return deid
+
+
+def _evict(keep: int) -> None:
+    """Drop the least recently used Deidentifiers until at most `keep` remain."""
+    while len(_CACHE) > max(keep, 0):
+        del _CACHE[next(iter(_CACHE))]
 
 
 def tag_batches(payload: WorkerPayload) -> Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]:
