@@ -57,6 +57,7 @@ _LIST = regex.compile(r"[ \t]*+,[ \t]*+(?:(?i:and|or)[ \t]++)?|[ \t]++(?:(?i:and
 # Between a field word and its id: separators (':', '#', '=', '-', '(', '/', '.') and the words of a
 # field name ('no', 'number', 'id', 'is'), blanks or tabs; nothing else.
 _SEP = r"(?:[ \t]*+(?:[:#=(/.\-]|(?i:no|nbr|num|number|id|is|of)(?![\p{L}\d])))*+[ \t]*+"
+_SEP_RE = regex.compile(_SEP)  # round 18: compiled once, not looked up per call
 # An age form: 1-3 digits and 'yo', 'y/o', 'y', 'yr', '-year-old' (the span may end before the unit: '[48]y F').
 _AGE = regex.compile(r"(\d{1,3})[ \t-]?(?i:yo|y/o|y\.o\.?|yrs?|y|years?)(?![\p{L}\d/])")
 # A CRF DATE guess an id may be: six digits or more with blanks or dashes, in no date's shape ('2742-11-2051';
@@ -436,14 +437,14 @@ def _field_above(text: str, start: int, pattern: regex.Pattern) -> regex.Match |
         if not _initials(text, m):
             last = m
     end = nl - 1 if text[nl - 1:nl] == "\r" else nl  # CRLF notes too
-    if last is None or not regex.fullmatch(_SEP, text, pos=last.end(), endpos=end):
+    if last is None or not _SEP_RE.fullmatch(text, pos=last.end(), endpos=end):
         return None
     return last
 
 
 def right_after(text: str, a: int, b: int) -> bool:
     """Is text[a:b] only separators between a field word and its value (':', '#', 'No.', blanks)?"""
-    return regex.fullmatch(_SEP, text, pos=a, endpos=b) is not None
+    return _SEP_RE.fullmatch(text, pos=a, endpos=b) is not None
 
 
 def _gap_ok(text: str, a: int, b: int, strict: bool) -> bool:
@@ -492,7 +493,7 @@ def _inner_field(s: Span, text: str, pattern: regex.Pattern) -> tuple[regex.Matc
         if m.end() > s.start and m.start() < s.end:  # a field word inside the span or across its start
             if m.start() > s.start and not text[m.start() - 1].isspace():
                 continue  # glued to the id before it: a piece of it ('LAB-REF-20334')
-            sep = regex.match(_SEP, text, pos=m.end(), endpos=s.end)
+            sep = _SEP_RE.match(text, pos=m.end(), endpos=s.end)
             rest = sep.end() if sep else m.end()
             if not text[m.end():rest].strip("-."):  # glued to the id after it by '-' or '.'
                 if outer is None:
