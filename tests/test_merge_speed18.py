@@ -122,3 +122,27 @@ def test_the_pipeline_gives_the_same_spans_with_every_gate_open():
     assert gated == spans(_open(deid.process_many, notes))
     assert any(label == "DEPARTMENT" for note in gated for _, _, label, _ in note)  # the gated steps acted
     assert any(label == "MEDICALRECORD" for note in gated for _, _, label, _ in note)
+
+
+_SEPARATORS = [" ", "  ", "\t", " \t ", "\n", "\r\n", " \n ", "-", "", "\u00a0", "\u2009"]
+
+
+@pytest.mark.parametrize("sep", _SEPARATORS)
+def test_every_head_with_every_separator_the_gate_closes_only_on_no_match(sep):
+    """Review: every head of the shipped list, in three cases, its words apart by blanks, tabs, line breaks, nothing or
+    a blank out of ASCII, with an invented name before it: the gate closes only where the pattern finds nothing, and
+    it stays open wherever the pattern finds the unit (so a change of phrase_alternation's separator shows here)."""
+    pattern = od._department_heads()
+    for head in sorted(HEADS):
+        for written in (head, head.upper(), head.title()):
+            text = "Seen at Quillby " + sep.join(written.split()) + " today."
+            found = pattern.search(text) is not None
+            assert may_occur(text, None, HEADS) or not found, repr(sep)
+            assert may_occur(text, text.lower(), HEADS) or not found, repr(sep)
+            if sep in (" ", "  ", "\t", " \t "):
+                assert found and may_occur(text, None, HEADS), repr(sep)
+
+
+def test_the_gate_literals_are_lower_case_ascii():
+    """may_contain compares its literals with the lower-cased text: a literal with a capital would never be found."""
+    assert all(lit == lit.lower() and lit.isascii() for lit in _COLUMN_HEAD_LITERALS)

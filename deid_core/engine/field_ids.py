@@ -652,7 +652,9 @@ def join_id_pieces(spans: Sequence[Span], text: str, fields: regex.Pattern | Non
 def field_id_labels(spans: Sequence[Span], text: str, table: tuple[tuple[str, tuple[str, ...]], ...],
                     deciding: Sequence[str], low: str | None = None) -> list[Span]:
     """Merged spans with id labels and extents read from the field words before them (module docstring);
-    `table`: table_pairs of [merge] id_fields; `deciding`: the rule sources whose label stands (rule_label_sources)."""
+    `table`: table_pairs of [merge] id_fields; `deciding`: the rule sources whose label stands (rule_label_sources);
+    `low`: text.lower() when the caller has it (note_text.lower_text), handed to column_ids' literal gate (computed
+    there when None; read only for an ASCII note, so the spans are the same either way; round 18)."""
     compiled = field_words(table)
     if compiled is None:  # no field word: the reader's proposals stand after none
         return [s for s in spans if s.source != FIELD_RULE]
