@@ -35,6 +35,11 @@ _DASH = regex.compile(r"[ \t]+[-–—][ \t]+")  # a spaced dash between two pla
 _CAPITAL_NEXT = regex.compile(r"[ \t]+\p{Lu}")
 _POSSESSIVE = regex.compile(r"['’]s\Z", regex.IGNORECASE)
 _SEP = ".:,;-–/&'’"  # punctuation stripped off a word before it is looked up
+# round 18: compiled once (regex.findall(str, ...) looks its pattern up in the module's cache at every call)
+_LETTER_RUN = regex.compile(r"\p{L}+")
+_NAME_RUN = regex.compile(r"[\p{L}'’-]+")
+_TITLED_LEAD = regex.compile(r"[\p{Lu}][\p{L}'’.-]*(?:[ \t]+[\p{Lu}][\p{L}'’.-]*){0,3}")
+_LETTERS2 = regex.compile(r"\p{L}{2,}")
 _CAPS_GOES_ON = regex.compile(r"[ \t]+\p{Lu}[\p{Lu}\d-]*(?![\p{Ll}])")  # 'QUELLBY IS A 49-YEAR-OLD': a sentence in capitals
 
 
@@ -140,7 +145,7 @@ def _name_word(piece: str, capitalised: bool = True) -> bool:
     """A word of two letters or more (capitalised unless not `capitalised`), no common or clinical word unless a known
     name ('Rose')."""
     return any(len(w) > 1 and (w[0].isupper() or not capitalised) and (is_name(w) or not is_common(w))
-               for w in regex.findall(r"\p{L}+", piece))
+               for w in _LETTER_RUN.findall(piece))
 
 
 def _words(text: str, start: int, end: int) -> list[tuple[int, int]]:
@@ -234,7 +239,7 @@ def _eponym(s: Span, text: str, t: ExtentTable) -> bool:
         return False
     if (after := _NEXT_WORD.match(text, m.end(), min(len(text), m.end() + 40))) and after.group(1).lower() in t.verb_objects:
         return False  # 'have [Ann Quell] sign the consent', 'had [Quell] test his sugar': a verb, no eponym
-    name_words = regex.findall(r"\p{L}+", text[s.start:s.end])
+    name_words = _LETTER_RUN.findall(text[s.start:s.end])
     if head not in t.not_name_before and not (head in t.role_heads and all(
             is_common(w) and w.lower() not in words("first_name") for w in name_words)):
         return False  # 'Spoke with [Rose] Coordinator': a first name before a role head is a person
@@ -285,7 +290,7 @@ _SERVICE_LABELS = frozenset({"HOSPITAL", "ORGANIZATION"})
 
 def _service(s: Span, text: str, t: ExtentTable) -> bool:
     """Only service words before a facility head ('Neurology clinic', 'Transfer center', 'Funeral home')?"""
-    words = [w.lower() for w in regex.findall(r"[\p{L}'’-]+", text[s.start:s.end])]
+    words = [w.lower() for w in _NAME_RUN.findall(text[s.start:s.end])]
     return len(words) >= 2 and words[-1] in t.service_heads and all(w in t.service_words for w in words[:-1])
 
 
@@ -344,8 +349,8 @@ def _weekday_date(s: Span, text: str, t: ExtentTable) -> list[Span]:
     w = text[a:b].rstrip(_SEP)
     if _key(w) in t.weekdays:
         lead = text[s.start:words[-2][1]]
-        if not _PLACE_BEFORE.search(text, max(0, s.start - 8), s.start) and regex.fullmatch(r"[\p{Lu}][\p{L}'’.-]*(?:[ \t]+[\p{Lu}][\p{L}'’.-]*){0,3}", lead) and not any(
-                is_common(x) and not is_name(x) for x in regex.findall(r"\p{L}{2,}", lead)):
+        if not _PLACE_BEFORE.search(text, max(0, s.start - 8), s.start) and _TITLED_LEAD.fullmatch(lead) and not any(
+                is_common(x) and not is_name(x) for x in _LETTERS2.findall(lead)):
             name = _bounds(text, s.start, words[-2][1])
             out = [Span(a, a + len(w), "DATE", s.source, s.confidence)]
             if name:

@@ -34,6 +34,7 @@ from functools import lru_cache
 import regex
 
 from deid_core import taxonomy
+from deid_core.engine.note_text import may_contain
 from deid_core.engine.propagation import is_crf
 from deid_core.gazetteers import is_common, is_name
 from deid_core.spans import Span, source_in
@@ -56,6 +57,7 @@ _LIST = regex.compile(r"[ \t]*+,[ \t]*+(?:(?i:and|or)[ \t]++)?|[ \t]++(?:(?i:and
 # Between a field word and its id: separators (':', '#', '=', '-', '(', '/', '.') and the words of a
 # field name ('no', 'number', 'id', 'is'), blanks or tabs; nothing else.
 _SEP = r"(?:[ \t]*+(?:[:#=(/.\-]|(?i:no|nbr|num|number|id|is|of)(?![\p{L}\d])))*+[ \t]*+"
+_SEP_RE = regex.compile(_SEP)  # round 18: compiled once, not looked up per call
 # An age form: 1-3 digits and 'yo', 'y/o', 'y', 'yr', '-year-old' (the span may end before the unit: '[48]y F').
 _AGE = regex.compile(r"(\d{1,3})[ \t-]?(?i:yo|y/o|y\.o\.?|yrs?|y|years?)(?![\p{L}\d/])")
 # A CRF DATE guess an id may be: six digits or more with blanks or dashes, in no date's shape ('2742-11-2051';
@@ -188,6 +190,10 @@ _COLUMN_HEAD = regex.compile(
     r"(?<![^\t\n ]|[^\t\n ][ ])(?i:mrn|mr[ ]?\#|med(?:ical)?\.?[ ]rec(?:ord)?\.?(?:[ ](?:no\.?|number|\#))?"
     r"|(?:unit|hosp(?:ital)?\.?)[ ](?:no\.?|number|\#)|acct\.?(?:[ ](?:no\.?|\#))?|account(?:[ ](?:no\.?|number|\#))?)"
     r"[ ]?:?(?=\t|[ ]{2,}|[ \t]*+(?:\r?\n|$))")
+# Round 18: every header cell _COLUMN_HEAD reads holds one of these in some case, as written (the pattern's [ ] is one
+# blank): note_text.may_contain, an ASCII note holding none skips the scan (tests/test_merge_speed18.py). Keep in step.
+_COLUMN_HEAD_LITERALS = ("mrn", "mr#", "mr #", "med rec", "med. rec", "medical rec", "medical. rec", "unit ", "hosp",
+                         "acct", "account")
 _CELL = regex.compile(r"[^\t ](?:[^\t\n ]|[ ](?=[^\t\n ]))*+")  # a cell: words apart by one blank
 _CELL_ID = regex.compile(r"(?:[A-Z]{1,3}-?)?(?:\d{2,4}(?:[ -]\d{1,6}){1,3}|\d{5,12})")
 _RULE_LINE = regex.compile(r"[ \t]*+[-=_]{3,}[-=_ \t]*+(?:\r?\n|$)")  # an underline line
@@ -199,11 +205,14 @@ def _cells(text: str, a: int, b: int) -> list[tuple[int, int]]:
     return [m.span() for m in _CELL.finditer(text, a, b)]
 
 
-def column_ids(spans: list[Span], text: str, deciding: Sequence[str] = ()) -> list[Span]:
+def column_ids(spans: list[Span], text: str, deciding: Sequence[str] = (), low: str | None = None) -> list[Span]:
     """The values under a header cell 'MRN', 'Med Rec #', 'Unit No.', 'Acct' of a table ('Name   MRN   DOB' then
     'Ann Lee   4455667   03/04/1950'; or a header alone over an underline, 'Medical Record Number' / '-----' / X),
     the rows down to the first blank line or shorter row: MEDICALRECORD (ACCOUNT
-    under 'Acct'), untagged, a CRF id or digit guess of it, or cut out of a CRF span run across the columns."""
+    under 'Acct'), untagged, a CRF id or digit guess of it, or cut out of a CRF span run across the columns. `low`:
+    text.lower() when the caller has it; a note with no header word skips the scan (round 18)."""
+    if not may_contain(text, low, _COLUMN_HEAD_LITERALS):
+        return spans
     heads = list(_COLUMN_HEAD.finditer(text))
     if not heads:
         return spans
@@ -428,14 +437,14 @@ def _field_above(text: str, start: int, pattern: regex.Pattern) -> regex.Match |
         if not _initials(text, m):
             last = m
     end = nl - 1 if text[nl - 1:nl] == "\r" else nl  # CRLF notes too
-    if last is None or not regex.fullmatch(_SEP, text, pos=last.end(), endpos=end):
+    if last is None or not _SEP_RE.fullmatch(text, pos=last.end(), endpos=end):
         return None
     return last
 
 
 def right_after(text: str, a: int, b: int) -> bool:
     """Is text[a:b] only separators between a field word and its value (':', '#', 'No.', blanks)?"""
-    return regex.fullmatch(_SEP, text, pos=a, endpos=b) is not None
+    return _SEP_RE.fullmatch(text, pos=a, endpos=b) is not None
 
 
 def _gap_ok(text: str, a: int, b: int, strict: bool) -> bool:
@@ -484,7 +493,7 @@ def _inner_field(s: Span, text: str, pattern: regex.Pattern) -> tuple[regex.Matc
         if m.end() > s.start and m.start() < s.end:  # a field word inside the span or across its start
             if m.start() > s.start and not text[m.start() - 1].isspace():
                 continue  # glued to the id before it: a piece of it ('LAB-REF-20334')
-            sep = regex.match(_SEP, text, pos=m.end(), endpos=s.end)
+            sep = _SEP_RE.match(text, pos=m.end(), endpos=s.end)
             rest = sep.end() if sep else m.end()
             if not text[m.end():rest].strip("-."):  # glued to the id after it by '-' or '.'
                 if outer is None:
@@ -641,9 +650,11 @@ def join_id_pieces(spans: Sequence[Span], text: str, fields: regex.Pattern | Non
 
 
 def field_id_labels(spans: Sequence[Span], text: str, table: tuple[tuple[str, tuple[str, ...]], ...],
-                    deciding: Sequence[str]) -> list[Span]:
+                    deciding: Sequence[str], low: str | None = None) -> list[Span]:
     """Merged spans with id labels and extents read from the field words before them (module docstring);
-    `table`: table_pairs of [merge] id_fields; `deciding`: the rule sources whose label stands (rule_label_sources)."""
+    `table`: table_pairs of [merge] id_fields; `deciding`: the rule sources whose label stands (rule_label_sources);
+    `low`: text.lower() when the caller has it (note_text.lower_text), handed to column_ids' literal gate (computed
+    there when None; read only for an ASCII note, so the spans are the same either way; round 18)."""
     compiled = field_words(table)
     if compiled is None:  # no field word: the reader's proposals stand after none
         return [s for s in spans if s.source != FIELD_RULE]
@@ -717,7 +728,7 @@ def field_id_labels(spans: Sequence[Span], text: str, table: tuple[tuple[str, tu
                and s.label != named.get(text[s.start:s.end], (s.label,))[0]
                and not (not is_crf(s) and source_in(s.source, deciding)) else s for s in out]
         out = named_repeats(out, text, {k: v[0] for k, v in named.items()})
-    out = ids_after_names(column_ids(out, text, deciding), text, deciding, pattern)
+    out = ids_after_names(column_ids(out, text, deciding, low), text, deciding, pattern)
     return login_repeats(capital_logins(name_logins(out, text), text), text)
 
 

@@ -31,6 +31,8 @@ _WORD_CHARS = frozenset("._-")
 _PERSON = frozenset({"PATIENT", "DOCTOR"})
 _AND = regex.compile(r"[ \t]+(?:and|AND|&)[ \t]+")
 _LEAD = regex.compile(r"(\p{Ll}+)[ \t]+(?=\p{Lu})")
+_NAME_PART = regex.compile(r"\p{L}[\p{L}'’-]*")  # round 18: compiled once, not looked up per call
+_LETTER_RUN = regex.compile(r"\p{L}+")
 
 
 def trimmed(text: str, start: int, end: int) -> tuple[int, int] | None:
@@ -394,8 +396,8 @@ def recipient_names(spans: Sequence[Span], text: str, words: Sequence[str]) -> l
 def _name_words(piece: str) -> bool:
     """One to three words of letters (with "'" or '-'), none frequent or clinical: a person's name."""
     parts = piece.split()
-    return (0 < len(parts) <= 3 and all(regex.fullmatch(r"\p{L}[\p{L}'’-]*", p) for p in parts)
-            and not any(is_frequent(w) for w in regex.findall(r"\p{L}+", piece)))
+    return (0 < len(parts) <= 3 and all(_NAME_PART.fullmatch(p) for p in parts)
+            and not any(is_frequent(w) for w in _LETTER_RUN.findall(piece)))
 
 
 _TITLE_REACH = 12  # characters read before a person span for its title ("Mrs. ", "Dear Ms "); [merge] clinician_roles are checked to fit (config/tables.py RoleWord)

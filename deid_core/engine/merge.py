@@ -49,6 +49,7 @@ from deid_core.engine.label_decisions import (
 )
 from deid_core.engine.name_pieces import join_name_pieces
 from deid_core.engine.names import SOURCE as NAME_NET
+from deid_core.engine.note_text import lower_text
 from deid_core.engine.org_decisions import frames as org_frames
 from deid_core.engine.org_decisions import named_organizations
 from deid_core.engine.place_decisions import (
@@ -174,7 +175,8 @@ class Merger:
                                           self.options.hyphen_eponyms)
             if self.options.strict_extents:  # round 17: i2b2 2014 extents (conf/rules/words/extents.toml)
                 merged = strict_extents(merged, doc.text, self._extents)
-            merged = field_id_labels(merged, doc.text, self._id_fields, self.options.rule_label_sources)
+            merged = field_id_labels(merged, doc.text, self._id_fields, self.options.rule_label_sources,
+                                     lower_text(doc))
             merged = contact_cue_labels(merged, doc.text, self._contact_fields)
             if self.options.phone_extensions:
                 merged = phone_extensions(merged, doc.text)

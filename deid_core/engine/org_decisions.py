@@ -18,6 +18,7 @@ import regex
 from deid_core.config import Merge as MergeOptions
 from deid_core.config import conf_dir
 from deid_core.doc import Doc
+from deid_core.engine.note_text import lower_text, may_occur
 from deid_core.engine.propagation import (
     ORGANIZATION_LIST_SOURCE,
     is_crf,
@@ -178,7 +179,7 @@ def named_organizations(spans: Sequence[Span], doc: Doc,
     employer values that name none (field_non_names) and hospital units (department_heads, named_units)."""
     text = doc.text
     spans = first_name_firms(spans, text)
-    spans = named_units(department_heads(field_non_names(saint_prefixes(spans, text), text), text), text)
+    spans = named_units(department_heads(field_non_names(saint_prefixes(spans, text), text), text), text, lower_text(doc))
     hits = _hits(doc, opts.organization_value_fields if opts is not None else ())
     if not hits:
         return list(spans)
@@ -225,12 +226,15 @@ def named_organizations(spans: Sequence[Span], doc: Doc,
     return sorted(out, key=lambda s: (s.start, s.end))
 
 
-def named_units(spans: Sequence[Span], text: str) -> list[Span]:
+def named_units(spans: Sequence[Span], text: str, low: str | None = None) -> list[Span]:
     """A hospital unit named by one to three name words before its head (organizations_department_heads.txt), read as
     a kind's name is (_kind_hit: '[HAMRIC CARDIAC UNIT]', '[viebrock neuro icu]', '[Bahoora Cardiac Unit]' read DOCTOR
     'Bahoora'), with a unit number after 'Unit' ('[Mccollam Behavioral Health Unit 14]'), is a DEPARTMENT span over
-    the soft spans inside it; a rule's span or a span running past it stands (round 17)."""
+    the soft spans inside it; a rule's span or a span running past it stands (round 17). `low`: text.lower() when
+    the caller has it (note_text.lower_text); a note naming no head's words skips the scan (round 18)."""
     out = list(spans)
+    if not may_occur(text, low, word_set(DEPARTMENT_HEADS_FILE)):
+        return sorted(out, key=lambda s: (s.start, s.end))
     for m in _department_heads().finditer(text):
         if (first := _kind_hit(text, m.start(), m.end())) is None:
             continue
