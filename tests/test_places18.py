@@ -159,3 +159,41 @@ def test_catalogue_recall_and_look_alikes(deid):
     for text in LOOK_ALIKES:
         res = deid.process(Note("places18-cat", text))
         assert res.ok and not [s for s in res.spans if s.label == "CITY"], text
+
+
+# -- linear time
+
+def test_round18_rules_and_decisions_are_linear():
+    """conf/rules/places18.toml (with the place files whose macros it reads) on the adversarial texts and on texts of
+    its own triggers and examples, and the
+    round 18 decisions on many town spans, each ending in a country or after a 'Town of', cost linear time."""
+    import regex
+
+    from deid_core.doc import Doc
+    from deid_core.engine.rules.loader import load_rules, parse_example
+    from tests.adversarial import KINDS, KNOWN_PHI
+    from tests.test_linear_time import assert_linear, rule_tagger
+
+    files = ["rules/locations.toml", "rules/places15.toml", "rules/places16.toml", "rules/places17.toml",
+             "rules/places18.toml"]  # places18 reads the macros of the files before it
+    tagger = rule_tagger(files=files, gazetteer_file="", metadata=False)
+    ours = [r for r in load_rules(tuple(files)) if r.id in ROUND18]
+    triggers = " \t ".join(sorted({t for r in ours for t in r.triggers})) + " "
+    examples = " ".join(parse_example(e)[0] for r in ours for e in r.examples) + "\n"
+    assert_linear(lambda t: tagger.tag(Doc(Note("adv", t, "p-adv", None, KNOWN_PHI))), "places18.toml", {
+        **KINDS, "triggers": lambda n: (triggers * (n // len(triggers) + 1))[:n],
+        "Triggers": lambda n: (triggers.title() * (n // len(triggers) + 1))[:n],
+        "examples repeated": lambda n: (examples * (n // len(examples) + 1))[:n]})
+
+    def run(text: str) -> None:
+        towns = [Span(m.start(), m.end(), "CITY", "crf:single") for m in regex.finditer(r"Quell[a-z]+ Norway", text)]
+        towns_then_countries(towns, text)
+        spans = []
+        for m in regex.finditer(r"(Town of) (Quell[a-z]+)", text):
+            spans.append(Span(m.start(1), m.end(1), "ORGANIZATION", "crf:single"))
+            spans.append(Span(m.start(2), m.end(2), "CITY", "city18-town-of"))
+        gazetteer_place_labels(spans, text)
+
+    assert_linear(run, "round 18 place decisions", {
+        "countries": lambda n: ("Quellton Norway, " * n)[:n],
+        "bodies": lambda n: ("Town of Quellbury and " * n)[:n]})
