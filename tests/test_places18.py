@@ -197,3 +197,31 @@ def test_round18_rules_and_decisions_are_linear():
     assert_linear(run, "round 18 place decisions", {
         "countries": lambda n: ("Quellton Norway, " * n)[:n],
         "bodies": lambda n: ("Town of Quellbury and " * n)[:n]})
+
+
+# -- review 18: clinical words with a town's shape, a clinical state in a message's frame, a doctor's '(MD)', a ward
+
+@pytest.mark.parametrize("text", [
+    "Pt placed in trendelenburg.", "Sway in romberg.", "Unsteady in Romberg, otherwise nonfocal.",  # a position, a sign
+    "Tone: decrease in Ashworth to 1.",  # a scale
+    "Toxicity from glycoside.", "Crackles in midfield.", "Defect in hemifield.",  # lower-case words no dictionary has
+    "Tenderness around mediport.",  # a device
+    "Verbal order from Ashford.", "Sign-out from Crawford.",  # a person's hand-off, not a place
+    "I'm in Atrial Fibrillation now.", "I'm in Chemo today.", "I'm in Bigeminy.", "I'm in Ketoacidosis.", "I'm in Obs.",
+    "Consult from Hampton (MD) appreciated.", "Seen in Burton (MD) clinic.", "Follow up in Norton (MD) office.",
+    "Patient went to Chesterfield 7 for dialysis.", "Pt in Ellisonton 6, bed 2.",  # a ward's number is no span of time
+])
+def test_review18_clinical_look_alikes_get_no_round18_span(deid, text):
+    res = deid.process(Note("places18", text))
+    assert res.ok and not [s for s in res.spans if s.source in ROUND18], [(s.source, text[s.start:s.end]) for s in res.spans]
+
+
+@pytest.mark.parametrize("text,phi", [
+    ("we are staying near quellsburg this week", "quellsburg"),  # a lower-case town after a person's place verb
+    ("i live in zandrowfield now", "zandrowfield"),
+    ("Moving to Zandrowville 3/1.", "Zandrowville"),  # a date after the town still ends it
+    ("Lived in Quellsburg 20 years.", "Quellsburg"),
+    ("I'm in Plantation until Friday.", "Plantation"),  # a town ending like a clinical word ('-ation') is read
+])
+def test_review18_towns_still_read(deid, text, phi):
+    assert span_stands(deid, "places18", text, phi, "CITY")
