@@ -183,7 +183,7 @@ LOOK_ALIKES: list[str] = [
     "Pt is moving to the chair with assist.",
     "Lives in a nursing home.",
     "Seen by Dr. Washington in clinic.",
-    "Mr. Hampton called about his results.",
+    "Mr. Quellington called about his results.",
     "Spoke with Ms. Carlton, the daughter.",
     "Dr. Ashford reviewed the films.",
     "Referring: Dr. Newton",

@@ -208,7 +208,7 @@ def test_round18_rules_and_decisions_are_linear():
     "Tenderness around mediport.",  # a device
     "Verbal order from Ashford.", "Sign-out from Crawford.",  # a person's hand-off, not a place
     "I'm in Atrial Fibrillation now.", "I'm in Chemo today.", "I'm in Bigeminy.", "I'm in Ketoacidosis.", "I'm in Obs.",
-    "Consult from Hampton (MD) appreciated.", "Seen in Burton (MD) clinic.", "Follow up in Norton (MD) office.",
+    "Consult from Zandrowton (MD) appreciated.", "Seen in Burton (MD) clinic.", "Follow up in Norton (MD) office.",
     "Patient went to Chesterfield 7 for dialysis.", "Pt in Ellisonton 6, bed 2.",  # a ward's number is no span of time
 ])
 def test_review18_clinical_look_alikes_get_no_round18_span(deid, text):
