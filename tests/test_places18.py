@@ -210,6 +210,7 @@ def test_round18_rules_and_decisions_are_linear():
     "I'm in Atrial Fibrillation now.", "I'm in Chemo today.", "I'm in Bigeminy.", "I'm in Ketoacidosis.", "I'm in Obs.",
     "Consult from Zandrowton (MD) appreciated.", "Seen in Burton (MD) clinic.", "Follow up in Norton (MD) office.",
     "Patient went to Chesterfield 7 for dialysis.", "Pt in Ellisonton 6, bed 2.",  # a ward's number is no span of time
+    "Site: Mediport\n", "Site: Leftside\n",  # a report's site field: a device, a body side
 ])
 def test_review18_clinical_look_alikes_get_no_round18_span(deid, text):
     res = deid.process(Note("places18", text))
