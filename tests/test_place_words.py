@@ -22,6 +22,7 @@ landmark_town_words = ["park"]
 landmark_service_words = ["fire"]
 town_after_preposition_landmark_words = ["gate"]
 town_after_preposition_town_words = ["river"]
+town_body_words = ["town"]
 """
 
 

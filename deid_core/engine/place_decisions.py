@@ -111,8 +111,11 @@ _MD_ZIP = regex.compile(r"[ \t]+\d{5}(?:-\d{4})?(?![\w-])")
 def _maryland_after(t: Span, text: str, m: regex.Match) -> bool:
     """'MD' after a town's span and a comma is Maryland, not a credential, when a ZIP follows ('East Quellton, [MD]
     39915') or the address closes ('lives alone in Quellville, [md].', '(East Quellton, [MD])'): the town's span
-    says it is an address (a titled name is left out by the caller: 'Dr. Quellan, MD'). Round 17."""
-    if text[t.end] != "," or "(" in m.group(0):
+    says it is an address (a titled name is left out by the caller: 'Dr. Quellan, MD'). Round 17. Round 18: or alone in
+    parentheses right after a rule's town ('LIVES WITH HER SON IN [QUELLSBERG] ([MD])'; a CRF's 'Ann Quell (MD)' stays)."""
+    if "(" in m.group(0):  # 'IN [QUELLSBERG] (MD);': only after a rule's town, the abbreviation alone in parentheses
+        return not is_crf(t) and not t.source.endswith("propagate") and text.startswith(")", m.end())
+    if text[t.end] != ",":
         return False
     if _MD_ZIP.match(text, m.end()):
         return True
@@ -289,6 +292,52 @@ def _known_town_after_preposition(s: Span, text: str) -> bool:
             and _PREPOSITION_BEFORE.search(text, max(0, s.start - 12), s.start) is not None)
 
 
+_LAST_WORDS = regex.compile(r"[ \t]+(?=\p{Lu})")
+
+
+def towns_then_countries(spans: Sequence[Span], text: str) -> list[Span]:
+    """A CITY span whose last one to three capitalised words, after a blank, name a country is a town and that country:
+    two spans ('grew up in [Zandrowstad] [Norway] and moved', read one CITY span by a frame); not when the whole span
+    is a known town or a US state ('New Jersey'), nor 'Georgia' (a US state too). Round 18."""
+    out: list[Span] = []
+    for s in spans:
+        if s.label == "CITY" and (parts := _country_tail(s, text)):
+            out.extend(parts)
+            continue
+        out.append(s)
+    return out
+
+
+def _country_tail(s: Span, text: str) -> tuple[Span, Span] | None:
+    """(town, country) of a CITY span ending in a country's name after a blank, or None."""
+    surface = text[s.start:s.end]
+    if " " not in surface and "\t" not in surface:
+        return None
+    low = " ".join(surface.lower().split())
+    if low in words("city") or low in words("us_state"):
+        return None
+    cuts = [m.start() for m in _LAST_WORDS.finditer(surface)]
+    for cut in cuts[-3:]:  # the longest tail first: 'Quellton [Trinidad and Tobago]'
+        tail = surface[cut:].strip()
+        if country_reading(tail, " ".join(tail.lower().split())):
+            head_end = s.start + cut
+            return (Span(s.start, head_end, "CITY", s.source, s.confidence),
+                    Span(s.end - len(tail), s.end, "COUNTRY", s.source, s.confidence))
+    return None
+
+
+_BODY_OF = regex.compile(r"(\p{L}+)[ \t]+(?i:of)")
+_LOCAL_BODIES = place_words("town_body_words")  # 'town', 'city', 'village': 'Town of X' names the town X
+
+
+def _body_of_town(s: Span, nxt: Span | None, text: str) -> bool:
+    """Whether `s` is only a local body's word and 'of' ('Town of', 'CITY OF') right before a CITY span one blank on:
+    the CRF's ORGANIZATION 'Town of Quellsbury' that a town rule cut ('works for the [Town of] [Quellsbury] highway
+    department'), whose leftover names no one. Round 18."""
+    return (nxt is not None and nxt.label == "CITY" and nxt.start == s.end + 1 and text[s.end] in " \t"
+            and (m := _BODY_OF.fullmatch(text, s.start, s.end)) is not None and m.group(1).lower() in _LOCAL_BODIES)
+
+
 def gazetteer_place_labels(spans: Sequence[Span], text: str) -> list[Span]:
     """A place span (any source) that is a whole US state's or country's name takes that label ('winters in
     [South Quell]' read CITY stays; 'winters in [South Carolina]' is a STATE, 'from [FRANCE]' read CITY a COUNTRY);
@@ -299,7 +348,8 @@ def gazetteer_place_labels(spans: Sequence[Span], text: str) -> list[Span]:
     a preposition is a CITY ('grew up in [Fall River]'); 'New York' or 'Washington' read CITY right after a town and
     a comma is its state ('Port Quellfurt, [New York], 29056')."""
     out: list[Span] = []
-    for s in countries_over_towns(spans, text):
+    spans = towns_then_countries(countries_over_towns(spans, text), text)
+    for i, s in enumerate(spans):
         if out and (prev := out[-1]).end + 1 == s.start and text[prev.end] in " \t" and (
                 prev.label in _PLACES or s.label in _PLACES):
             joined = text[prev.start:s.end].lower()
@@ -317,6 +367,8 @@ def gazetteer_place_labels(spans: Sequence[Span], text: str) -> list[Span]:
             s = s.with_label("CITY")
         elif s.label in _PLACES and is_crf(s) and text[s.start:s.end].lower() in _FUNCTION_LEADS:
             continue  # a function word left of a CRF place a town rule cut ('from Quellfield [to] Quellbury')
+        elif s.label in _PLACES and is_crf(s) and _body_of_town(s, spans[i + 1] if i + 1 < len(spans) else None, text):
+            continue  # '[Town of] Quellsbury': the CRF's body word left of the town a rule cut out of it (round 18)
         out.append(s)
     return out
 

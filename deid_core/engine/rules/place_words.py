@@ -11,7 +11,7 @@ from deid_core.config import ConfigError, conf_dir, load_toml
 PLACE_WORDS_FILE = "rules/words/places.toml"
 LISTS = ("state_named_countries", "care_settings", "town_named_states", "employer_care_words", "ward_last_words",
          "street_suffixes", "person_street_suffixes", "landmark_last_words", "landmark_town_words", "landmark_service_words",
-         "town_after_preposition_landmark_words", "town_after_preposition_town_words")
+         "town_after_preposition_landmark_words", "town_after_preposition_town_words", "town_body_words")
 
 
 def load_place_words(path: Path) -> dict[str, frozenset[str]]:
