@@ -9,8 +9,8 @@ once per executor. The Deidentifier is built on first use in each Python worker 
 there by (bundle id, config digest, key id); workers are reused across tasks. The bundle is
 unpacked into a private folder that is removed as soon as the Deidentifier is built (its models
 are in memory by then); a worker killed mid-build leaves a folder the next unpack removes.
-Once built, the worker's heap is settled (settle_heap): the models are frozen out of the
-garbage collector's full passes and young collections run less often. Outputs do not change: the
+Once built, the worker's heap is settled (settle_heap, as conf [job.gc] says): the models are frozen out of
+the garbage collector's full passes and young collections run less often. Outputs do not change: the
 collector only frees cycles; the CPU it cost was ~10-12 % of a worker's (docs/BENCHMARKS.md, round 8).
 """
 
@@ -66,7 +66,7 @@ def worker_deidentifier(payload: WorkerPayload) -> Deidentifier:
             deid = make_deidentifier(payload.config, bundle, read_key(payload.key))
         _CACHE[payload.cache_key] = deid
         BUILDS["count"] += 1
-        settle_heap()  # the worker process is ours: settled for its life
+        settle_heap(payload.config.job.gc)  # the worker process is ours: settled for its life ([job.gc])
     return deid
 
 

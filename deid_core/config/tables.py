@@ -233,6 +233,15 @@ class NameNet:
 
 
 @dataclass(frozen=True)
+class GcSettings:
+    """[job.gc]: the garbage collector while a process tags many notes (deid_core/app/heap.py)."""
+
+    settle: bool  # false: the collector as the process has it (CPython's defaults), the off switch
+    freeze: bool  # collect once after the build and freeze what survives (models, rules, automata)
+    young_threshold: Positive  # allocations between two young-generation collections (CPython: 700)
+
+
+@dataclass(frozen=True)
 class Job:
     """[job]: run options of the Spark job and `deid tag`."""
 
@@ -245,6 +254,7 @@ class Job:
     max_quarantine_rate: Share
     progress_interval_s: Annotated[float, at_least(0)]
     retry_quarantined: tuple[Literal["validate", "tag", "replace"], ...]
+    gc: GcSettings
 
 
 @dataclass(frozen=True)
