@@ -55,7 +55,8 @@ def test_a_higher_threshold_the_process_set_is_kept(default_collector):
 
 
 @pytest.mark.parametrize("table", [{"young_threshold": 0}, {"young_threshold": -5}, {"young_threshold": "10000"},
-                                   {"settle": "yes"}, {"freeze": 1}, {"threshold": 10_000}])
+                                   {"settle": "yes"}, {"freeze": 1}, {"threshold": 10_000},
+                                   {"young_threshold": 2**31}, {"young_threshold": 3_000_000_000}])
 def test_bad_values_are_refused_when_the_configuration_loads(table):
     with pytest.raises(ConfigError):
         _gc(**table)
@@ -78,6 +79,7 @@ def test_deid_tag_settles_with_the_configured_values(default_collector, tmp_path
 
 def test_the_meter_counts_collections_per_generation_while_installed():
     meter = GcMeter()
+    gc.collect()  # no automatic young collection comes due while the meter is installed
     with meter.installed():
         gc.collect()
         gc.collect(0)
@@ -85,3 +87,30 @@ def test_the_meter_counts_collections_per_generation_while_installed():
     assert meter.count == [1, 0, 1] and all(s >= 0 for s in meter.seconds)
     assert meter._on_gc not in gc.callbacks
     assert "collections per 1,000 notes (gen 0 / 1 / 2) 500.0 / 0.0 / 500.0" in meter.summary(2)
+
+
+def test_a_threshold_over_a_c_int_stops_deid_tag_before_any_work(default_collector, tmp_path, capsys):
+    """Review18: gc.set_threshold takes a C int; 3,000,000,000 passed the table, then `deid tag` died with an
+    OverflowError traceback after reading its input and building (and a worker's task would fail the same way)."""
+    from deid_core.app.cli import main as deid_main
+    from tests.helpers_job import LITERAL_CONF, NAME_COLUMNS, SAMPLES
+
+    conf = tmp_path / "gc.toml"
+    conf.write_text(LITERAL_CONF.read_text() + "\n[job.gc]\nyoung_threshold = 3000000000\n")
+    out = tmp_path / "out"
+    assert deid_main(["tag", "--input", str(SAMPLES), "--output", str(out), "--config", str(conf),
+                      "--name-columns", NAME_COLUMNS, "--demo-key"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "young_threshold = 3000000000" in err[0] and "from 1 to 2147483647" in err[0]
+    assert not out.exists()
+    assert gc.get_freeze_count() == 0 and gc.get_threshold() == (700, 10, 10)
+
+
+def test_settings_the_collector_refuses_change_nothing(default_collector):
+    """Review18: settings built in code skip the table's check; set_threshold's refusal then comes before the freeze,
+    so a library caller's process is not left with its whole heap frozen."""
+    from deid_core.config.tables import GcSettings
+
+    with pytest.raises(OverflowError), settled_heap(GcSettings(settle=True, freeze=True, young_threshold=2**40)):
+        pass
+    assert gc.get_freeze_count() == 0 and gc.get_threshold() == (700, 10, 10)

@@ -101,3 +101,30 @@ def test_a_note_without_the_gate_skips_the_rule(text, rule_id):
     i = next(k for k, r in enumerate(TAGGER.rules) if r.id == rule_id)
     assert TAGGER.triggers.starts(Doc(Note("n", text)))[0].get(i)  # its triggers are there ...
     assert i in TAGGER.screen.ruled_out(text) or not TAGGER.need_patterns[i].search(text)  # ... its gate is not
+
+
+# Review18: a `needs` is searched over the whole note (the RE2 screen lets it run on any non-ASCII note), so it must be
+# linear there too. The facility gate's look-behind once stood after the blanks: read again at every blank the
+# `[ \t]+` gave back, quadratic on 'Clinic,' and a long run of blanks (~1 s at 10,000 characters).
+HOSTILE = {
+    "a kind word, a comma and blanks": lambda n: ("é Clinic," + " \t" * n)[:n],
+    "a kind word, a bracket and blanks": lambda n: ("é Clinic (" + " " * n)[:n],
+    "a kind word, blanks and a bracket": lambda n: ("é Clinic" + " " * n)[:n - 1] + "(",
+    "a partner's comma and blanks": lambda n: ("é works at Quillby," + " " * n)[:n],
+    "kind words and commas": lambda n: ("Hospital, " * n)[:n],
+    "partners and commas": lambda n: ("Quillby, Zandrow-" * n)[:n],
+}
+
+
+@pytest.mark.parametrize("rule_id", sorted(GATED18))
+def test_the_gates_are_linear_on_hostile_notes(rule_id):
+    from tests.adversarial import growth
+    from tests.test_linear_time import RATIO_LIMIT
+
+    need = TAGGER.need_patterns[next(k for k, r in enumerate(TAGGER.rules) if r.id == rule_id)]
+    bad = []
+    for kind, make in HOSTILE.items():
+        ratio = min(growth(need.search, make, 1_000, 10_000, 3)[2] for _ in range(2))  # 10: linear, 100: quadratic
+        if ratio >= RATIO_LIMIT:
+            bad.append(f"{kind}: x{ratio:.0f}")
+    assert not bad, f"{rule_id}'s `needs` grows faster than linear: {bad}"

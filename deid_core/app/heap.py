@@ -29,13 +29,13 @@ def settle_heap(settings: GcSettings) -> bool:
     freeze); automatic collection left off stays off. Returns whether it froze."""
     if not settings.settle:
         return False
+    young, *older = gc.get_threshold()
+    if young:  # first: a threshold set_threshold refuses leaves nothing frozen (review18)
+        gc.set_threshold(max(young, settings.young_threshold), *older)
     froze = settings.freeze and gc.get_freeze_count() == 0
     if froze:
         gc.collect()
         gc.freeze()
-    young, *older = gc.get_threshold()
-    if young:
-        gc.set_threshold(max(young, settings.young_threshold), *older)
     return froze
 
 
