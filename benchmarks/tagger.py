@@ -7,7 +7,9 @@ models/default), in batches of --batch-size notes (default [job] batch_size, as 
 them to Deidentifier.process_many). Reports notes/s of process CPU time (best of --repeat
 passes; the cross-note step is not included) and where the time goes: tokenization, rules,
 CRF features, CRF scoring (numpy: emissions, forward-backward, MAP path; crfsuite: Viterbi +
-marginals), span decoding, merge.
+marginals), span decoding, merge. The collector is settled as the job's workers and `deid tag` settle it
+(conf/deidentify.toml [job.gc], deid_core/app/heap.py; `--config` a file with `[job.gc] settle = false` measures
+CPython's defaults), and its collections per generation and their CPU time per note are reported (gc.callbacks).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import time
 
 from benchmarks.tokenize import DEFAULT_CORPUS, machine
 from deid_core import compiled
+from deid_core.app.heap import GcMeter, settled_heap
 from deid_core.bundle_choice import resolve_bundle
 from deid_core.config import load_config
 from deid_core.doc import Doc
@@ -140,14 +143,17 @@ def main(argv: list[str]) -> int:
           f"bundle={bundle.id[:12]}; load {load_s:.2f} s; process CPU time, one core")
     print(f"  {compiled.status()}")
     best = float("inf")
-    for _ in range(args.repeat):
-        t0 = time.process_time()
-        for b in range(0, len(notes), batch_size):
-            deid._analyse_many(notes[b: b + batch_size])
-        best = min(best, time.process_time() - t0)
-    print(f"  Deidentifier._analyse_many: {len(notes) / best:.0f} notes/s ({best * 1000 / len(notes):.2f} ms/note, "
-          f"{chars / best / 1e6:.2f} MB/s), best of {args.repeat}")
-    prof = _profile(deid, notes, batch_size)
+    meter = GcMeter()
+    with settled_heap(config.job.gc), meter.installed():
+        for _ in range(args.repeat):
+            t0 = time.process_time()
+            for b in range(0, len(notes), batch_size):
+                deid._analyse_many(notes[b: b + batch_size])
+            best = min(best, time.process_time() - t0)
+        print(f"  Deidentifier._analyse_many: {len(notes) / best:.0f} notes/s ({best * 1000 / len(notes):.2f} ms/note, "
+              f"{chars / best / 1e6:.2f} MB/s), best of {args.repeat}")
+        print(f"  {meter.summary(len(notes) * args.repeat)} ([job.gc] {config.job.gc})")
+        prof = _profile(deid, notes, batch_size)
     total = sum(prof.values())
     for k, v in prof.items():
         print(f"  {k:20s} {v * 1000 / len(notes):6.3f} ms/note  {100 * v / total:5.1f}%")

@@ -193,7 +193,7 @@ def main(argv: list[str]) -> int:
     if a.gc == "worker":
         from deid_core.app.heap import settle_heap
 
-        settle_heap()  # as the job's tagging function does after the build
+        settle_heap(config.job.gc)  # as the job's tagging function does after the build
     clock = PhaseClock()
     _instrument(deid, clock)
     gc.callbacks.append(clock.on_gc)

@@ -10,7 +10,6 @@ import pyarrow.parquet as pq
 import pytest
 
 from deid_core.app.commands.summary import main as summary_main
-from deid_core.app.heap import GC_YOUNG_THRESHOLD
 from deid_core.app.options import effective_config, parse_name_columns
 from deid_core.app.schema import validate_input_schema
 from deid_core.bundle import bundle_bytes, load_bundle
@@ -127,7 +126,7 @@ def test_worker_heap_settled_once_after_the_build(demo_key_file):
 
     gc.set_threshold(700, 10, 10)
     first = pa.Table.from_batches(list(shipped()(iter(table.to_batches(16)))))
-    assert gc.get_freeze_count() > 0 and gc.get_threshold()[0] == GC_YOUNG_THRESHOLD
+    assert gc.get_freeze_count() > 0 and gc.get_threshold()[0] == p.config.job.gc.young_threshold
     gc.unfreeze()
     gc.set_threshold(700, 10, 10)
     again = pa.Table.from_batches(list(shipped()(iter(table.to_batches(16)))))

@@ -11,8 +11,8 @@ of one Spark application (a notebook, a service), so the cache keeps the WORKER_
 used last: another run's config or key evicts the oldest instead of adding a Deidentifier for good. The bundle is
 unpacked into a private folder that is removed as soon as the Deidentifier is built (its models
 are in memory by then); a worker killed mid-build leaves a folder the next unpack removes.
-Once built, the worker's heap is settled (settle_heap): the models are frozen out of the
-garbage collector's full passes and young collections run less often. Outputs do not change: the
+Once built, the worker's heap is settled (settle_heap, as conf [job.gc] says): the models are frozen out of
+the garbage collector's full passes and young collections run less often. Outputs do not change: the
 collector only frees cycles; the CPU it cost was ~10-12 % of a worker's (docs/BENCHMARKS.md, round 8).
 """
 
@@ -72,6 +72,7 @@ def worker_deidentifier(payload: WorkerPayload) -> Deidentifier:
         BUILDS["count"] += 1
         settle_heap()  # the worker process is ours: settled for its life
     _CACHE[payload.cache_key] = deid  # last: the most recently used
+        settle_heap(payload.config.job.gc)  # the worker process is ours: settled for its life ([job.gc])
     return deid
 
 

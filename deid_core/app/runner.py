@@ -178,7 +178,7 @@ class ArrowBackend:
         if "patient_id" in frame.column_names:
             frame = frame.sort_by([("patient_id", "ascending")])
         batches = patient_batches(frame.to_batches(task.batch_size), max(task.batch_size, PATIENT_BATCH_MAX))
-        with settled_heap():  # as the job's workers tag (heap.py); the caller's settings back after
+        with settled_heap(task.config.job.gc):  # as the job's workers tag (heap.py); the caller's settings back after
             return pa.Table.from_batches([process_batch(b, deid, task.spec, out_schema) for b in batches],
                                          schema=out_schema)
 

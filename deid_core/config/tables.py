@@ -232,6 +232,21 @@ class NameNet:
     frames: NameFrames
 
 
+# gc.set_threshold takes a C int: a larger value passed the table and then raised OverflowError when a worker or
+# `deid tag` settled the collector, after the build (review18)
+_C_INT_MAX = 2**31 - 1
+GcThreshold = Annotated[int, Check(lambda v: 1 <= v <= _C_INT_MAX, f"from 1 to {_C_INT_MAX}", bound=True)]
+
+
+@dataclass(frozen=True)
+class GcSettings:
+    """[job.gc]: the garbage collector while a process tags many notes (deid_core/app/heap.py)."""
+
+    settle: bool  # false: the collector as the process has it (CPython's defaults), the off switch
+    freeze: bool  # collect once after the build and freeze what survives (models, rules, automata)
+    young_threshold: GcThreshold  # allocations between two young-generation collections (CPython: 700)
+
+
 @dataclass(frozen=True)
 class Job:
     """[job]: run options of the Spark job and `deid tag`."""
@@ -245,6 +260,7 @@ class Job:
     max_quarantine_rate: Share
     progress_interval_s: Annotated[float, at_least(0)]
     retry_quarantined: tuple[Literal["validate", "tag", "replace"], ...]
+    gc: GcSettings
 
 
 @dataclass(frozen=True)
