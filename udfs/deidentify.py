@@ -70,9 +70,8 @@ def worker_deidentifier(payload: WorkerPayload) -> Deidentifier:
                 raise BundleError(f"shipped bundle id {bundle.id[:12]} != expected {payload.bundle_id[:12]}")
             deid = make_deidentifier(payload.config, bundle, read_key(payload.key))
         BUILDS["count"] += 1
-        settle_heap()  # the worker process is ours: settled for its life
-    _CACHE[payload.cache_key] = deid  # last: the most recently used
         settle_heap(payload.config.job.gc)  # the worker process is ours: settled for its life ([job.gc])
+    _CACHE[payload.cache_key] = deid  # last: the most recently used
     return deid
 
 
