@@ -278,9 +278,11 @@ class NameNet(PerNoteStage):
         initialled = i >= 2 and toks[i - 1] == "." and len(toks[i - 2]) == 1 and toks[i - 2].isalpha()
         if not (titled or initialled):
             return False  # no frame before the word: the cheap test first, for every candidate
-        # round 18: or a dictionary word that is no frequent one ("ORDERED BY G. MEANS", "Dr. Basket"): its lexical
-        # score (<= 0) keeps it below the threshold whatever the frame, like a frequent word's none
-        if (len(t) < 3 or not t.isalpha() or not (is_frequent(low[i]) or low[i] in self.english)
+        # round 18: or a dictionary word that is no frequent one, after a title or in capitals longer than an
+        # abbreviation ("Dr. Basket", "ORDERED BY G. MEANS"; not an organism's "caused by C. Diff", "H. Flu", "C. DIFF"):
+        # its lexical score (<= 0) keeps it below the threshold whatever the frame, like a frequent word's none
+        worded = low[i] in self.english and len(t) > 3 and (titled or (t.isupper() and not abbreviation_shape(t)))
+        if (len(t) < 3 or not t.isalpha() or not (is_frequent(low[i]) or worded)
                 or _glued(i, toks, starts, ends)):
             return False
         gap = text[ends[i - 1]:starts[i]] if k >= 0 else ""
