@@ -100,3 +100,47 @@ def test_four_capital_part_without_a_name_word_beside_it_stays():
 def test_four_capital_part_spreads_capitalised_only():
     text = "READ BY: SASAVAQE VEOV, MD\nveov noted."
     assert _propagated(text, [Span(9, 22, "DOCTOR", "crf:single")]) == ["SASAVAQE VEOV"]
+
+
+# Review 18: each case below was read as a name before the fixes (invented clinical sentences).
+@pytest.mark.parametrize("text", [
+    "ACCOMPANIED BY N. VOMITING",  # a verb's form in capitals after "by" and an initial
+    "SUPPORTED BY V. PACING",
+    "PCP: DR. NONE",  # a field's placeholder value
+    "ATTENDING: DR. PENDING",
+    "HPI: Woman is a 67 year old",  # person nouns as an age's subject
+    "HPI: Man is a 67 year old",
+    "HPI: Male is a 60 year old",
+    "HPI: Female is a 60 year old",
+    "HPI: Child is a 7 year old",
+    "Social: Smoker is a 60 year old",
+])
+def test_review_near_misses_stay_clear(text):
+    assert found(text) == []
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("ORDERED BY G. BASKET", [("G. BASKET", "DOCTOR")]),  # the frame still reads a dictionary-word surname
+    ("Identifying data: Rusty is a 67 year old male", [("Rusty", "PATIENT")]),
+    ("SUBMITTING MD: DR. LANTERN", [("LANTERN", "DOCTOR")]),
+])
+def test_review_frames_still_read(text, expected):
+    assert found(text) == expected
+
+
+@pytest.mark.parametrize("text", [
+    "DR. ZANDROW ECMO TEAM CALLED.\nECMO FLOWS 4L.",  # an acronym the CRF took into a name: no credential after it
+    "READ BY: QUILLBY ASAP\nCALL ASAP IF WORSE.",
+    "SIGNED: ZANDROW ONCO\nONCO FOLLOWING.",
+])
+def test_review_four_capital_acronym_in_a_name_does_not_spread(text):
+    first = text.split("\n")[0]
+    start = first.index("QUILLBY") if "QUILLBY" in first else first.index("ZANDROW")
+    end = start + len(" ".join(first[start:].split()[:2]))
+    spans = [Span(start, end, "DOCTOR", "crf:single")]
+    assert _propagated(text, spans) == [text[start:end]]
+
+
+def test_review_four_capital_surname_spreads_after_a_role_word():
+    text = "SEEN BY: SASAVAQE VEOV (NP)\nPLAN D/W VEOV."
+    assert _propagated(text, [Span(9, 22, "DOCTOR", "crf:single")]) == ["SASAVAQE VEOV", "VEOV"]

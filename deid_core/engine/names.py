@@ -281,7 +281,9 @@ class NameNet(PerNoteStage):
         # round 18: or a dictionary word that is no frequent one, after a title or in capitals longer than an
         # abbreviation ("Dr. Basket", "ORDERED BY G. MEANS"; not an organism's "caused by C. Diff", "H. Flu", "C. DIFF"):
         # its lexical score (<= 0) keeps it below the threshold whatever the frame, like a frequent word's none
-        worded = low[i] in self.english and len(t) > 3 and (titled or (t.isupper() and not abbreviation_shape(t)))
+        # review 18: in capitals never a verb's form ("ACCOMPANIED BY N. VOMITING", "SUPPORTED BY V. PACING")
+        worded = low[i] in self.english and len(t) > 3 and (
+            titled or (t.isupper() and not abbreviation_shape(t) and not low[i].endswith(_VERB_ENDINGS)))
         if (len(t) < 3 or not t.isalpha() or not (is_frequent(low[i]) or worded)
                 or _glued(i, toks, starts, ends)):
             return False
@@ -960,6 +962,7 @@ _SIGNATURE_HEAD = regex.compile(r"[ \t]*(?:-{1,2}[ \t]*)?(?P<name>(?:\p{L}\.[ \t
                                 r"(?:[ \t]\p{L}[\p{L}'’-]*)?)[ \t]*,?[ \t]*\Z")
 _TIME_WORDS = frozenset(("at", "am", "pm", "hrs"))  # round 18: a signature's date and time ("2/23/2017 at 0900")
 _TAIL_PIECE = regex.compile(r"\p{L}+|\d+")  # the words and numbers after a signature's credential
+_VERB_ENDINGS = ("ing", "ed")  # review 18: a verb's form in capitals after "by" and an initial ("N. VOMITING")
 _NOT_NAME_ENDINGS = ("ing", "ed", "ly")  # a dictionary word's endings that no name-like word has ("Regarding")
 
 
