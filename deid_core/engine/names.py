@@ -178,7 +178,7 @@ class NameNet(PerNoteStage):
         for i in scored:
             proposed[i] = scores[i] >= thr
         for i in self._frame_words(toks, low):  # frequent words a strong frame names ("Dr. Down", "R. DOWN NP")
-            if lex[i] is None and (self._framed(i, toks, low, lex, starts, ends, text)
+            if (lex[i] is None or lex[i] <= 0) and (self._framed(i, toks, low, lex, starts, ends, text)
                                    or self._titled_initials(i, toks, low, starts, ends, text)):
                 scores[i], labels[i], proposed[i] = thr, "DOCTOR", True
             elif low[i] in self._particles and self._particle_framed(i, toks, low, lex, starts, ends, text):
@@ -278,12 +278,21 @@ class NameNet(PerNoteStage):
         initialled = i >= 2 and toks[i - 1] == "." and len(toks[i - 2]) == 1 and toks[i - 2].isalpha()
         if not (titled or initialled):
             return False  # no frame before the word: the cheap test first, for every candidate
-        if len(t) < 3 or not t.isalpha() or not is_frequent(low[i]) or _glued(i, toks, starts, ends):
+        # round 18: or a dictionary word that is no frequent one, after a title or in capitals longer than an
+        # abbreviation ("Dr. Basket", "ORDERED BY G. MEANS"; not an organism's "caused by C. Diff", "H. Flu", "C. DIFF"):
+        # its lexical score (<= 0) keeps it below the threshold whatever the frame, like a frequent word's none
+        # review 18: in capitals never a verb's form ("ACCOMPANIED BY N. VOMITING", "SUPPORTED BY V. PACING")
+        worded = low[i] in self.english and len(t) > 3 and (
+            titled or (t.isupper() and not abbreviation_shape(t) and not low[i].endswith(_VERB_ENDINGS)))
+        if (len(t) < 3 or not t.isalpha() or not (is_frequent(low[i]) or worded)
+                or _glued(i, toks, starts, ends)):
             return False
         gap = text[ends[i - 1]:starts[i]] if k >= 0 else ""
         if (titled and t[0].isupper() and t[1:].islower() and toks[k][0].isupper() and toks[k][1:].islower()
                 and gap in (" ", "\t") and text[ends[i]:ends[i] + 1] != ":"
                 and not self._title_case_run(k, i, toks, low, starts, ends, text)):
+            return True
+        if titled and gap in (" ", "\t") and self._field_value_title(k, i, toks, low, starts, ends, text):
             return True
         if (initialled and _initial(i - 2, toks, starts, ends, text) and gap in (" ", "\t")):
             nxt = self._right_word(i, toks, lex, starts, ends, text)
@@ -300,6 +309,20 @@ class NameNet(PerNoteStage):
                     and _LINE_CLOSE.match(text, ends[i]) is not None and (t[0].isupper() and (t[1:].islower() or t.isupper()))
                     and not (is_function_word(low[i]) or low[i] in self._all_cues or low[i] in self._medical))
         return False
+
+    def _field_value_title(self, k: int, i: int, toks, low, starts, ends, text) -> bool:
+        """Round 18: a doctor title in capitals and one word in capitals as a whole field's value ("SUBMITTING MD: DR.
+        CAMERA   COPIES TO:", "ATTENDING: DR WARD,"): the title right after a field key's ':' and the word ending the
+        field (a ',' or ';', two blanks, a tab or the line's end); never a function, cue, clinical or line-credential
+        word, no relative's state ("NOTIFIED: DR. AWARE", "MD: DR. ON CALL")."""
+        t = toks[i]
+        if not (t.isupper() and toks[k].isupper()) or _FIELD_KEY_BEFORE.search(text, max(0, starts[k] - 4), starts[k]) is None:
+            return False
+        if _FIELD_VALUE_END.match(text, ends[i]) is None:
+            return False
+        lw = low[i]
+        return not (is_function_word(lw) or lw in self._all_cues or lw in self._medical or lw in self.cues.line_credentials
+                    or lw in self._kin_states)
 
     def _titled_initials(self, i: int, toks, low, starts, ends, text) -> bool:
         """A clinician's initials right after a doctor title in Title case (round 15, DOCTOR): two or three capitals
@@ -459,7 +482,11 @@ class NameNet(PerNoteStage):
             # round 17: after a title any word but a function, clinical or cue word ("id: mr. down is a 89yo man")
             t = i - 2 if i >= 2 and toks[i - 1] == "." else i - 1
             titled = t >= 0 and low[t] in self.cues.titles and text[ends[t]:starts[i]].strip(". \t") == ""
-            if not (lw in self.first or lw in self.last or unlisted or titled) or is_function_word(lw) \
+            # round 18: or a dictionary word in Title case that a letter could name ("Identifying data: Rusty is a 67
+            # year old"; not "Mother is a 67", "Baby is a 3 day old": cue and addressee words)
+            worded = (w[0].isupper() and w[1:].islower() and not _verb_form(lw)
+                      and self._letter_word(lw, lex[i]) & WORD != 0)
+            if not (lw in self.first or lw in self.last or unlisted or titled or worded) or is_function_word(lw) \
                     or lw in self._medical or lw in self._all_cues or text[ends[i]:starts[k]] not in (" ", "\t"):
                 continue
             if ((titled or _SUBJECT_BEFORE.search(text, max(0, starts[i] - 40), starts[i]))
@@ -695,13 +722,14 @@ class NameNet(PerNoteStage):
 
     @staticmethod
     def _credential_run(text: str, pos: int, creds: frozenset[str]) -> bool:
-        """Only credentials (", bsn, rn", "/L", "-C"), a date, a time or a number from `pos` to the line end."""
+        """Only credentials (", bsn, rn", "/L", "-C"), a date, a time or a number from `pos` to the line end (round 18:
+        a time's words too, "rn  2/23/2017 at 0900 pm")."""
         end = text.find("\n", pos, pos + TAIL_REACH + 1)
         if end < 0 and len(text) - pos > TAIL_REACH:
             return False
         tail = text[pos:end if end >= 0 else len(text)]
         for piece in _TAIL_PIECE.findall(tail):
-            if not (piece.lower() in creds or piece.isdigit() or len(piece) == 1):
+            if not (piece.lower() in creds or piece.isdigit() or len(piece) == 1 or piece.lower() in _TIME_WORDS):
                 return False
         return True
 
@@ -932,7 +960,9 @@ _CAPS_CLOSE = regex.compile(r"[ \t]*(?:[,;)]|\n|\Z)")  # "DAUGHTER QUARTZELL\n",
 # a signature line's start: dashes allowed, an initial, then one or two words and an optional comma
 _SIGNATURE_HEAD = regex.compile(r"[ \t]*(?:-{1,2}[ \t]*)?(?P<name>(?:\p{L}\.[ \t]*)?\p{L}[\p{L}'’-]*"
                                 r"(?:[ \t]\p{L}[\p{L}'’-]*)?)[ \t]*,?[ \t]*\Z")
+_TIME_WORDS = frozenset(("at", "am", "pm", "hrs"))  # round 18: a signature's date and time ("2/23/2017 at 0900")
 _TAIL_PIECE = regex.compile(r"\p{L}+|\d+")  # the words and numbers after a signature's credential
+_VERB_ENDINGS = ("ing", "ed")  # review 18: a verb's form in capitals after "by" and an initial ("N. VOMITING")
 _NOT_NAME_ENDINGS = ("ing", "ed", "ly")  # a dictionary word's endings that no name-like word has ("Regarding")
 
 
@@ -940,6 +970,8 @@ def _verb_form(low: str) -> bool:
     """A long word in no name list with a verb's ending: a word the dictionary lacks ("ambulated"), no name."""
     return len(low) >= 7 and low.endswith(_NOT_NAME_ENDINGS)
 _WORD_AFTER = regex.compile(r"[ \t]+(\p{L}+)")  # "Dr. GI fellow": the word after the letters
+_FIELD_KEY_BEFORE = regex.compile(r"\p{L}:[ \t]*\Z")  # a field key's ':' right before a title ("SUBMITTING MD: DR.")
+_FIELD_VALUE_END = regex.compile(r"\.?(?:[ \t]*[,;]|[ ]{2,}|\t|[ \t]*(?:\r?\n|\Z))")  # a field value's end
 _CAPS_AFTER = regex.compile(r"[ \t]+\p{Lu}{2,}(?![\p{L}\d])")  # "Dr. ED NOTE": a capitals run, not initials
 # after "covering": one or two words, "'s" and the patients ("bo's pts", "lee ann's patients")
 _COVERED = regex.compile(r"[ \t]+(?P<name>\p{L}[\p{L}-]*(?:[ \t]\p{L}[\p{L}-]*)?)['’]s[ \t]+(?i:pts|patients)(?![\p{L}\d])")

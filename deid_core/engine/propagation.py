@@ -121,6 +121,31 @@ def abbreviation_shape(word: str) -> bool:
     return len(word) <= SHORT_MAX or (word.isupper() and len(word) <= ABBREVIATION_MAX)
 
 
+def capital_part(word: str) -> bool:
+    """Round 18: a name word of ABBREVIATION_MAX capitals, a vowel among them, in no dictionary, clinical or name list ("VEOV" of
+    "SASAVAQE VEOV"): the guard keeps it from spreading freely (an abbreviation's shape), but beside a name word that
+    passes the guard it is a surname, repeated in capitals in its note ("BY VEOV"); never "MICU", "HCTZ", "NSTE"."""
+    return (len(word) == ABBREVIATION_MAX and word.isupper() and word.isalpha() and any(c in "AEIOUY" for c in word)
+            and not is_clinical_word(word) and not is_name(word.lower()))
+
+
+_WORD_AFTER_NAME = regex.compile(r"[ \t]*[,(]?[ \t]*(\p{L}+)(?![\p{L}\d])")  # "SASAVAQE VEOV, MD": the word after
+
+
+def credential_after(text: str, end: int, opts: MergeOptions) -> bool:
+    """Review 18: a credential or clinician role right after a name ("SASAVAQE VEOV, MD"; [merge] crf_name_lead_words
+    and title_roles): the evidence that a 4-capital last word is a surname, not an acronym the CRF took into the name
+    ("DR. QUILLBY ECMO TEAM", "READ BY: QUILLBY ASAP", "SIGNED: QUILLBY ONCO")."""
+    m = _WORD_AFTER_NAME.match(text, end)
+    return m is not None and _roles(opts.crf_name_lead_words, opts.title_roles).__contains__(m.group(1).lower())
+
+
+@lru_cache(maxsize=8)
+def _roles(lead: tuple[str, ...], titles: tuple[str, ...]) -> frozenset[str]:
+    """The credential and role words of [merge] crf_name_lead_words and title_roles, lower case."""
+    return frozenset(w.lower() for w in (*lead, *titles))
+
+
 def supported(span: Span) -> bool:
     """True when context, not a CRF guess alone, found the span (a rule, the metadata, the name net)."""
     return not is_crf(span) and not span.source.endswith("propagate")
@@ -205,6 +230,10 @@ def propagation_strings(spans: Sequence[Span], text: str, opts: MergeOptions, *,
             for w in pieces:
                 if len(w) >= opts.propagate_part_min_length and not clinical(w) and (not phrase or is_name(w)):
                     parts.setdefault(w.lower(), s.label)
+                elif (cased is not None and not across_notes and capital_part(w) and not phrase
+                      and any(p != w and len(p) > SHORT_MAX and not clinical(p) for p in pieces)
+                      and credential_after(text, s.end, opts)):
+                    cased.setdefault(w.lower(), s.label)  # round 18: "SASAVAQE VEOV" ... "BY VEOV", in the note
     for k, v in parts.items():
         strings.setdefault(k, v)
     return strings
