@@ -49,3 +49,16 @@ def spark():
     session.sparkContext.setLogLevel("WARN")
     yield session
     session.stop()
+
+
+@pytest.fixture
+def default_collector():
+    """CPython's collector defaults for a test of the collector settings (deid_core/app/heap.py), restored after."""
+    import gc
+
+    gc.unfreeze()
+    before = gc.get_threshold()
+    gc.set_threshold(700, 10, 10)
+    yield
+    gc.unfreeze()
+    gc.set_threshold(*before)

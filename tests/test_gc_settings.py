@@ -11,16 +11,6 @@ from deid_core.app.heap import GcMeter, settle_heap, settled_heap
 from deid_core.config import ConfigError, load_config
 
 
-@pytest.fixture
-def default_collector():
-    gc.unfreeze()
-    before = gc.get_threshold()
-    gc.set_threshold(700, 10, 10)
-    yield
-    gc.unfreeze()
-    gc.set_threshold(*before)
-
-
 def _gc(**table):
     return load_config({"job": {"gc": table}}).job.gc
 

@@ -13,16 +13,6 @@ GC = load_config().job.gc  # conf/deidentify.toml [job.gc]
 GC_YOUNG_THRESHOLD = GC.young_threshold
 
 
-@pytest.fixture
-def default_collector():
-    gc.unfreeze()
-    before = gc.get_threshold()
-    gc.set_threshold(700, 10, 10)
-    yield
-    gc.unfreeze()
-    gc.set_threshold(*before)
-
-
 def test_settled_heap_freezes_and_raises_the_young_threshold_then_restores(default_collector):
     with settled_heap(GC):
         assert gc.get_freeze_count() > 0 and gc.get_threshold() == (GC_YOUNG_THRESHOLD, 10, 10)
