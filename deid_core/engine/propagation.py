@@ -137,7 +137,7 @@ def credential_after(text: str, end: int, opts: MergeOptions) -> bool:
     and title_roles): the evidence that a 4-capital last word is a surname, not an acronym the CRF took into the name
     ("DR. QUILLBY ECMO TEAM", "READ BY: QUILLBY ASAP", "SIGNED: QUILLBY ONCO")."""
     m = _WORD_AFTER_NAME.match(text, end)
-    return m is not None and _roles(opts.crf_name_lead_words, opts.title_roles).__contains__(m.group(1).lower())
+    return m is not None and m.group(1).lower() in _roles(opts.crf_name_lead_words, opts.title_roles)
 
 
 @lru_cache(maxsize=8)
