@@ -167,3 +167,25 @@ def test_progress_line_estimates_notes_rate_and_eta():
                                                     "0 min 10 s elapsed, ETA 0 min 30 s")
     assert progress.update([(3, 4, 2)], now=t0 + 15) is None
     assert TagProgress(None, total=10, partitions=4, interval=0).update(stages, now=t0 + 99) is None
+
+
+def test_classic_poller_reads_the_tracker_when_a_line_is_due(spark):
+    """The classic poller waits for the next line, not POLL_S, once lines are due every `interval` s (it read the
+    status tracker over py4j every second although it logged every 30 s)."""
+    import time
+
+    from deid_spark.udfs.progress import POLL_S, TagProgress
+
+    parts = 2
+    interval = 2 * POLL_S
+    progress = TagProgress(spark, total=4, partitions=parts, interval=interval)
+
+    def slow(rows):
+        time.sleep(4 * interval)
+        yield from rows
+
+    with progress:
+        spark.sparkContext.parallelize(range(4), parts).mapPartitions(slow).count()
+    elapsed = time.monotonic() - progress.started
+    # once the tagging stage shows, one read per line; before it (the job's first second), one per POLL_S
+    assert 1 <= progress.polls <= elapsed / interval + 2 / POLL_S + 1, (progress.polls, elapsed)

@@ -20,7 +20,7 @@ from typing import Any
 from deid_spark.udfs.session import is_connect
 
 log = logging.getLogger("deid.job")
-POLL_S = 1.0  # how often the classic poller looks; lines are logged every `interval` seconds
+POLL_S = 1.0  # the classic poller's shortest wait; it reads the tracker when a line is due, not more often
 
 
 def _duration(seconds: float) -> str:
@@ -42,6 +42,7 @@ class TagProgress:
         self._thread: threading.Thread | None = None
         self._saved: dict[str, str | None] = {}
         self._group = f"deid-tag-{secrets.token_hex(4)}"
+        self.polls = 0  # status-tracker reads of the classic poller
 
     def update(self, stages: Iterable[tuple[int, int, int]], now: float | None = None) -> str | None:
         """Log a line from (stage id, tasks, completed tasks) if the interval has passed; the line."""
@@ -94,9 +95,14 @@ class TagProgress:
         """Spark Connect's progress handler: the stages of the running operation."""
         self.update((s.stage_id, s.num_tasks, s.num_completed_tasks) for s in (stages or ()))
 
+    def _wait_s(self) -> float:
+        """Seconds until the next line is due (at least POLL_S): the tracker is read over py4j only then."""
+        return max(POLL_S, self.interval - (time.monotonic() - self._last_log))
+
     def _poll(self, tracker: Any) -> None:
         """Classic Spark: read the job group's stages from the status tracker until stopped."""
-        while not self._stop.wait(POLL_S):
+        while not self._stop.wait(self._wait_s()):
+            self.polls += 1
             try:
                 stages = []
                 for job in tracker.getJobIdsForGroup(self._group):
