@@ -142,6 +142,8 @@ class TreeSampler(threading.Thread):
         self.rss: dict[int, int] = {}  # pid -> peak RSS bytes
         self.cpu: dict[int, float] = {}  # pid -> CPU seconds (user + system) at the last sample
         self.kind: dict[int, str] = {}
+        self.timeline: list[tuple[float, dict[str, float]]] = []  # (s since start, kind -> largest RSS MB now)
+        self.started = time.monotonic()
         self.done = threading.Event()
 
     @staticmethod
@@ -178,12 +180,16 @@ class TreeSampler(threading.Thread):
                 if ppid in tree and pid not in tree:
                     tree.add(pid)
                     grew = True
+        now: dict[str, float] = {}
         for pid in tree & stats.keys():
             _, cpu, rss = stats[pid]
             self.cpu[pid] = cpu
             self.rss[pid] = max(self.rss.get(pid, 0), rss)
             if self.kind.get(pid, "other") == "other":  # a launcher script may exec java later
                 self.kind[pid] = self._kind(pid)
+            kind = self.kind[pid]
+            now[kind] = max(now.get(kind, 0.0), rss / 2**20)
+        self.timeline.append((time.monotonic() - self.started, now))
 
     def run(self) -> None:
         while not self.done.wait(self.every):
@@ -200,6 +206,15 @@ class TreeSampler(threading.Thread):
             k["cpu_s"] += self.cpu.get(pid, 0.0)
             k["peak_rss_mb"] = max(k["peak_rss_mb"], self.rss.get(pid, 0) / 2**20)
         return out
+
+    def rss_tenths(self, kind: str) -> list[float]:
+        """The largest RSS (MB) of one process of `kind` in each tenth of the run's samples where it was alive:
+        growth over the run shows as a rising list."""
+        seen = [now[kind] for _, now in self.timeline if kind in now]
+        if not seen:
+            return []
+        return [round(max(seen[len(seen) * i // 10:max(len(seen) * (i + 1) // 10, len(seen) * i // 10 + 1)]), 1)
+                for i in range(10)]
 
 
 def run_job(inp: Path, out: Path, cores: int, extra: list[str], partitions: int = 0,
@@ -224,6 +239,8 @@ def run_job(inp: Path, out: Path, cores: int, extra: list[str], partitions: int 
     if proc.returncode:
         raise SystemExit(f"job failed ({proc.returncode}): {stderr[-2000:]}")
     by_kind = sampler.summary()
+    for kind, k in by_kind.items():
+        k["rss_tenths_mb"] = sampler.rss_tenths(kind)
     used = {"cpu_s": sum(k["cpu_s"] for k in by_kind.values()), "by_kind": by_kind}
     return wall, json.loads((out / "_manifest.json").read_text()), used
 
@@ -255,6 +272,10 @@ def main(argv: list[str]) -> int:
         print(f"scale {first['notes']} -> {last['notes']} notes: CPU ms per note {per[0] * 1e3:.2f} -> "
               f"{per[1] * 1e3:.2f} ({100 * (per[1] / per[0] - 1):+.1f} %); Python worker peak RSS "
               f"{rss[0]:.0f} -> {rss[1]:.0f} MB")
+        for kind in ("python worker", "jvm", "python driver"):
+            ms = [r["job_by_kind"].get(kind, {}).get("cpu_s", 0.0) * 1e3 / r["notes"] for r in (first, last)]
+            if ms[0]:
+                print(f"  {kind:14s} CPU ms per note {ms[0]:.3f} -> {ms[1]:.3f} ({100 * (ms[1] / ms[0] - 1):+.1f} %)")
     if a.json:
         Path(a.json).write_text(json.dumps(runs, indent=1))
     return 0
@@ -298,7 +319,8 @@ def _one_size(n: int, a: argparse.Namespace, extra: list[str], inp: Path, what: 
           f"({cpu * 1e3 / n:.2f} CPU ms per note)")
     for kind, k in sorted(used["by_kind"].items()):
         print(f"  {kind:14s} {int(k['processes']):3d} process(es), {k['cpu_s']:8.1f} CPU s (sampled), "
-              f"peak RSS {k['peak_rss_mb']:7.0f} MB")
+              f"{k['cpu_s'] * 1e3 / n:.3f} CPU ms per note, peak RSS {k['peak_rss_mb']:7.0f} MB; RSS by tenth of the run "
+              f"{' '.join(f'{x:.0f}' for x in k.get('rss_tenths_mb', []))} MB")
     figures = {"notes": n, "input": what, "chars": chars, "conf": a.conf, "config": a.config, "spans": jm["counts"]["spans"], "cores": a.cores, "job_wall_s": job_wall, "job_cpu_s": cpu,
                "job_by_kind": used["by_kind"], "load": os.getloadavg()[0]}
     if not a.skip_tag:
