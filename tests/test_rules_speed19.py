@@ -1,0 +1,166 @@
+"""Round 19's screen-read gate (`needs_search = false`): the same rule hits, in the same order, with and without it.
+
+`city18-shape-after-preposition` (triggers 'in', 'near', 'outside', 'around', 'from', 'to': ~6.7 tries per dev note,
+its costliest rule) got a `needs` read from the RE2 screen's one pass alone (docs/BENCHMARKS.md "Round 19"). A gate
+only skips a rule in a note where it cannot match, so every hit must stay: checked against a tagger whose copy of the
+rule has no `needs`, on the rule's own texts, invented notes holding its triggers in many contexts (ASCII, read by the
+screen, and with a non-ASCII character, where the `needs` is searched instead) and synthetic training-type notes.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from deid_core.config import ConfigError, load_config
+from deid_core.doc import Doc
+from deid_core.engine.rules import tagger as tagger_module
+from deid_core.engine.rules.loader import Rule, compile_rule, parse_example
+from deid_core.engine.rules.tagger import RuleTagger
+from deid_core.notes import Note
+
+GATED19 = {"city18-shape-after-preposition"}
+
+TAGGER = RuleTagger(load_config({}).rules)
+
+
+def _tagger_with(change) -> RuleTagger:
+    """The default rules stage with `change(rule)` applied to every rule as it loads."""
+    real = tagger_module.load_rules
+    tagger_module.load_rules = lambda files: [change(r) for r in real(files)]
+    try:
+        return RuleTagger(load_config({}).rules)
+    finally:
+        tagger_module.load_rules = real
+
+
+@pytest.fixture(scope="module")
+def ungated():
+    """The rules stage with the round-19 gates taken off (the reference every hit is compared with)."""
+    plain = _tagger_with(lambda r: dataclasses.replace(r, needs="", needs_search=True) if r.id in GATED19 else r)
+    assert {r.id for r in plain.rules if r.id in GATED19 and not r.needs} == GATED19
+    return plain
+
+
+def _hits(tagger: RuleTagger, text: str) -> tuple[list, list]:
+    return tagger.regex_hits(Doc(Note("n", text)))
+
+
+# Invented lines: the rule's frames, near misses, and its triggers in everyday clinical sentences.
+LINES = [
+    "I'm in Quellsburg until Friday.", "we are moving to quillbyville next week", "lives outside of Zandrowfield",
+    "driving back from Ashfield tonight", "He is heading up to North Marlowton for", "seen in Cardiology",
+    "moved from bedside to chair", "sent to Quellsford by fax", "a call from Carlton about", "placed in Trendelenburg.",
+    "went to Quellton Hospital", "I AM IN QUELLSBURG TILL FRIDAY", "in bedside table", "transfer to support",
+    "OOB to chair, walked around unit", "from Washington last week", "near   Port   Zandrowton, ME", "to\tBoston,",
+    "Unsteady in Romberg, in skeleton", "drove in from Quellsmouth 20 years ago", "way to Quellhaven 3/1",
+]
+
+
+def _notes() -> list[str]:
+    from deid_core.training.generalization import synth_types
+    from deid_core.training.generalization_config import settings
+    from deid_core.training.synth.generate import generate
+    from deid_core.training.synth.output import to_note
+
+    held_out = tuple(synth_types(settings())[1])  # training types only (conf/evaluation/synth_type_split.tsv)
+    own = []
+    for rule in TAGGER.rules:
+        if rule.id in GATED19:
+            plain = [parse_example(e)[0] for e in rule.examples] + list(rule.negatives)
+            own += [v for t in plain for v in (t, t.upper(), t.lower(), t.title())]
+    invented = [f"{a}\n{b}" for a in LINES for b in ("", "Plan: continue.", LINES[0])] + ["\n".join(LINES)]
+    synth = [to_note(n).text for n in generate(30, seed=1919, n_patients=10, exclude=held_out)]
+    texts = own + invented + synth
+    return texts + ["é " + t for t in texts[: len(own) + len(invented)]]  # not ASCII: the `needs` is searched
+
+
+def test_the_gated_rules_have_a_screen_read_needs():
+    assert {r.id for r in TAGGER.rules if r.id in GATED19 and r.needs and not r.needs_search} == GATED19
+    assert all(i in TAGGER.screen.screened for i, r in enumerate(TAGGER.rules) if r.id in GATED19)
+
+
+def test_every_rule_hit_is_the_same_in_the_same_order(ungated):
+    texts = _notes()
+    differ = [k for k, text in enumerate(texts) if _hits(TAGGER, text) != _hits(ungated, text)]
+    assert not differ, f"notes whose rule hits differ: {differ}"
+    assert sum("city18-shape-after-preposition" in {s.source for s in _hits(TAGGER, t)[0]} for t in texts) >= 20
+
+
+@pytest.mark.parametrize("text", ["I'm in Quellsburg until Friday.", "we are moving to quillbyville next week",
+                                  "é I'm in Quellsburg until Friday.", "lives outside of Zandrowfield."])
+def test_the_gate_lets_the_rule_hit(text):
+    assert "city18-shape-after-preposition" in {s.source for s in _hits(TAGGER, text)[0]}
+
+
+@pytest.mark.parametrize("text", ["moved from bedside to chair, sent to Quellsford by fax", "in bedside table",
+                                  "transfer to support; seen in Cardiology"])
+def test_a_note_without_the_gate_skips_the_rule_without_a_search(text, monkeypatch):
+    i = next(k for k, r in enumerate(TAGGER.rules) if r.id in GATED19)
+    assert TAGGER.triggers.starts(Doc(Note("n", text)))[0].get(i)  # its triggers are there ...
+    searched = []
+    real = TAGGER._has
+    monkeypatch.setattr(TAGGER, "_has", lambda k, *a: searched.append(k) or real(k, *a))
+    assert i in TAGGER.screen.ruled_out(text) or "city18-shape-after-preposition" not in {
+        s.source for s in _hits(TAGGER, text)[0]}  # ... its gate is not
+    _hits(TAGGER, text)
+    assert i not in searched  # read from the screen: never searched with `regex` in an ASCII note
+
+
+def test_a_screened_note_that_holds_the_superset_runs_the_rule_without_a_search(monkeypatch):
+    """'to support' holds the gate's superset (a lower-case shape after 'to') but not the `needs`: the rule runs."""
+    i = next(k for k, r in enumerate(TAGGER.rules) if r.id in GATED19)
+    text = "Pt transferred to support group."
+    assert i not in TAGGER.screen.ruled_out(text) and not TAGGER.need_patterns[i].search(text)
+    searched = []
+    real = TAGGER._has
+    monkeypatch.setattr(TAGGER, "_has", lambda k, *a: searched.append(k) or real(k, *a))
+    assert "city18-shape-after-preposition" in {s.source for s in _hits(TAGGER, "Pt is in Quellsburg now.")[0]}
+    searched.clear()
+    _hits(TAGGER, text)
+    assert i not in searched  # an ASCII note: the screen decided
+    _hits(TAGGER, "é " + text)
+    assert i in searched  # the note the screen does not read: searched
+
+
+def test_needs_search_false_needs_a_triggered_rule_with_needs():
+    with pytest.raises(ConfigError, match="needs_search"):
+        compile_rule(Rule(id="t19", label="CITY", pattern="in (?P<phi>Quell)", triggers=("in",), needs_search=False))
+    with pytest.raises(ConfigError, match="needs_search"):
+        compile_rule(Rule(id="t19", label="CITY", pattern="in (?P<phi>Quell)", needs="Quell", needs_search=False))
+    with pytest.raises(ConfigError, match="needs_search"):
+        compile_rule(Rule(id="t19", label="CITY", pattern="in Quell", triggers=("in",), needs="Q", needs_search="no"))
+
+
+def test_a_needs_the_screen_cannot_read_refuses_to_start():
+    """A fuzzy match (`regex` only) has no RE2 superset: `needs_search = false` would then gate nothing (fail closed)."""
+    def change(r):
+        return dataclasses.replace(r, needs=r"(?:Quellsburg){e<=1}") if r.id in GATED19 else r
+
+    with pytest.raises(ConfigError, match="needs_search = false"):
+        _tagger_with(change)
+
+
+# The `needs` is searched over the whole note where the screen does not read it (any non-ASCII note): linear there too.
+HOSTILE = {
+    "a preposition and blanks": lambda n: ("é to" + " \t" * n)[:n - 1] + "a",
+    "prepositions": lambda n: ("é" + " to in" * n)[:n],
+    "a long lower-case word": lambda n: ("é moving to " + "quell" * n)[:n],
+    "a long capital word": lambda n: ("é in Q" + "uellton" * n)[:n],
+    "frames": lambda n: ("é we are moving back to " * n)[:n],
+}
+
+
+@pytest.mark.parametrize("rule_id", sorted(GATED19))
+def test_the_gates_are_linear_on_hostile_notes(rule_id):
+    from tests.adversarial import growth
+    from tests.test_linear_time import RATIO_LIMIT
+
+    need = TAGGER.need_patterns[next(k for k, r in enumerate(TAGGER.rules) if r.id == rule_id)]
+    bad = []
+    for kind, make in HOSTILE.items():
+        ratio = min(growth(need.search, make, 1_000, 10_000, 3)[2] for _ in range(2))  # 10: linear, 100: quadratic
+        if ratio >= RATIO_LIMIT:
+            bad.append(f"{kind}: x{ratio:.0f}")
+    assert not bad, f"{rule_id}'s `needs` grows faster than linear: {bad}"
