@@ -1,9 +1,9 @@
-"""Round 19's screen-read gate (`needs_search = false`): the same rule hits, in the same order, with and without it.
+"""Round 19's screen-read gates (`needs_search = false`): the same rule hits, in the same order, with and without them.
 
 `city18-shape-after-preposition` (triggers 'in', 'near', 'outside', 'around', 'from', 'to': ~6.7 tries per dev note,
-its costliest rule) got a `needs` read from the RE2 screen's one pass alone (docs/BENCHMARKS.md "Round 19"). A gate
-only skips a rule in a note where it cannot match, so every hit must stay: checked against a tagger whose copy of the
-rule has no `needs`, on the rule's own texts, invented notes holding its triggers in many contexts (ASCII, read by the
+the stage's costliest rule) and `city18-message-frame` ('in', 'at': ~3 tries per dev note) got a `needs` read from the
+RE2 screen's one pass alone (docs/BENCHMARKS.md "Round 19"). A gate only skips a rule in a note where it cannot match,
+so every hit must stay: checked against a tagger whose copies of the rules have no `needs`, on the rules' own texts, invented notes holding its triggers in many contexts (ASCII, read by the
 screen, and with a non-ASCII character, where the `needs` is searched instead) and synthetic training-type notes.
 """
 
@@ -16,11 +16,11 @@ import pytest
 from deid_core.config import ConfigError, load_config
 from deid_core.doc import Doc
 from deid_core.engine.rules import tagger as tagger_module
-from deid_core.engine.rules.loader import Rule, compile_rule, parse_example
+from deid_core.engine.rules.loader import Rule, compile_rule, load_rules, parse_example
 from deid_core.engine.rules.tagger import RuleTagger
 from deid_core.notes import Note
 
-GATED19 = {"city18-shape-after-preposition"}
+GATED19 = {"city18-shape-after-preposition", "city18-message-frame"}
 
 TAGGER = RuleTagger(load_config({}).rules)
 
@@ -55,6 +55,10 @@ LINES = [
     "went to Quellton Hospital", "I AM IN QUELLSBURG TILL FRIDAY", "in bedside table", "transfer to support",
     "OOB to chair, walked around unit", "from Washington last week", "near   Port   Zandrowton, ME", "to\tBoston,",
     "Unsteady in Romberg, in skeleton", "drove in from Quellsmouth 20 years ago", "way to Quellhaven 3/1",
+    "I'll be back in Quellhaven next week.", "Pt is out of town in Ashbury until Monday.", "I'm in Chemo today.",
+    "I'm at my sister's in Marlowton this week.", "Her PCP is in Quellwood.", "we are   still   in  Zandrow Falls",
+    "I am in pain at Quellton", "daughter's house in Quellport, ME", "Her PCP is in agreement.", "I'm at  Quellbury",
+    "I'm in Atrial Fibrillation now.", "i'm in quellton", "WE'LL BE HOME IN QUELLFORD", "snowed in at Quellmouth.",
 ]
 
 
@@ -88,16 +92,22 @@ def test_every_rule_hit_is_the_same_in_the_same_order(ungated):
     assert sum("city18-shape-after-preposition" in {s.source for s in _hits(TAGGER, t)[0]} for t in texts) >= 20
 
 
-@pytest.mark.parametrize("text", ["I'm in Quellsburg until Friday.", "we are moving to quillbyville next week",
-                                  "é I'm in Quellsburg until Friday.", "lives outside of Zandrowfield."])
-def test_the_gate_lets_the_rule_hit(text):
-    assert "city18-shape-after-preposition" in {s.source for s in _hits(TAGGER, text)[0]}
+@pytest.mark.parametrize("text, rule_id", [
+    ("I'm in Quellsburg until Friday.", "city18-shape-after-preposition"),
+    ("we are moving to quillbyville next week", "city18-shape-after-preposition"),
+    ("é I'm in Quellsburg until Friday.", "city18-shape-after-preposition"),
+    ("lives outside of Zandrowfield.", "city18-shape-after-preposition"),
+    ("I'll be back in Quellhaven next week.", "city18-message-frame"),
+    ("é I'm at my sister's in Marlowton this week.", "city18-message-frame"),
+])
+def test_the_gate_lets_the_rule_hit(text, rule_id):
+    assert rule_id in {s.source for s in _hits(TAGGER, text)[0]}
 
 
 @pytest.mark.parametrize("text", ["moved from bedside to chair, sent to Quellsford by fax", "in bedside table",
                                   "transfer to support; seen in Cardiology"])
 def test_a_note_without_the_gate_skips_the_rule_without_a_search(text, monkeypatch):
-    i = next(k for k, r in enumerate(TAGGER.rules) if r.id in GATED19)
+    i = next(k for k, r in enumerate(TAGGER.rules) if r.id == "city18-shape-after-preposition")
     assert TAGGER.triggers.starts(Doc(Note("n", text)))[0].get(i)  # its triggers are there ...
     searched = []
     real = TAGGER._has
@@ -110,7 +120,7 @@ def test_a_note_without_the_gate_skips_the_rule_without_a_search(text, monkeypat
 
 def test_a_screened_note_that_holds_the_superset_runs_the_rule_without_a_search(monkeypatch):
     """'to support' holds the gate's superset (a lower-case shape after 'to') but not the `needs`: the rule runs."""
-    i = next(k for k, r in enumerate(TAGGER.rules) if r.id in GATED19)
+    i = next(k for k, r in enumerate(TAGGER.rules) if r.id == "city18-shape-after-preposition")
     text = "Pt transferred to support group."
     assert i not in TAGGER.screen.ruled_out(text) and not TAGGER.need_patterns[i].search(text)
     searched = []
@@ -122,6 +132,28 @@ def test_a_screened_note_that_holds_the_superset_runs_the_rule_without_a_search(
     assert i not in searched  # an ASCII note: the screen decided
     _hits(TAGGER, "é " + text)
     assert i in searched  # the note the screen does not read: searched
+
+
+def test_the_message_frame_gate_reads_the_pattern_s_own_frames():
+    """The frame gate copies the pattern's opening look-behind: an edit of the frames must edit the gate too."""
+    rule = next(r for r in load_rules(load_config({}).rules.files) if r.id == "city18-message-frame")
+    body = _opening_lookbehind(rule.pattern)
+    assert rule.needs.startswith(f"(?:{body})(?:(?i:in|at)[ \\t]+)?"), "city18-message-frame: its `needs` is not its frames"
+
+
+def _opening_lookbehind(pattern: str) -> str:
+    """The body of the look-behind that opens `pattern`."""
+    assert pattern.startswith("(?<=")
+    depth, k = 0, 0
+    while k < len(pattern):
+        if pattern[k] == "\\":
+            k += 2
+            continue
+        depth += {"(": 1, ")": -1}.get(pattern[k], 0)
+        if depth == 0:
+            return pattern[4:k]
+        k += 1
+    raise AssertionError("unclosed look-behind")
 
 
 def test_needs_search_false_needs_a_triggered_rule_with_needs():
@@ -149,6 +181,9 @@ HOSTILE = {
     "a long lower-case word": lambda n: ("é moving to " + "quell" * n)[:n],
     "a long capital word": lambda n: ("é in Q" + "uellton" * n)[:n],
     "frames": lambda n: ("é we are moving back to " * n)[:n],
+    "a frame and blanks": lambda n: ("é I'm" + " \t" * n)[:n - 1] + "Q",
+    "frames and blanks": lambda n: ("é I'm still now " * n)[:n],
+    "kin and blanks": lambda n: ("é sister's" + " " * n)[:n - 2] + "in",
 }
 
 
