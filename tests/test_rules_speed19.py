@@ -10,13 +10,14 @@ screen, and with a non-ASCII character, where the `needs` is searched instead) a
 from __future__ import annotations
 
 import dataclasses
+import functools
 
 import pytest
 
 from deid_core.config import ConfigError, load_config
 from deid_core.doc import Doc
 from deid_core.engine.rules import tagger as tagger_module
-from deid_core.engine.rules.loader import Rule, compile_rule, load_rules, parse_example
+from deid_core.engine.rules.loader import Rule, compile_rule, parse_example
 from deid_core.engine.rules.tagger import RuleTagger
 from deid_core.notes import Note
 
@@ -62,6 +63,7 @@ LINES = [
 ]
 
 
+@functools.cache
 def _notes() -> list[str]:
     from deid_core.training.generalization import synth_types
     from deid_core.training.generalization_config import settings
@@ -76,8 +78,8 @@ def _notes() -> list[str]:
             own += [v for t in plain for v in (t, t.upper(), t.lower(), t.title())]
     invented = [f"{a}\n{b}" for a in LINES for b in ("", "Plan: continue.", LINES[0])] + ["\n".join(LINES)]
     synth = [to_note(n).text for n in generate(30, seed=1919, n_patients=10, exclude=held_out)]
-    texts = own + invented + synth
-    return texts + ["é " + t for t in texts[: len(own) + len(invented)]]  # not ASCII: the `needs` is searched
+    # not ASCII (the `needs` is searched): the rules' texts as written, and the invented lines
+    return own + invented + synth + ["é " + t for t in own[::4] + invented]
 
 
 def test_the_gated_rules_have_a_screen_read_needs():
@@ -86,10 +88,10 @@ def test_the_gated_rules_have_a_screen_read_needs():
 
 
 def test_every_rule_hit_is_the_same_in_the_same_order(ungated):
-    texts = _notes()
-    differ = [k for k, text in enumerate(texts) if _hits(TAGGER, text) != _hits(ungated, text)]
+    gated = [_hits(TAGGER, text) for text in _notes()]
+    differ = [k for k, (text, hits) in enumerate(zip(_notes(), gated, strict=True)) if hits != _hits(ungated, text)]
     assert not differ, f"notes whose rule hits differ: {differ}"
-    assert sum("city18-shape-after-preposition" in {s.source for s in _hits(TAGGER, t)[0]} for t in texts) >= 20
+    assert sum("city18-shape-after-preposition" in {s.source for s in hits[0]} for hits in gated) >= 20
 
 
 @pytest.mark.parametrize("text, rule_id", [
@@ -136,7 +138,7 @@ def test_a_screened_note_that_holds_the_superset_runs_the_rule_without_a_search(
 
 def test_the_message_frame_gate_reads_the_pattern_s_own_frames():
     """The frame gate copies the pattern's opening look-behind: an edit of the frames must edit the gate too."""
-    rule = next(r for r in load_rules(load_config({}).rules.files) if r.id == "city18-message-frame")
+    rule = next(r for r in TAGGER.rules if r.id == "city18-message-frame")
     body = _opening_lookbehind(rule.pattern)
     assert rule.needs.startswith(f"(?:{body})(?:(?i:in|at)[ \\t]+)?"), "city18-message-frame: its `needs` is not its frames"
 
@@ -199,3 +201,10 @@ def test_the_gates_are_linear_on_hostile_notes(rule_id):
         if ratio >= RATIO_LIMIT:
             bad.append(f"{kind}: x{ratio:.0f}")
     assert not bad, f"{rule_id}'s `needs` grows faster than linear: {bad}"
+
+
+def test_a_wrong_gate_is_caught(ungated):
+    """The identity check sees a gate that is not a necessary condition (a planted `needs` of one invented town)."""
+    wrong = _tagger_with(lambda r: dataclasses.replace(r, needs="Zandrowfield") if r.id in GATED19 else r)
+    texts = [f"{a}\n{b}" for a in LINES for b in ("", "Plan: continue.")]
+    assert sum(_hits(wrong, t) != _hits(ungated, t) for t in texts) >= 5
