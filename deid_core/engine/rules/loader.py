@@ -13,7 +13,9 @@ starts a word, found by one Aho-Corasick pass for all rules; much faster than sc
 tried only there; every example holds one; triggers.py),
 `requires` (literal substrings: the rule is skipped for a note containing none of them),
 `needs` (a regex the note must contain somewhere for the rule to run: a fast necessary condition,
-e.g. `\\d{5}` for a rule ending in a ZIP code; every example must contain it), `anchors` (words, any
+e.g. `\\d{5}` for a rule ending in a ZIP code; every example must contain it), `needs_search` (false: a triggered
+rule's `needs` is read from the RE2 screen's one pass only, its superset found in an ASCII note, and never searched
+with `regex`: a wider gate, for a `needs` whose search would cost about what it saves; screen.py), `anchors` (words, any
 case: the rule runs only on a note where one of them begins a word, found in the triggers' one
 Aho-Corasick pass, so nearly free; a necessary condition like `needs`, every example holds one), `digits` (N: the
 pattern cannot match without N consecutive digits, e.g. `\\d{5}` of a ZIP code; on an ASCII note the rule is skipped
@@ -62,6 +64,7 @@ class Rule:
     trigger_next: tuple[str, ...] = ()
     requires: tuple[str, ...] = ()
     needs: str = ""
+    needs_search: bool = True
     anchors: tuple[str, ...] = ()
     digits: int = 0
     guard: bool = False
@@ -128,6 +131,7 @@ def compile_rule(rule: Rule) -> Rule:
         if rule.needs and any(not regex.search(rule.needs, parse_example(e)[0]) for e in rule.examples):
             raise ConfigError(f"rule {rule.id}: an example does not contain its `needs` pattern")
         _check_anchors(rule)
+        _check_needs_search(rule)
         _check_trigger_next(rule)
         _check_digits(rule)
         compiled = regex.compile(rule.pattern, flags)
@@ -151,6 +155,15 @@ def _check_anchors(rule: Rule) -> None:
         text = " " + normalize_phrase(parse_example(e)[0])
         if words and not any(" " + w in text for w in words):
             raise ConfigError(f"rule {rule.id}: an example holds none of its `anchors`")
+
+
+def _check_needs_search(rule: Rule) -> None:
+    """`needs_search = false` reads a triggered rule's `needs` from the screen (a scan rule is screened by its pattern)."""
+    if not isinstance(rule.needs_search, bool):
+        raise ConfigError(f"rule {rule.id}: `needs_search` must be true or false")
+    if not rule.needs_search and not (rule.needs and rule.triggers):
+        raise ConfigError(f"rule {rule.id}: `needs_search = false` screens a triggered rule's `needs`; "
+                          "the rule has no `needs` or no `triggers`")
 
 
 def _check_trigger_next(rule: Rule) -> None:

@@ -89,6 +89,12 @@ class RuleScreen:
         found = self._found(text)
         return frozenset() if found is None else self.screened - found
 
+    def screened_out(self, text: str) -> frozenset[int] | None:
+        """The indices of the rules that cannot match in `text`, or None when the note is not screened (every
+        rule may match; a `needs` read from the screen alone must then be searched)."""
+        found = self._found(text)
+        return None if found is None else self.screened - found
+
     def _found(self, text: str) -> frozenset[int] | None:
         """The screened rules all of whose supersets occur in `text`, or None when the note is not screened."""
         if not text.isascii():

@@ -134,6 +134,12 @@ class RuleTagger(PerNoteStage):
         # and so is every rule whose `needs` cannot be found in it (scan or triggered)
         self.screen = RuleScreen([None if r.triggers else (r.pattern, r.flags) for r in self.rules],
                                  [r.needs for r in self.rules])
+        # a `needs_search = false` rule's `needs` is read from the screen's pass alone (a note the screen does not
+        # read searches it): the screen must read it
+        unscreened = [r.id for i, r in enumerate(self.rules) if not r.needs_search and i not in self.screen.screened]
+        if unscreened:
+            raise ConfigError(f"rules {unscreened}: `needs_search = false` but the screen cannot read their `needs` "
+                              "(no RE2 superset): search it, or give a `needs` RE2 reads")
         # per rule, the `digits` gate as the substring its note's digit shape must hold (b"" when none)
         self.digit_runs = [b"0" * r.digits for r in self.rules]
         # per scan rule, what the loop of regex_hits reads: (index, rule, anchors?, `requires`, digit run, scan pattern)
@@ -172,7 +178,9 @@ class RuleTagger(PerNoteStage):
         found: dict[str, bool] = {}  # `needs` pattern -> found in this note
         has = text.__contains__
         shape = None  # the note's digit shape, made when a `digits` gate is first read
-        ruled_out = self.screen.ruled_out(text)  # the rules that cannot match in this note
+        # the rules that cannot match in this note (None: not screened, so every `needs` is searched)
+        screened = self.screen.screened_out(text)
+        ruled_out = frozenset() if screened is None else screened
         for i, rule, anchors, requires, run, pattern in self.scan_plan:
             if i in ruled_out:
                 continue
@@ -200,10 +208,11 @@ class RuleTagger(PerNoteStage):
                     shape = gate_shape(text)
                 if run not in shape:
                     continue
-            if self.rules[i].needs and not self._has(i, text, found, timeout):
+            rule = self.rules[i]
+            if rule.needs and (rule.needs_search or screened is None) and not self._has(i, text, found, timeout):
                 continue
             # one trigger position (most rules in most notes) is in order already
-            self._apply_at(self.rules[i], positions if len(positions) == 1 else sorted(set(positions)),
+            self._apply_at(rule, positions if len(positions) == 1 else sorted(set(positions)),
                            text, phi, sup, timeout)
         return phi, sup
 
