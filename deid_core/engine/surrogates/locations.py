@@ -9,9 +9,11 @@ from functools import lru_cache
 from importlib import metadata
 
 from deid_core.config.surrogates import Surrogates
+from deid_core.engine.surrogates import pool_cache
 from deid_core.engine.surrogates.consistency import match_case
 from deid_core.engine.surrogates.names import NamePools
 from deid_core.engine.surrogates.numbers import format_preserving
+from deid_core.engine.surrogates.pool_cache import POOL_SEED, POOL_SIZE
 
 
 def _lead_digits(text: str) -> int:
@@ -22,8 +24,6 @@ def _lead_digits(text: str) -> int:
 
 
 _WORD = re.compile(r"\w+")
-POOL_SIZE = 1500
-POOL_SEED = 20240601  # fixed: the pools depend on the Faker version and locale only
 
 
 def faker_version() -> str | None:
@@ -37,7 +37,18 @@ def faker_version() -> str | None:
 
 @lru_cache(maxsize=32)
 def value_pool(locale: str, kind: str) -> tuple[str, ...]:
-    """Faker values of one kind generated once per process (fixed seed), picked by keyed hash."""
+    """Faker values of one kind generated once per process (fixed seed), picked by keyed hash; read from the
+    checkout's pool cache when it holds this Faker's and Python's values (pool_cache.py: same tuple, ~0.7 CPU s
+    of Faker calls per process saved)."""
+    values = pool_cache.read(locale, kind, faker_version())
+    if values is None:
+        values = generate_pool(locale, kind)
+        pool_cache.write(locale, kind, faker_version(), values)
+    return values
+
+
+def generate_pool(locale: str, kind: str) -> tuple[str, ...]:
+    """The pool of one kind from Faker itself (fixed seed): what value_pool holds."""
     from faker import Faker  # here: a run that draws no such surrogate never imports Faker (~0.1 s)
 
     fk = Faker(locale)

@@ -11,16 +11,18 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Sequence
+from typing import Any
 
 import regex
 
 from deid_core import taxonomy
 from deid_core.config import Config
 from deid_core.doc import Doc
+from deid_core.engine.generations import Generations
 from deid_core.engine.replace import mask_token
 from deid_core.engine.surrogates.consistency import normalize, scope_of
 from deid_core.engine.surrogates.dates import DateShifter
-from deid_core.engine.surrogates.generators import GENERATORS, NoteCtx
+from deid_core.engine.surrogates.generators import GENERATORS, PURE, WHOLE, NoteCtx
 from deid_core.engine.surrogates.locations import LocationSurrogates
 from deid_core.engine.surrogates.names import NameSurrogates
 from deid_core.engine.surrogates.settings import MODES, label_mode
@@ -28,6 +30,8 @@ from deid_core.keys import keyed_digest
 from deid_core.notes import Note
 from deid_core.spans import Span
 
+SURROGATE_MEMO = 16_384  # memo entries of a Replacer (~200 B each; the job's patients come in a row)
+_MISSING = object()
 _NONSPACE = regex.compile(r"\S")
 _YY = regex.compile(r"\d\d")
 
@@ -61,6 +65,16 @@ class ModeReplacer:
         # Labels whose surrogates are consistent over the whole corpus, not per patient.
         self.global_labels = frozenset(settings.global_labels)
         self.generators = {label: GENERATORS[name] for label, name in settings.generators.items()}
+        self.pure = frozenset(label for label, name in settings.generators.items() if name in PURE)
+        # Surrogates of pure generators and first candidates of pure drawn ones, per (key, scope, label,
+        # original[, note year]): a patient's repeated mentions (~1 in 4 spans) skip the keyed draws.
+        self.memo: Generations[tuple, str | None] = Generations(SURROGATE_MEMO)
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Picklable (shipped to Spark workers): the memo is left behind."""
+        state = dict(self.__dict__)
+        state["memo"] = Generations(SURROGATE_MEMO)
+        return state
 
     # -- the Replacer protocol --------------------------------------------------------------
     def __call__(self, doc: Doc, spans: Sequence[Span]) -> list[str]:
@@ -110,7 +124,7 @@ class ModeReplacer:
     def replace_one(self, ctx: NoteCtx, label: str, original: str) -> str:
         """The replacement of one original string of a label."""
         if label in self.global_labels and label != "DATE":
-            ctx = NoteCtx(ctx.key, "global", ctx.note, ctx.originals, ctx.note_year, ctx.name_originals)
+            ctx = ctx.as_global
         mode = self.mode_of(label)
         if mode == "mask":
             return mask_token(label)
@@ -137,7 +151,14 @@ class ModeReplacer:
     def surrogate(self, ctx: NoteCtx, label: str, original: str) -> str | None:
         """A realistic surrogate from the label's generator ([surrogates.generators]), or None when
         the original cannot be handled (caller masks)."""
-        return self.generators[label](self, ctx, label, original)
+        if label not in self.pure:
+            return self.generators[label](self, ctx, label, original)
+        key = (WHOLE, ctx.key, ctx.scope, label, original, ctx.note_year)
+        rep = self.memo.get(key, _MISSING)
+        if rep is _MISSING:
+            rep = self.generators[label](self, ctx, label, original)
+            self.memo.put(key, rep)
+        return rep  # type: ignore[return-value]
 
 
 def _category(label: str) -> str:
