@@ -1,6 +1,7 @@
 """Round 19 (issue 14, USERNAME on unseen note types): the merge-only login rules of conf/rules/ids19.toml (a login after a
 record-keeping verb and 'by', after a message's routing words, in a sign-off, account or session field, as the subject
-of an audit verb after a time stamp, in brackets after a credential) in the shipped pipeline, and the catalogue of
+of an audit verb after a time stamp, in brackets after a credential) in the shipped pipeline, the merge step
+spaced_logins (engine/field_ids.py: a CRF login guess with a blank inside is a person's name), and the catalogue of
 invented sentences (tests/users19_catalogue.py). Examples are invented.
 
 The rules' own examples and negatives run in tests/test_rules.py; here: they stay out of the CRF's features, their label
@@ -15,9 +16,10 @@ import pytest
 
 from deid_core.app.options import effective_config
 from deid_core.engine.crf.versions import feature_rules
+from deid_core.engine.field_ids import spaced_logins
 from deid_core.notes import Note
-from deid_core.spans import source_in
-from tests.helpers_rules import shipped_deidentifier, span_stands
+from deid_core.spans import Span, source_in
+from tests.helpers_rules import crf_span, shipped_deidentifier, span_stands
 from tests.users19_catalogue import LOOK_ALIKES, TARGETS, target
 
 CONF = Path(__file__).resolve().parents[1] / "conf"
@@ -103,6 +105,41 @@ def test_catalogue_recall_and_look_alikes(deid):
         assert res.ok
         flagged += [text for s in res.spans if s.label == "USERNAME"]
     assert len(LOOK_ALIKES) >= 60 and flagged == ["User ID: pending", "Portal username: not set up"], flagged
+
+
+# -- spaced_logins (engine/field_ids.py): a CRF login guess with a blank inside is a person's name
+
+@pytest.mark.parametrize("text,piece", [
+    ("Family at bedside and updated.\n-- allene quillby\n", "allene quillby"),  # a lower-case name signing a line
+    ("Departed 08:15.\nNeal Zandrow / LCSW Quillby\n", "LCSW Quillby"),
+])
+def test_a_crf_login_with_a_blank_is_a_person(text, piece):
+    got = spaced_logins([crf_span(text, piece, "USERNAME")], text)
+    assert [(s.label, text[s.start:s.end]) for s in got] == [("DOCTOR", piece)]
+
+
+@pytest.mark.parametrize("text,piece,source", [
+    ("Entered by user KQUILL", "user KQUILL", "crf:single"),  # a login field word opens it: the login is inside
+    ("Username tzandrow99 reset", "Username tzandrow99", "crf:single"),
+    ("Result verified by vquill7 at 0612", "vquill7 at", "crf:single"),  # a digit: a login
+    ("Signed by qz quill on 3/4", "qz quill", "username-signed-word"),  # a rule's span: its context decided
+    ("signed by qzandrow on 3/4", "qzandrow", "crf:single"),  # one word
+])
+def test_a_login_without_a_blank_or_with_a_login_mark_stays(text, piece, source):
+    start = text.index(piece)
+    span = Span(start, start + len(piece), "USERNAME", source, 0.9)
+    assert [s.label for s in spaced_logins([span], text)] == ["USERNAME"]
+
+
+def test_spaced_logins_are_linear():
+    from tests.test_linear_time import assert_linear
+
+    def run(text: str) -> None:
+        spans = [Span(i, i + 9, "USERNAME", "crf:single", 0.9)
+                 for i in range(0, len(text) - 9, 12)]
+        spaced_logins(spans, text)
+
+    assert_linear(run, "spaced_logins", {"names": lambda n: ("ann quill, " * n)[:n]})
 
 
 def test_round19_rules_are_linear():
