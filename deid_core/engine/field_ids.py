@@ -729,7 +729,24 @@ def field_id_labels(spans: Sequence[Span], text: str, table: tuple[tuple[str, tu
                and not (not is_crf(s) and source_in(s.source, deciding)) else s for s in out]
         out = named_repeats(out, text, {k: v[0] for k, v in named.items()})
     out = ids_after_names(column_ids(out, text, deciding, low), text, deciding, pattern)
-    return login_repeats(capital_logins(name_logins(out, text), text), text)
+    return login_repeats(capital_logins(name_logins(spaced_logins(out, text), text), text), text)
+
+
+_SPACED = regex.compile(r"[ \t]+")  # a blank inside a span: no login has one
+_LOGIN_FIELD = regex.compile(r"(?i:user(?:[ \t]*name|[ \t]*id)?|log(?:in|on)|by)(?![\p{L}\d])")  # 'user KQUILL'
+
+
+def spaced_logins(spans: list[Span], text: str) -> list[Span]:
+    """A USERNAME span only the CRF proposes that holds a blank and no digit, and opens with no login field word
+    ('user KQUILL'), is a person's name, not a login (a login has no blank): DOCTOR ('-- allene shinkel' signing a
+    line, 'LCSW Strng'; round 19, seed 41741's false logins)."""
+    out = None
+    for i, s in enumerate(spans):
+        if (s.label == "USERNAME" and is_crf(s) and _SPACED.search(text, s.start, s.end)
+                and not any(c.isdigit() for c in text[s.start:s.end]) and not _LOGIN_FIELD.match(text, s.start)):
+            out = out or list(spans)
+            out[i] = s.with_label("DOCTOR")
+    return spans if out is None else out
 
 
 def named_repeats(spans: list[Span], text: str, named: Mapping[str, str]) -> list[Span]:
