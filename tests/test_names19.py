@@ -55,6 +55,11 @@ def test_round19_rules_are_merge_only_and_decide_their_label():
     ("PILL BOTTLES REVIEWED WITH PT.\nPA-C QUILLBY 4/12 14:32", "QUILLBY"),
     ("I agree with the findings and plan. -- QMZ", "QMZ"),
     ("Plan as above.\n\nQMZ, Hospitalist, pager 41234", "QMZ"),
+    ("Read back confirmed.\nZANDROW, MARLA MD / QMZ / tr: qz", "QMZ"),
+    ("Case discussed with Jo Quillby and Dr Zandrow.", "Jo Quillby"),
+    ("Appointment: July 21st at 0800 with Marla Quillby, ID, 6 E Medicine.", "Marla Quillby"),  # CITY by the CRF on main
+    ("Time-out performed with Mackenzie, Raymond and Quillby present.", "Raymond"),  # PATIENT by the CRF on main
+    ("Results called to Quillby-Marr at 8:15 am.", "Quillby-Marr"),
 ])
 def test_the_round19_name_stands_in_the_pipeline(deid, text, phi):
     assert span_stands(deid, "names19", text, phi, "DOCTOR")
@@ -70,6 +75,10 @@ def test_the_round19_name_stands_in_the_pipeline(deid, text, phi):
     "RN AWARE 4/12 14:32", "MD NOTIFIED 4/12", "PT seen 3/4",
     "Plan as above. -- end", "BP stable -- NAD", "Follow up in 2 weeks. -- PRN",
     "ICU, attending aware", "CT / pager pending", "NPO, NP aware",
+    "Case discussed with family and Dr. Zandrow.", "discussed with patient and Dr. Quillby",
+    "spoke with cardiology and Dr. Zandrow", "discussed with her and Dr. Quillby",
+    "CT / MRI / tr: none", "Follow up with cardiology in 2 weeks.", "Follow up with PCP, MD in 1 week.",
+    "Appointment with Physical Therapy, PT, on Monday.", "Follow up with primary care in 2 weeks.",
 ])
 def test_look_alikes_get_no_round19_span(deid, text):
     res = deid.process(Note("names19", text))
@@ -78,14 +87,14 @@ def test_look_alikes_get_no_round19_span(deid, text):
 
 def test_catalogue_recall_and_look_alikes(deid):
     """The catalogue's staff names read as exactly one DOCTOR span over the mark (main c83be33: 120 of 128; round
-    19: 121), and its look-alikes get no span of the round 19 rules (main's CRF reads 6 of 45 as a person:
+    19: 122), and its look-alikes get no span of the round 19 rules (main's CRF reads 6 of 45 as a person:
     'Dear Colonel,', 'Keppra', 'Seuss', ... no round 19 rule is among them)."""
     hits = 0
     for line in TARGETS:
         text, start, end = target(line)
         res = deid.process(Note("names19-cat", text))
         hits += res.ok and (start, end, "DOCTOR") in {(s.start, s.end, s.label) for s in res.spans}
-    assert len(TARGETS) >= 120 and hits >= 121, hits
+    assert len(TARGETS) >= 120 and hits >= 122, hits
     for text in LOOK_ALIKES:
         res = deid.process(Note("names19-cat", text))
         assert res.ok and not [s for s in res.spans if s.source in ROUND19], text
