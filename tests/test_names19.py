@@ -85,6 +85,32 @@ def test_look_alikes_get_no_round19_span(deid, text):
     assert res.ok and not [s for s in res.spans if s.source in ROUND19]
 
 
+@pytest.mark.parametrize(("text", "service"), [
+    ("Seen by Rheumatology at 2 pm.", "Rheumatology"), ("Seen by Hepatology at 2 pm.", "Hepatology"),
+    ("Seen by NSGY at 2 pm.", "NSGY"), ("seen by OMFS at 10 am", "OMFS"),
+    ("Called by Micro at 0300 re: GPC in 2/2 bottles.", "Micro"),
+    ("Follow up with Rheumatology in 2 weeks.", "Rheumatology"), ("Follow up with Endocrinology on 5/2.", "Endocrinology"),
+    ("Discussed with Hepatology and Dr. Quillby.", "Hepatology"), ("Discussed with Micro and Dr. Zandrow.", "Micro"),
+    ("Your provider was Telehealth.", "Telehealth"), ("Sonographer: Hepatology", "Hepatology"),
+])
+def test_review_services_are_no_staff_names(deid, text, service):
+    """Review (round 19): a service, unit or mode of visit after 'by', 'with' or 'was' is no clinician (SERVICE19);
+    before the review each of these was a DOCTOR span (of a round 19 frame, or the CRF's over 'Micro')."""
+    res = deid.process(Note("names19-svc", text))
+    start = text.index(service)
+    assert res.ok and not [s for s in res.spans if s.source in ROUND19], text
+    assert not [s for s in res.spans if s.label == "DOCTOR" and s.start < start + len(service) and s.end > start], text
+
+
+@pytest.mark.parametrize(("text", "phi"), [
+    ("Seen by Marla Quillby at 2 pm.", "Marla Quillby"), ("Follow up with Quillby in 2 weeks.", "Quillby"),
+    ("Discussed with Quillby and Dr. Zandrow.", "Quillby"), ("Sonographer: Marla Zandrow, RDMS", "Marla Zandrow"),
+])
+def test_review_names_beside_the_services_still_stand(deid, text, phi):
+    """The service guard's near misses: a name in the same frames still reads as DOCTOR."""
+    assert span_stands(deid, "names19", text, phi, "DOCTOR")
+
+
 def test_catalogue_recall_and_look_alikes(deid):
     """The catalogue's staff names read as exactly one DOCTOR span over the mark (main c83be33: 120 of 128; round
     19: 122), and its look-alikes get no span of the round 19 rules (main's CRF reads 6 of 45 as a person:
