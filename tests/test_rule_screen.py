@@ -130,9 +130,33 @@ def _notes() -> list[str]:
     return texts
 
 
-def test_the_stage_hits_are_the_same_with_and_without_the_screen():
+def _screen_off(calls: list | None = None) -> RuleTagger:
+    """The rules stage with its screen off: every note screened with nothing ruled out, so every rule runs (a
+    `needs_search = false` rule unsearched, as if it had no `needs`). The stage reads the screen through
+    `screened_out` (round 19; patching `ruled_out`, which it no longer calls, left the screen on: review 19)."""
     plain = RuleTagger(load_config({}).rules)
-    plain.screen.ruled_out = lambda text: frozenset()  # every rule runs
+
+    def nothing_out(text: str) -> frozenset[int]:
+        if calls is not None:
+            calls.append(text)
+        return frozenset()
+
+    plain.screen.screened_out = nothing_out
+    return plain
+
+
+def test_the_reference_stage_reads_no_screen():
+    """The stage asks the patched method for every note: the comparison below is against a stage without a screen."""
+    calls: list = []
+    plain = _screen_off(calls)
+    text = "Seen in clinic; BP 120/80."
+    assert TAGGER.screen.ruled_out(text)  # the real screen rules rules out of this note ...
+    plain.regex_hits(Doc(Note("n", text)))
+    assert calls == [text]  # ... the reference asked the switched-off one instead
+
+
+def test_the_stage_hits_are_the_same_with_and_without_the_screen():
+    plain = _screen_off()
     for k, text in enumerate(_notes()):
         doc = Note(f"n{k}", text)
         assert TAGGER.regex_hits(Doc(doc)) == plain.regex_hits(Doc(doc)), f"note {k}"

@@ -208,3 +208,43 @@ def test_a_wrong_gate_is_caught(ungated):
     wrong = _tagger_with(lambda r: dataclasses.replace(r, needs="Zandrowfield") if r.id in GATED19 else r)
     texts = [f"{a}\n{b}" for a in LINES for b in ("", "Plan: continue.")]
     assert sum(_hits(wrong, t) != _hits(ungated, t) for t in texts) >= 5
+
+
+# Review 19: each trigger of a gated rule, in the rule's own frames, with a capital and a lower-case town; a trigger or
+# preposition added to a pattern (towns19 and later rounds edit these patterns) must reach its `needs` and the screen.
+FRAMED = {"city18-shape-after-preposition": ["moving {t} {w}.", "we are moving {t} {w}.", "Pt is {t} {w}."],
+          "city18-message-frame": ["I'm {t} {w}.", "I'll be back {t} {w}.", "out of town {t} {w}."]}
+
+
+def _gate_lets_in(tagger: RuleTagger, i: int, rule: Rule) -> int:
+    """How many framed texts match rule i's pattern (each must hold its `needs` and pass the screen: else an error)."""
+    checked = 0
+    for frame in FRAMED[rule.id]:
+        for t in rule.triggers + (("outside of",) if "outside" in rule.triggers else ()):
+            for w in ("Quellsburg", "quellsburg", "QUELLSBURG", "North Zandrowton"):
+                text = frame.format(t=t, w=w)
+                if rule.compiled[0].search(text) is None:
+                    continue
+                checked += 1
+                assert tagger.need_patterns[i].search(text), f"{rule.id}: matches {text!r} but its needs does not"
+                assert i not in tagger.screen.ruled_out(text), f"{rule.id}: matches {text!r}, screened out"
+    return checked
+
+
+@pytest.mark.parametrize("rule_id", sorted(GATED19))
+def test_every_trigger_in_the_rule_s_frames_reaches_its_gate(rule_id):
+    i = next(k for k, r in enumerate(TAGGER.rules) if r.id == rule_id)
+    rule = TAGGER.rules[i]
+    assert _gate_lets_in(TAGGER, i, rule) >= 2 * len(rule.triggers)
+
+
+def test_a_trigger_the_gate_does_not_read_is_caught():
+    """A planted gate without 'near' (as if 'near' were added to the pattern and not to its `needs`) fails the check."""
+    def drop_near(r):
+        return dataclasses.replace(r, needs=r.needs.replace("in|near|", "in|")) if r.id in GATED19 else r
+
+    planted = _tagger_with(drop_near)
+    i = next(k for k, r in enumerate(planted.rules) if r.id == "city18-shape-after-preposition")
+    assert "near" not in planted.rules[i].needs.split("[")[0]
+    with pytest.raises(AssertionError, match="near"):
+        _gate_lets_in(planted, i, planted.rules[i])
