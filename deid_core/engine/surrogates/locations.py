@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
 import importlib
+import inspect
 import random
 import re
 from functools import lru_cache
@@ -40,11 +42,21 @@ def value_pool(locale: str, kind: str) -> tuple[str, ...]:
     """Faker values of one kind generated once per process (fixed seed), picked by keyed hash; read from the
     checkout's pool cache when it holds this Faker's and Python's values (pool_cache.py: same tuple, ~0.7 CPU s
     of Faker calls per process saved)."""
-    values = pool_cache.read(locale, kind, faker_version())
+    recipe = pool_recipe()
+    values = pool_cache.read(locale, kind, faker_version(), recipe)
     if values is None:
         values = generate_pool(locale, kind)
-        pool_cache.write(locale, kind, faker_version(), values)
+        pool_cache.write(locale, kind, faker_version(), recipe, values)
     return values
+
+
+def pool_recipe() -> str | None:
+    """sha256 of generate_pool's source: a cached pool drawn by other code reads as absent (None: no cache)."""
+    try:
+        source = inspect.getsource(generate_pool)
+    except (OSError, TypeError):  # no source (a compiled or .pyc-only install): draw, never trust a file
+        return None
+    return hashlib.sha256(source.encode("utf-8")).hexdigest()
 
 
 def generate_pool(locale: str, kind: str) -> tuple[str, ...]:
