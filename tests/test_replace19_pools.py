@@ -108,3 +108,12 @@ def test_degenerate_pool_reads_as_absent(tmp_path):
         path.write_text(json.dumps(doc))
         assert pool_cache.read("en_US", "city", faker, recipe, tmp_path) is None
         assert not pool_cache.write("en_US", "city", faker, recipe, tuple(values), tmp_path)
+
+
+def test_recipe_is_the_imported_codes(monkeypatch):
+    """The recipe is read at import: a source edited on disk during a long run (seen by a later getsource) must not
+    label the pool the loaded code draws."""
+    at_import = locations.pool_recipe()
+    assert at_import is not None
+    monkeypatch.setattr(locations.inspect, "getsource", lambda fn: "def generate_pool(locale, kind): ...\n")
+    assert locations.pool_recipe() == at_import

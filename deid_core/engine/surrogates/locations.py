@@ -7,6 +7,7 @@ import importlib
 import inspect
 import random
 import re
+from collections.abc import Callable
 from functools import lru_cache
 from importlib import metadata
 
@@ -52,8 +53,14 @@ def value_pool(locale: str, kind: str) -> tuple[str, ...]:
 
 def pool_recipe() -> str | None:
     """sha256 of generate_pool's source: a cached pool drawn by other code reads as absent (None: no cache)."""
+    return _recipe_of(generate_pool)
+
+
+@lru_cache(maxsize=4)
+def _recipe_of(fn: Callable[..., object]) -> str | None:
+    """sha256 of a function's source, read once per function object (see the import-time call below)."""
     try:
-        source = inspect.getsource(generate_pool)
+        source = inspect.getsource(fn)
     except (OSError, TypeError):  # no source (a compiled or .pyc-only install): draw, never trust a file
         return None
     return hashlib.sha256(source.encode("utf-8")).hexdigest()
@@ -170,3 +177,8 @@ class LocationSurrogates:
         if label == "LOCATION-OTHER":
             return _style(original, self._fill(rng, rng.choice(self.other_patterns)))
         return format_preserving(rng, original)  # ROOM and anything else
+
+
+# Read generate_pool's source now, at import: the file the loaded code came from. Read later (the first place
+# surrogate of a long run), an edit made meanwhile would file the old code's pool under the new code's recipe.
+_recipe_of(generate_pool)
