@@ -112,3 +112,22 @@ def test_global_label_context_once_per_note():
     ctx = NoteCtx(KEY, "p:P-Q1", Note("n", TEXT, "P-Q1"), [TEXT[:7]], None, [TEXT[:7]])
     assert ctx.as_global is ctx.as_global and ctx.as_global.scope == "global"
     assert ctx.as_global.forbidden == ctx.forbidden
+
+
+def test_memo_keys_cover_patient_year_and_key():
+    """Review: one warm Replacer over notes that share originals across patients, note years (yearless dates
+    read in the note's year) and HMAC keys gives what a fresh Replacer gives each note (the memo key must hold
+    every input of the kept surrogate)."""
+    cfg = load_config({"surrogates": {"dates": {"yearless_year": "note_date"}}})
+    text = "Seen Feb 29 and 03/14, age 67, call (617) 555-0142, Ashvale."
+    items = [("Feb 29", "DATE"), ("03/14", "DATE"), ("67", "AGE"), ("(617) 555-0142", "PHONE"), ("Ashvale", "CITY")]
+    spans = [Span(text.index(s), text.index(s) + len(s), label) for s, label in items]
+    notes = [Note("n1", text, "P-A", dt.date(2032, 5, 1)), Note("n2", text, "P-A", dt.date(2031, 5, 1)),
+             Note("n3", text, "P-B", dt.date(2032, 5, 1)), Note("n4", text, None, dt.date(2032, 5, 1)),
+             Note("n5", text, None, dt.date(2032, 5, 1))]
+    for key in (KEY, b"another-invented-key"):
+        warm = surrogate_mode(cfg, key)
+        outs = [warm(Doc(n), spans) for n in notes]
+        assert outs == [surrogate_mode(cfg, key)(Doc(n), spans) for n in notes]
+        assert outs[0][0] != outs[1][0]  # Feb 29 of 2032 shifts; of 2031 it is no date (masked)
+        assert outs[0] != outs[2] and outs[3] != outs[4]  # another patient, another note without a patient

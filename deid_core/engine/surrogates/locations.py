@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import hashlib
 import importlib
+import inspect
 import random
 import re
+from collections.abc import Callable
 from functools import lru_cache
 from importlib import metadata
 
@@ -40,11 +43,27 @@ def value_pool(locale: str, kind: str) -> tuple[str, ...]:
     """Faker values of one kind generated once per process (fixed seed), picked by keyed hash; read from the
     checkout's pool cache when it holds this Faker's and Python's values (pool_cache.py: same tuple, ~0.7 CPU s
     of Faker calls per process saved)."""
-    values = pool_cache.read(locale, kind, faker_version())
+    recipe = pool_recipe()
+    values = pool_cache.read(locale, kind, faker_version(), recipe)
     if values is None:
         values = generate_pool(locale, kind)
-        pool_cache.write(locale, kind, faker_version(), values)
+        pool_cache.write(locale, kind, faker_version(), recipe, values)
     return values
+
+
+def pool_recipe() -> str | None:
+    """sha256 of generate_pool's source: a cached pool drawn by other code reads as absent (None: no cache)."""
+    return _recipe_of(generate_pool)
+
+
+@lru_cache(maxsize=4)
+def _recipe_of(fn: Callable[..., object]) -> str | None:
+    """sha256 of a function's source, read once per function object (see the import-time call below)."""
+    try:
+        source = inspect.getsource(fn)
+    except (OSError, TypeError):  # no source (a compiled or .pyc-only install): draw, never trust a file
+        return None
+    return hashlib.sha256(source.encode("utf-8")).hexdigest()
 
 
 def generate_pool(locale: str, kind: str) -> tuple[str, ...]:
@@ -158,3 +177,8 @@ class LocationSurrogates:
         if label == "LOCATION-OTHER":
             return _style(original, self._fill(rng, rng.choice(self.other_patterns)))
         return format_preserving(rng, original)  # ROOM and anything else
+
+
+# Read generate_pool's source now, at import: the file the loaded code came from. Read later (the first place
+# surrogate of a long run), an edit made meanwhile would file the old code's pool under the new code's recipe.
+_recipe_of(generate_pool)
