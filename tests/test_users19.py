@@ -83,6 +83,10 @@ def test_the_round19_login_stands_in_the_pipeline(deid, text, phi):
     "Assigned to: QUILLBY 3/4", "Signed: patient", "Signature: on file", "Tech: ultrasound", "Account 12345678 closed.",
     "0800 patient signed consent.", "at 14:32 RN printed the AVS", "Ann Zandrow, MD (PGY2) saw the patient.",
     "Ann Zandrow, RN (ICU3)\n", "Vent: PS/PEEP 10/5.", "RN/MD aware.", "Heparin 18 units/kg/hr.",
+    # review: services, routes, modalities and payers in no common-word list (ids19.toml NOTLOGIN19)
+    "Blood cultures collected by phlebotomy at 0600.", "Morphine 2 mg administered by IVP at 0900", "Tech: xray 3/3",
+    "Account: medicaid 3/4", "Routed to: phlebotomy for review",
+    "CC: syncope", "Chief complaint below.\nCC: hematuria for 2 days",  # review: 'CC:' is the chief complaint
 ])
 def test_look_alikes_get_no_round19_span(deid, text):
     res = deid.process(Note("users19", text))
@@ -159,3 +163,49 @@ def test_round19_rules_are_linear():
         **KINDS, "triggers": lambda n: (triggers * (n // len(triggers) + 1))[:n],
         "Triggers": lambda n: (triggers.upper() * (n // len(triggers) + 1))[:n],
         "examples repeated": lambda n: (examples * (n // len(examples) + 1))[:n]})
+
+
+# -- review (round 19): after a union the group's source is its CRF member's; a rule's login there is no CRF guess
+
+@pytest.mark.parametrize("text,phi", [
+    ("The patient was seen today and is doing well.\nE-signed by QZA12 12/30/2020 2330", "QZA12"),  # main: dropped
+    ("Note reviewed with the attending.\nE-signed by ZQB17 on 3/4/2021", "ZQB17"),  # main: dropped
+])
+def test_a_login_a_rule_found_survives_the_crf_login_guard(deid, text, phi):
+    """guard_crf_logins drops a CRF-only 'by <code>' (HCO3, HSV2); the rules and the CRF agreeing on a capitals
+    login with digits credited the union to the CRF, and the guard dropped the login (a leak)."""
+    assert span_stands(deid, "users19-review", text, phi, "USERNAME")
+
+
+@pytest.mark.parametrize("text,phi", [
+    ("Result verified by zquill at 0612", "zquill"),  # the CRF's extent 'zquill at' (a blank), a rule's 'zquill'
+    ("Specimen received by qzandrow at 0540.", "qzandrow"),
+])
+def test_a_login_a_rule_found_keeps_its_label_in_spaced_logins(deid, text, phi):
+    res = deid.process(Note("users19-review", text))
+    start = text.index(phi)
+    assert res.ok and [s.label for s in res.spans if s.start <= start < s.end] == ["USERNAME"]
+
+
+def test_rule_cover_answers_overlaps_only():
+    from deid_core.engine.vetoes import guard_crf_logins, rule_cover
+
+    text = "The pt was seen.\nSigned by QZA12 on 3/4 and compensated by HCO3 of 30."
+    q, h = text.index("QZA12"), text.index("HCO3")
+    rule = Span(q, q + 5, "USERNAME", "username19-record-verb", 1.0)
+    crf = [Span(q, q + 5, "USERNAME", "crf:single", 0.9), Span(h, h + 4, "USERNAME", "crf:single", 0.9)]
+    ruled = rule_cover([rule, *crf], lambda s: s.source == rule.source)
+    assert ruled(q, q + 5) and ruled(q + 4, q + 9) and not ruled(q + 5, q + 9) and not ruled(h, h + 4)
+    assert [text[s.start:s.end] for s in guard_crf_logins(crf, text, ruled)] == ["QZA12"]
+    assert guard_crf_logins(crf, text) == []  # no answer given: the CRF-only guard as before
+    text = "Plan reviewed by PGY2 Ames today."  # a rule's name beside the code: the code is cut as before
+    p = text.index("PGY2")
+    ames = rule_cover([Span(p + 5, p + 9, "DOCTOR", "name-title", 1.0)], lambda s: True)
+    got = guard_crf_logins([Span(p, p + 9, "USERNAME", "crf:single", 0.9)], text, ames)
+    assert [(text[s.start:s.end], s.label) for s in got] == [("Ames", "DOCTOR")]
+    text = "Result verified by zquill at 0612"
+    z = text.index("zquill")
+    guess = [Span(z, z + 9, "USERNAME", "crf:single", 0.9)]  # 'zquill at': a blank, no digit
+    assert spaced_logins(guess, text)[0].label == "DOCTOR"
+    ruled = rule_cover([Span(z, z + 6, "USERNAME", "username19-record-verb", 1.0)], lambda s: True)
+    assert spaced_logins(guess, text, ruled)[0].label == "USERNAME"

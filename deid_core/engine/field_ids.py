@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import unicodedata
 from bisect import bisect_right
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
 
 import regex
@@ -650,11 +650,13 @@ def join_id_pieces(spans: Sequence[Span], text: str, fields: regex.Pattern | Non
 
 
 def field_id_labels(spans: Sequence[Span], text: str, table: tuple[tuple[str, tuple[str, ...]], ...],
-                    deciding: Sequence[str], low: str | None = None) -> list[Span]:
+                    deciding: Sequence[str], low: str | None = None,
+                    ruled: Callable[[int, int], bool] | None = None) -> list[Span]:
     """Merged spans with id labels and extents read from the field words before them (module docstring);
     `table`: table_pairs of [merge] id_fields; `deciding`: the rule sources whose label stands (rule_label_sources);
     `low`: text.lower() when the caller has it (note_text.lower_text), handed to column_ids' literal gate (computed
-    there when None; read only for an ASCII note, so the spans are the same either way; round 18)."""
+    there when None; read only for an ASCII note, so the spans are the same either way; round 18); `ruled`: does a login
+    rule's span before the merge overlap [start, end) (vetoes.rule_cover; spaced_logins leaves those)."""
     compiled = field_words(table)
     if compiled is None:  # no field word: the reader's proposals stand after none
         return [s for s in spans if s.source != FIELD_RULE]
@@ -729,21 +731,24 @@ def field_id_labels(spans: Sequence[Span], text: str, table: tuple[tuple[str, tu
                and not (not is_crf(s) and source_in(s.source, deciding)) else s for s in out]
         out = named_repeats(out, text, {k: v[0] for k, v in named.items()})
     out = ids_after_names(column_ids(out, text, deciding, low), text, deciding, pattern)
-    return login_repeats(capital_logins(name_logins(spaced_logins(out, text), text), text), text)
+    return login_repeats(capital_logins(name_logins(spaced_logins(out, text, ruled), text), text), text)
 
 
 _SPACED = regex.compile(r"[ \t]+")  # a blank inside a span: no login has one
 _LOGIN_FIELD = regex.compile(r"(?i:user(?:[ \t]*name|[ \t]*id)?|log(?:in|on)|by)(?![\p{L}\d])")  # 'user KQUILL'
 
 
-def spaced_logins(spans: list[Span], text: str) -> list[Span]:
+def spaced_logins(spans: list[Span], text: str, ruled: Callable[[int, int], bool] | None = None) -> list[Span]:
     """A USERNAME span only the CRF proposes that holds a blank and no digit, and opens with no login field word
     ('user KQUILL'), is a person's name, not a login (a login has no blank): DOCTOR ('-- allene shinkel' signing a
-    line, 'LCSW Strng'; round 19, seed 41741's false logins)."""
+    line, 'LCSW Strng'; round 19, seed 41741's false logins). `ruled`: does a login rule's span before the merge
+    overlap it? Then a rule read a login there and the union only credited the CRF ('verified by jquill at 0612',
+    the CRF's extent 'jquill at'): it stays (round 19 review)."""
     out = None
     for i, s in enumerate(spans):
         if (s.label == "USERNAME" and is_crf(s) and _SPACED.search(text, s.start, s.end)
-                and not any(c.isdigit() for c in text[s.start:s.end]) and not _LOGIN_FIELD.match(text, s.start)):
+                and not any(c.isdigit() for c in text[s.start:s.end]) and not _LOGIN_FIELD.match(text, s.start)
+                and not (ruled is not None and ruled(s.start, s.end))):
             out = out or list(spans)
             out[i] = s.with_label("DOCTOR")
     return spans if out is None else out

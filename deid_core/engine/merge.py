@@ -76,6 +76,7 @@ from deid_core.engine.vetoes import (
     guard_crf_logins,
     guard_crf_names,
     guard_crf_places,
+    rule_cover,
 )
 from deid_core.spans import Span, default_rank, resolve_overlaps, sort_spans, source_in
 
@@ -170,18 +171,20 @@ class Merger:
             spans = recipient_names(spans, doc.text, self.options.recipient_words)
         merged = POLICIES[self.policy](self, spans)
         if doc is not None:
+            # round 19 review: after a union a CRF source may hide a rule of the group; the login steps ask these
+            any_rule, login_rule = rule_cover(spans, self.is_rule), rule_cover(spans, self.is_rule, "USERNAME")
             if self.options.join_name_pieces:
                 merged = join_name_pieces(merged, doc.text, self.options.name_particles, self._roles,
                                           self.options.hyphen_eponyms)
             if self.options.strict_extents:  # round 17: i2b2 2014 extents (conf/rules/words/extents.toml)
                 merged = strict_extents(merged, doc.text, self._extents)
             merged = field_id_labels(merged, doc.text, self._id_fields, self.options.rule_label_sources,
-                                     lower_text(doc))
+                                     lower_text(doc), login_rule)
             merged = contact_cue_labels(merged, doc.text, self._contact_fields)
             if self.options.phone_extensions:
                 merged = phone_extensions(merged, doc.text)
             if self.options.crf_login_guard:  # after field_ids, which makes a person span with a digit a login
-                merged = guard_crf_logins(merged, doc.text)
+                merged = guard_crf_logins(merged, doc.text, any_rule)
             merged = whole_words(merged, doc.text, self.options.whole_word_labels)
             merged = clinician_labels(merged, doc.text, self.options.clinician_titles, self._credentials,
                                       self.options.clinician_roles)

@@ -138,20 +138,44 @@ _BY_BEFORE = regex.compile(r"(?<![\p{L}\d])by:?[ \t]+\Z", regex.IGNORECASE)  # "
 _TITLE_WORD = regex.compile(r"[ \t]*(\p{Lu}\p{Ll}+(?:[ \t]+\p{Lu}\p{Ll}+)*)[ \t]*")
 
 
-def guard_crf_logins(spans: Sequence[Span], text: str) -> list[Span]:
+Found = Callable[[int, int], bool]
+
+
+def rule_cover(spans: Sequence[Span], is_rule: Callable[[Span], bool], label: str | None = None) -> Found:
+    """Does a span before the merge that `is_rule` accepts (a rule's or the metadata's; of `label` when given)
+    overlap [start, end)? The union policy credits a group to its CRF member (its stage ranks first), so after the
+    merge a CRF source does not mean that the CRF alone found the span (round 19 review: 'E-signed by GEB19', read
+    by two rules and the CRF). Sorted starts and running maximal ends: O(log n) per question."""
+    found = sorted((s.start, s.end) for s in spans if (label is None or s.label == label) and is_rule(s))
+    starts = [a for a, _ in found]
+    reach: list[int] = []
+    for _, b in found:
+        reach.append(max(b, reach[-1]) if reach else b)
+
+    def overlaps(start: int, end: int) -> bool:
+        j = bisect_left(starts, end)
+        return j > 0 and reach[j - 1] > start
+
+    return overlaps
+
+
+def guard_crf_logins(spans: Sequence[Span], text: str, ruled: Found | None = None) -> list[Span]:
     """A USERNAME only the CRF proposes right after "by" that opens with a clinical code (1-4 capitals, 1-2 digits:
     "compensated by HCO3 of 30", "Caused by HSV2", "by PGY2 Ames") in a note written in mixed case is no login
     (a login elsewhere, "J. Quell, MD (NHJ70)", is not asked about; lead, round 14: the
     breadth12b model reads "<participle> by <code>" as a login; the rule username-by-login refuses the same shape):
     the code is cut off; Title-case words left are a clinician's name (DOCTOR), anything else is dropped.
-    Notes in capitals keep them ("MESSAGE TAKEN BY XT41")."""
+    Notes in capitals keep them ("MESSAGE TAKEN BY XT41"). `ruled` (rule_cover of the spans before the merge): a
+    span whose code word a rule or the metadata found too is never cut or dropped (round 19 review: the union credits
+    the CRF; a rule's name beside the code, "PGY2 [Ames]", is no reading of the code)."""
     if not any(s.label == "USERNAME" for s in spans) or not _LOWER.search(text):
         return list(spans)
     out = []
-    for s in spans:  # merged spans: a CRF source here means no rule or metadata span won or joined it
+    for s in spans:  # merged spans: a CRF source here may hide a rule that joined it (union): `ruled` tells
         if s.label == "USERNAME" and is_crf(s):
             m = _CODE_TOKEN.match(text, s.start)  # the whole word: the CRF may tag "HSV" of "HSV2"
-            if m is not None and _BY_BEFORE.search(text, max(0, s.start - 8), s.start):
+            if m is not None and _BY_BEFORE.search(text, max(0, s.start - 8), s.start) and not (
+                    ruled is not None and ruled(m.start(), m.end())):  # a rule read the code word itself: it stays
                 rest = _TITLE_WORD.fullmatch(text, m.end(), s.end) if m.end() < s.end else None
                 if rest is not None:
                     out.append(Span(rest.start(1), rest.end(1), "DOCTOR", s.source, s.confidence))
