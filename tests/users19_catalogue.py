@@ -10,7 +10,7 @@ LOOK_ALIKES: sentences that must get no USERNAME span.
 
 from __future__ import annotations
 
-import re
+from tests.catalogue_marks import target  # noqa: F401 - the tests read targets through this module
 
 TARGETS: list[str] = [
     # -- e-signatures
@@ -212,11 +212,3 @@ LOOK_ALIKES: list[str] = [
     "Hep B/C negative.",
     "Interrogation performed by Medtronic rep.",
 ]
-
-
-def target(line: str) -> tuple[str, int, int]:
-    """The sentence without its marks and the login's start and end."""
-    m = re.search(r"\[\[(.+?)\]\]", line)
-    assert m, line
-    text = line[:m.start()] + m.group(1) + line[m.end():]
-    return text, m.start(), m.start() + len(m.group(1))
