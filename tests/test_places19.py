@@ -42,13 +42,15 @@ def test_round19_rules_are_merge_only_decide_their_label_and_spread_their_towns(
     assert names.index("places19.toml") == names.index("places18.toml") + 1
 
 
+def _batch(deid, texts):
+    """The pipeline's results on several texts in one call, each note its own patient (no town spreads between them)."""
+    return deid.process_many([Note(f"places19-{i}", text, f"p19-{i}") for i, text in enumerate(texts)])
+
+
 def _hits(deid, lines, module) -> int:
-    hits = 0
-    for line in lines:
-        text, start, end = module.target(line)
-        res = deid.process(Note("places19-cat", text))
-        hits += res.ok and (start, end, "CITY") in {(s.start, s.end, s.label) for s in res.spans}
-    return hits
+    targets = [module.target(line) for line in lines]
+    return sum(res.ok and (start, end, "CITY") in {(s.start, s.end, s.label) for s in res.spans}
+               for (_, start, end), res in zip(targets, _batch(deid, [t for t, _, _ in targets]), strict=True))
 
 
 def test_catalogues_recall(deid):
@@ -56,19 +58,21 @@ def test_catalogues_recall(deid):
     assert len(places19_catalogue.TARGETS) >= 80
     assert _hits(deid, places19_catalogue.TARGETS, places19_catalogue) >= 81
     assert _hits(deid, places18_catalogue.TARGETS, places18_catalogue) >= 150
-    for text in places18_catalogue.LOOK_ALIKES:
-        res = deid.process(Note("places19-cat", text))
-        assert res.ok and not [s for s in res.spans if s.label == "CITY"], text
+    looks = places18_catalogue.LOOK_ALIKES
+    assert [text for text, res in zip(looks, _batch(deid, looks), strict=True)
+            if not res.ok or [s for s in res.spans if s.label == "CITY"]] == []
 
 
-@pytest.mark.parametrize("text", places19_catalogue.LOOK_ALIKES)
-def test_look_alikes_get_no_town_rule_span(deid, text):
+def test_look_alikes_get_no_town_rule_span(deid):
     """No round 18 or 19 town rule reads a device, an eponym, a ward or a person handing over care (main: four of
     these, 'Head secured in [Mayfield].', 'Converted from [Norwood] to Glenn', 'Care taken over from [Dalton]',
-    'Received pt from [Crawford] in PACU', were round 18 CITY spans; the CRF's and older rules' readings are left)."""
-    res = deid.process(Note("places19", text))
-    assert res.ok and not [s for s in res.spans if s.source in TOWN_RULES], \
-        [(s.source, text[s.start:s.end]) for s in res.spans]
+    'Received pt from [Crawford] in PACU', were round 18 CITY spans; the CRF's and older rules' readings are left).
+    Scored in one batch (review 19)."""
+    looks = places19_catalogue.LOOK_ALIKES
+    assert len(looks) >= 40
+    found = {text: [(s.source, text[s.start:s.end]) for s in res.spans if s.source in TOWN_RULES] if res.ok else "error"
+             for text, res in zip(looks, _batch(deid, looks), strict=True)}
+    assert {text: f for text, f in found.items() if f} == {}
 
 
 @pytest.mark.parametrize("text,phi", [
@@ -88,6 +92,14 @@ def test_look_alikes_get_no_town_rule_span(deid, text):
     ("26 yo man admitted 5/16 from quellsbury with chest pain", "quellsbury"),
     ("Spoke with the home health agency in Quellfield re: wound care.", "Quellfield"),  # 're' ends a town
     ("He is a retired teacher from Quellbridge.", "Quellbridge"),  # '-bridge' is a town's shape
+    # Review 19: people and events are held, kept or lying in a town; only a care act ('placed', 'secured') refuses
+    ("The wedding was held in Quellsburg last weekend.", "Quellsburg"),  # no span at all before the review
+    ("Kept in Quellsburg by the snowstorm, she missed the visit.", "Quellsburg"),  # no span at all before the review
+    ("Pt is currently staying with son, lying in Marlowton.", "Marlowton"),  # LOCATION-OTHER before the review
+    ("She had the hip fixed in Quellsburg in May.", "Quellsburg"),
+    ("Address changed from Quellsburg to Marlowton last month.", "Quellsburg"),  # 'Quellsburg to Marlowton' ORGANIZATION
+    ("Pt switched from Zandrowton to our clinic.", "Zandrowton"),  # ORGANIZATION before the review
+    ("Records received from Quellsburg yesterday.", "Quellsburg"),  # LOCATION-OTHER before the review
 ])
 def test_the_round19_town_stands_in_the_pipeline(deid, text, phi):
     assert span_stands(deid, "places19", text, phi, "CITY")
@@ -103,6 +115,8 @@ def test_the_round19_town_stands_in_the_pipeline(deid, text, phi):
     "12 quell lane, pt is home",
     "Crackles in midfield.", "Sway in romberg.",  # round 18's lower-case look-alikes stay clear with the wider frames
     "pt is in trendelenburg", "she is in bigeminy",
+    # review 19: 'at' names a hospital after a person's frame but 'stationed' / 'based' (HOSPITAL read CITY before)
+    "She is staying at Mount Auburn for rehab.", "Pt was born at Mount Sinai.",
 ])
 def test_round19_near_misses_get_no_round19_span(deid, text):
     res = deid.process(Note("places19", text))
