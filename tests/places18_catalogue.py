@@ -10,7 +10,7 @@ LOOK_ALIKES: sentences that must get no CITY span (near misses: a care setting, 
 
 from __future__ import annotations
 
-import re
+from tests.catalogue_marks import target  # noqa: F401 - the tests read targets through this module
 
 TARGETS: list[str] = [
     # -- phone messages
@@ -247,13 +247,3 @@ LOOK_ALIKES: list[str] = [
     "Heading up to the floor now.",
     "Pt had labs drawn in Lab last week.",
 ]
-
-_MARK = re.compile(r"\[\[(.+?)\]\]")
-
-
-def target(line: str) -> tuple[str, int, int]:
-    """(text, start, end) of a catalogue target: the sentence without its marks and the town's offsets."""
-    m = _MARK.search(line)
-    assert m, line
-    text = line[:m.start()] + m.group(1) + line[m.end():]
-    return text, m.start(), m.start() + len(m.group(1))
