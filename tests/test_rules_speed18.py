@@ -16,9 +16,9 @@ import pytest
 from deid_core.config import load_config
 from deid_core.doc import Doc
 from deid_core.engine.rules import tagger as tagger_module
-from deid_core.engine.rules.loader import parse_example
 from deid_core.engine.rules.tagger import RuleTagger
 from deid_core.notes import Note
+from tests.gate_notes import gate_texts, training_type_notes
 
 GATED18 = {"organization17-firm-work", "city17-after-facility-name"}
 
@@ -59,20 +59,8 @@ LINES = [
 
 
 def _notes() -> list[str]:
-    from deid_core.training.generalization import synth_types
-    from deid_core.training.generalization_config import settings
-    from deid_core.training.synth.generate import generate
-    from deid_core.training.synth.output import to_note
-
-    held_out = tuple(synth_types(settings())[1])  # training types only (conf/evaluation/synth_type_split.tsv)
-
-    own = []
-    for rule in TAGGER.rules:
-        if rule.id in GATED18:
-            plain = [parse_example(e)[0] for e in rule.examples] + list(rule.negatives)
-            own += [v for t in plain for v in (t, t.upper(), t.lower(), t.title())]
-    invented = [f"{a}\n{b}" for a in LINES for b in ("", "Plan: continue.", LINES[0])] + ["\n".join(LINES)]
-    return own + invented + [to_note(n).text for n in generate(40, seed=1818, n_patients=12, exclude=held_out)]
+    own, invented = gate_texts(TAGGER, GATED18, LINES)
+    return own + invented + training_type_notes(40, seed=1818, n_patients=12)
 
 
 def test_the_gated_rules_have_their_needs():

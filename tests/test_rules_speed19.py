@@ -17,9 +17,10 @@ import pytest
 from deid_core.config import ConfigError, load_config
 from deid_core.doc import Doc
 from deid_core.engine.rules import tagger as tagger_module
-from deid_core.engine.rules.loader import Rule, compile_rule, parse_example
+from deid_core.engine.rules.loader import Rule, compile_rule
 from deid_core.engine.rules.tagger import RuleTagger
 from deid_core.notes import Note
+from tests.gate_notes import gate_texts, training_type_notes
 
 GATED19 = {"city18-shape-after-preposition", "city18-message-frame"}
 
@@ -65,19 +66,8 @@ LINES = [
 
 @functools.cache
 def _notes() -> list[str]:
-    from deid_core.training.generalization import synth_types
-    from deid_core.training.generalization_config import settings
-    from deid_core.training.synth.generate import generate
-    from deid_core.training.synth.output import to_note
-
-    held_out = tuple(synth_types(settings())[1])  # training types only (conf/evaluation/synth_type_split.tsv)
-    own = []
-    for rule in TAGGER.rules:
-        if rule.id in GATED19:
-            plain = [parse_example(e)[0] for e in rule.examples] + list(rule.negatives)
-            own += [v for t in plain for v in (t, t.upper(), t.lower(), t.title())]
-    invented = [f"{a}\n{b}" for a in LINES for b in ("", "Plan: continue.", LINES[0])] + ["\n".join(LINES)]
-    synth = [to_note(n).text for n in generate(30, seed=1919, n_patients=10, exclude=held_out)]
+    own, invented = gate_texts(TAGGER, GATED19, LINES)
+    synth = training_type_notes(30, seed=1919, n_patients=10)
     # not ASCII (the `needs` is searched): the rules' texts as written, and the invented lines
     return own + invented + synth + ["é " + t for t in own[::4] + invented]
 
