@@ -1,4 +1,4 @@
-"""Texts for the gate identity tests (rules_speed18/19): a gated rule's hits must equal its ungated copy's on them."""
+"""Helpers of the gate identity tests (rules_speed18/19): their texts, a rules stage with a gate taken off, its hits."""
 
 from __future__ import annotations
 
@@ -27,3 +27,24 @@ def training_type_notes(n: int, seed: int, n_patients: int) -> list[str]:
 
     held_out = tuple(synth_types(settings())[1])
     return [to_note(d).text for d in generate(n, seed=seed, n_patients=n_patients, exclude=held_out)]
+
+
+def tagger_with(change):
+    """The default rules stage with `change(rule)` applied to every rule as it loads (e.g. a gate taken off)."""
+    from deid_core.config import load_config
+    from deid_core.engine.rules import tagger as tagger_module
+
+    real = tagger_module.load_rules
+    tagger_module.load_rules = lambda files: [change(r) for r in real(files)]
+    try:
+        return tagger_module.RuleTagger(load_config({}).rules)
+    finally:
+        tagger_module.load_rules = real
+
+
+def regex_hits(tagger, text: str) -> tuple[list, list]:
+    """(PHI hits, suppressor hits) of the rules stage on one text, in order."""
+    from deid_core.doc import Doc
+    from deid_core.notes import Note
+
+    return tagger.regex_hits(Doc(Note("n", text)))

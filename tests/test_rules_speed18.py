@@ -15,10 +15,9 @@ import pytest
 
 from deid_core.config import load_config
 from deid_core.doc import Doc
-from deid_core.engine.rules import tagger as tagger_module
 from deid_core.engine.rules.tagger import RuleTagger
 from deid_core.notes import Note
-from tests.gate_notes import gate_texts, training_type_notes
+from tests.gate_notes import gate_texts, regex_hits, tagger_with, training_type_notes
 
 GATED18 = {"organization17-firm-work", "city17-after-facility-name"}
 
@@ -26,24 +25,11 @@ TAGGER = RuleTagger(load_config({}).rules)
 
 
 @pytest.fixture(scope="module")
-def ungated(request):
+def ungated():
     """The rules stage with the round-18 `needs` taken off (the reference every hit is compared with)."""
-    real = tagger_module.load_rules
-
-    def without(files):
-        return [dataclasses.replace(r, needs="") if r.id in GATED18 else r for r in real(files)]
-
-    tagger_module.load_rules = without
-    try:
-        plain = RuleTagger(load_config({}).rules)
-    finally:
-        tagger_module.load_rules = real
+    plain = tagger_with(lambda r: dataclasses.replace(r, needs="") if r.id in GATED18 else r)
     assert {r.id for r in plain.rules if r.id in GATED18 and not r.needs} == GATED18
     return plain
-
-
-def _hits(tagger: RuleTagger, text: str) -> tuple[list, list]:
-    return tagger.regex_hits(Doc(Note("n", text)))
 
 
 # Invented lines: the rules' frames, near misses, and their triggers in everyday clinical sentences.
@@ -68,7 +54,7 @@ def test_the_gated_rules_have_their_needs():
 
 
 def test_every_rule_hit_is_the_same_in_the_same_order(ungated):
-    differ = [k for k, text in enumerate(_notes()) if _hits(TAGGER, text) != _hits(ungated, text)]
+    differ = [k for k, text in enumerate(_notes()) if regex_hits(TAGGER, text) != regex_hits(ungated, text)]
     assert not differ, f"notes whose rule hits differ: {differ}"
 
 
@@ -78,7 +64,7 @@ def test_every_rule_hit_is_the_same_in_the_same_order(ungated):
     ("Hospital: Quell Memorial, Quellton\n", "city17-after-facility-name"),
 ])
 def test_the_gate_lets_the_rule_hit(text, rule_id):
-    assert rule_id in {s.source for s in _hits(TAGGER, text)[0]}
+    assert rule_id in {s.source for s in regex_hits(TAGGER, text)[0]}
 
 
 @pytest.mark.parametrize("text, rule_id", [

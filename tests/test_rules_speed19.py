@@ -16,37 +16,22 @@ import pytest
 
 from deid_core.config import ConfigError, load_config
 from deid_core.doc import Doc
-from deid_core.engine.rules import tagger as tagger_module
 from deid_core.engine.rules.loader import Rule, compile_rule
 from deid_core.engine.rules.tagger import RuleTagger
 from deid_core.notes import Note
-from tests.gate_notes import gate_texts, training_type_notes
+from tests.gate_notes import gate_texts, regex_hits, tagger_with, training_type_notes
 
 GATED19 = {"city18-shape-after-preposition", "city18-message-frame"}
 
 TAGGER = RuleTagger(load_config({}).rules)
 
 
-def _tagger_with(change) -> RuleTagger:
-    """The default rules stage with `change(rule)` applied to every rule as it loads."""
-    real = tagger_module.load_rules
-    tagger_module.load_rules = lambda files: [change(r) for r in real(files)]
-    try:
-        return RuleTagger(load_config({}).rules)
-    finally:
-        tagger_module.load_rules = real
-
-
 @pytest.fixture(scope="module")
 def ungated():
     """The rules stage with the round-19 gates taken off (the reference every hit is compared with)."""
-    plain = _tagger_with(lambda r: dataclasses.replace(r, needs="", needs_search=True) if r.id in GATED19 else r)
+    plain = tagger_with(lambda r: dataclasses.replace(r, needs="", needs_search=True) if r.id in GATED19 else r)
     assert {r.id for r in plain.rules if r.id in GATED19 and not r.needs} == GATED19
     return plain
-
-
-def _hits(tagger: RuleTagger, text: str) -> tuple[list, list]:
-    return tagger.regex_hits(Doc(Note("n", text)))
 
 
 # Invented lines: the rule's frames, near misses, and its triggers in everyday clinical sentences.
@@ -78,8 +63,8 @@ def test_the_gated_rules_have_a_screen_read_needs():
 
 
 def test_every_rule_hit_is_the_same_in_the_same_order(ungated):
-    gated = [_hits(TAGGER, text) for text in _notes()]
-    differ = [k for k, (text, hits) in enumerate(zip(_notes(), gated, strict=True)) if hits != _hits(ungated, text)]
+    gated = [regex_hits(TAGGER, text) for text in _notes()]
+    differ = [k for k, (text, hits) in enumerate(zip(_notes(), gated, strict=True)) if hits != regex_hits(ungated, text)]
     assert not differ, f"notes whose rule hits differ: {differ}"
     assert sum("city18-shape-after-preposition" in {s.source for s in hits[0]} for hits in gated) >= 20
 
@@ -93,7 +78,7 @@ def test_every_rule_hit_is_the_same_in_the_same_order(ungated):
     ("é I'm at my sister's in Marlowton this week.", "city18-message-frame"),
 ])
 def test_the_gate_lets_the_rule_hit(text, rule_id):
-    assert rule_id in {s.source for s in _hits(TAGGER, text)[0]}
+    assert rule_id in {s.source for s in regex_hits(TAGGER, text)[0]}
 
 
 @pytest.mark.parametrize("text", ["moved from bedside to chair, sent to Quellsford by fax", "in bedside table",
@@ -105,8 +90,8 @@ def test_a_note_without_the_gate_skips_the_rule_without_a_search(text, monkeypat
     real = TAGGER._has
     monkeypatch.setattr(TAGGER, "_has", lambda k, *a: searched.append(k) or real(k, *a))
     assert i in TAGGER.screen.ruled_out(text) or "city18-shape-after-preposition" not in {
-        s.source for s in _hits(TAGGER, text)[0]}  # ... its gate is not
-    _hits(TAGGER, text)
+        s.source for s in regex_hits(TAGGER, text)[0]}  # ... its gate is not
+    regex_hits(TAGGER, text)
     assert i not in searched  # read from the screen: never searched with `regex` in an ASCII note
 
 
@@ -118,11 +103,11 @@ def test_a_screened_note_that_holds_the_superset_runs_the_rule_without_a_search(
     searched = []
     real = TAGGER._has
     monkeypatch.setattr(TAGGER, "_has", lambda k, *a: searched.append(k) or real(k, *a))
-    assert "city18-shape-after-preposition" in {s.source for s in _hits(TAGGER, "Pt is in Quellsburg now.")[0]}
+    assert "city18-shape-after-preposition" in {s.source for s in regex_hits(TAGGER, "Pt is in Quellsburg now.")[0]}
     searched.clear()
-    _hits(TAGGER, text)
+    regex_hits(TAGGER, text)
     assert i not in searched  # an ASCII note: the screen decided
-    _hits(TAGGER, "é " + text)
+    regex_hits(TAGGER, "é " + text)
     assert i in searched  # the note the screen does not read: searched
 
 
@@ -163,7 +148,7 @@ def test_a_needs_the_screen_cannot_read_refuses_to_start():
         return dataclasses.replace(r, needs=r"(?:Quellsburg){e<=1}") if r.id in GATED19 else r
 
     with pytest.raises(ConfigError, match="needs_search = false"):
-        _tagger_with(change)
+        tagger_with(change)
 
 
 # The `needs` is searched over the whole note where the screen does not read it (any non-ASCII note): linear there too.
@@ -195,9 +180,9 @@ def test_the_gates_are_linear_on_hostile_notes(rule_id):
 
 def test_a_wrong_gate_is_caught(ungated):
     """The identity check sees a gate that is not a necessary condition (a planted `needs` of one invented town)."""
-    wrong = _tagger_with(lambda r: dataclasses.replace(r, needs="Zandrowfield") if r.id in GATED19 else r)
+    wrong = tagger_with(lambda r: dataclasses.replace(r, needs="Zandrowfield") if r.id in GATED19 else r)
     texts = [f"{a}\n{b}" for a in LINES for b in ("", "Plan: continue.")]
-    assert sum(_hits(wrong, t) != _hits(ungated, t) for t in texts) >= 5
+    assert sum(regex_hits(wrong, t) != regex_hits(ungated, t) for t in texts) >= 5
 
 
 # Review 19: each trigger of a gated rule, in the rule's own frames, with a capital and a lower-case town; a trigger or
@@ -233,7 +218,7 @@ def test_a_trigger_the_gate_does_not_read_is_caught():
     def drop_near(r):
         return dataclasses.replace(r, needs=r.needs.replace("in|near|", "in|")) if r.id in GATED19 else r
 
-    planted = _tagger_with(drop_near)
+    planted = tagger_with(drop_near)
     i = next(k for k, r in enumerate(planted.rules) if r.id == "city18-shape-after-preposition")
     assert "near" not in planted.rules[i].needs.split("[")[0]
     with pytest.raises(AssertionError, match="near"):
