@@ -86,8 +86,8 @@ class RuleScreen:
 
     def ruled_out(self, text: str) -> frozenset[int]:
         """The indices of the rules that cannot match in `text` (none when the note is not screened)."""
-        found = self._found(text)
-        return frozenset() if found is None else self.screened - found
+        out = self.screened_out(text)
+        return frozenset() if out is None else out
 
     def screened_out(self, text: str) -> frozenset[int] | None:
         """The indices of the rules that cannot match in `text`, or None when the note is not screened (every
